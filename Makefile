@@ -1,0 +1,45 @@
+# hcemu - the two commands of the quick start, and a few more. The real build is CMake.
+#   make demo   build everything and run the AllGather example on 8 emulated devices
+#   make test   build (plain and ASan+UBSan) and run the whole test suite
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+CTEST_ARGS ?= --output-on-failure
+
+.PHONY: all deps build build-asan demo test test-plain test-asan fuzz bench install clean
+
+all: build
+
+deps:
+	@scripts/deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DEMU_ASAN=ON -DEMU_UBSAN=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+demo: build
+	@$(BUILD)/bin/hcemu-demo
+
+test: test-plain test-asan fuzz
+
+test-plain: build
+	@cd $(BUILD) && ctest $(CTEST_ARGS) -j$(JOBS)
+
+test-asan: build-asan
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 ctest $(CTEST_ARGS) -j$(JOBS) -LE no-asan
+
+fuzz: deps
+	@scripts/fuzz 20
+
+bench: build
+	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+
+install: build
+	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

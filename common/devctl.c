@@ -1,0 +1,86 @@
+/* devctl.c - operations on a device's shared control block that every process may run. */
+#include "devctl.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "log.h"
+#include "os.h"
+
+static emu_status init_mutex(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    int rc = pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+    return rc == 0 ? EMU_OK : EMU_ESYSCALL;
+}
+
+emu_status emu_devctl_init(struct emu_devctl *ctl, uint32_t dev, uint64_t mem_size)
+{
+    if (init_mutex(&ctl->alloc.lock) != EMU_OK || init_mutex(&ctl->res_lock) != EMU_OK ||
+        init_mutex(&ctl->sq.lock) != EMU_OK)
+        return EMU_ESYSCALL;
+    ctl->magic = EMU_DEVCTL_MAGIC;
+    ctl->version = EMU_DEVCTL_VERSION;
+    ctl->dev = dev;
+    ctl->mem_size = mem_size;
+    ctl->alloc.set.cap = EMU_MAX_ALLOCS;
+    ctl->alloc.set.limit = mem_size;
+    ctl->notify_ranges.set.cap = EMU_MAX_NOTIFY_RANGES;
+    ctl->notify_ranges.set.limit = EMU_MAX_NOTIFIES;
+    return EMU_OK;
+}
+
+void emu_devctl_lock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_lock(m);
+
+    if (rc == EOWNERDEAD) {
+        /* The owner died mid-update. The tables it guards are updated so that every
+         * intermediate state is readable (counts change last), so carry on. */
+        EMU_LOG_WARN("a process died holding a device lock; recovering it");
+        pthread_mutex_consistent(m);
+    }
+}
+
+void emu_devctl_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+}
+
+void emu_devctl_ring(struct emu_devctl *ctl)
+{
+    /* Pairs with the acquire load of the doorbell in the executor's worker loop: what the
+     * caller published before ringing is visible to the worker that sees the new value. */
+    emu_fetch_add_release(&ctl->doorbell, 1);
+    if (emu_load_acquire(&ctl->sleepers) != 0)
+        emu_futex_wake(&ctl->doorbell, 1);
+}
+
+int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)
+{
+    struct emu_notify_slot *n = &ctl->notifies[slot];
+
+    n->last_recorder = recorder;
+    emu_fetch_add_relaxed(&n->records, 1);
+    /* Pairs with the exchange in the waiter's consume: data written before this record is
+     * visible to the stream that consumes it. */
+    uint32_t old = emu_exchange_acq_rel(&n->value, 1);
+    if (old != 0)
+        emu_fetch_add_relaxed(&n->absorbed, 1);
+    emu_devctl_ring(ctl);
+    return old != 0;
+}
+
+int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t gen)
+{
+    if (slot >= EMU_MAX_STREAMS)
+        return 0;
+    struct emu_stream_ctl *s = &ctl->streams[slot];
+    return emu_load_acquire(&s->kind) != EMU_STREAM_FREE && s->gen == gen;
+}

@@ -1,0 +1,191 @@
+/* devctl.h - the control memory of one emulated device (file dev<N>.ctl in the job folder).
+ *
+ * Mapped MAP_SHARED by the device's executor, by every host process using the device, and by
+ * executors of peer devices (to record notifies remotely). Offsets and fixed-width types only,
+ * no pointers. Lock order: alloc.lock before res_lock before sq.lock; no other lock is held
+ * while taking one of these. All three are robust process-shared mutexes, so a process that
+ * dies holding one does not wedge the others (see emu_devctl_lock()). */
+#ifndef HCEMU_COMMON_DEVCTL_H
+#define HCEMU_COMMON_DEVCTL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "range.h"
+#include "status.h"
+#include "wire.h"
+
+#define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
+#define EMU_DEVCTL_VERSION 1u
+#define EMU_MAX_ALLOCS 16384u
+#define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
+#define EMU_MAX_NOTIFIES (1u << 18)
+#define EMU_MAX_NOTIFY_RANGES 8192u
+#define EMU_MAX_CHANNELS 2048u
+#define EMU_MAX_CHANNEL_MEMS 16u
+#define EMU_MAX_PEERS 64u
+#define EMU_SQ_DEPTH 4096u
+#define EMU_PATH_MAX 256u
+
+enum emu_dev_state {
+    EMU_DEV_STARTING = 0,
+    EMU_DEV_READY = 1,
+    EMU_DEV_FAILED = 2,  /* a kernel crashed or timed out; the executor is gone */
+    EMU_DEV_STOPPED = 3, /* orderly exit */
+};
+
+enum emu_alloc_kind {
+    EMU_ALLOC_USER = 1,    /* aclrtMalloc */
+    EMU_ALLOC_HCCL_BUFFER, /* a communicator's HCCL buffer */
+    EMU_ALLOC_ENGINE_CTX,  /* HcclEngineCtxCreate on a device engine */
+    EMU_ALLOC_ARGS,        /* packed kernel arguments of one launch */
+    EMU_ALLOC_STAGING,     /* bounce buffer of an async host copy */
+    EMU_ALLOC_NOTIFY,      /* notify-pool ranges (in the notify table, not memory) */
+};
+
+/* Written by the executor's fault handler with async-signal-safe code only. */
+struct emu_fault_record {
+    int32_t signo;
+    int32_t code;
+    uint64_t addr;
+    uint64_t pc;
+    uint64_t image_base; /* load base of the kernel image holding pc, 0 if none */
+    uint32_t in_kernel;  /* the faulting thread was running kernel code */
+    uint32_t timed_out;  /* the kernel exceeded its timeout (no signal) */
+    char kernel[64];
+    char image[EMU_PATH_MAX];
+};
+
+struct emu_alloc_table {
+    pthread_mutex_t lock;
+    struct emu_range_set set;
+    struct emu_range recs[EMU_MAX_ALLOCS];
+};
+
+enum emu_stream_kind {
+    EMU_STREAM_FREE = 0,
+    EMU_STREAM_ACL = 1,   /* a host stream (aclrtCreateStream or a device's default stream) */
+    EMU_STREAM_DEVICE = 2 /* an AICPU_TS thread: fed only by kernels running on the device */
+};
+
+enum emu_park_kind {
+    EMU_PARK_NONE = 0,
+    EMU_PARK_NOTIFY = 1, /* a notify wait whose slot is not set */
+    EMU_PARK_EVENT = 2,  /* an event wait */
+    EMU_PARK_KERNEL = 3, /* a kernel task whose entry has not returned */
+};
+
+struct emu_stream_ctl {
+    /* Owned by whoever holds res_lock while the slot is created or destroyed. */
+    _Atomic uint32_t kind; /* enum emu_stream_kind; FREE means unused */
+    uint32_t gen;
+    int32_t owner_pid;
+    uint32_t notify_base; /* thread notifies: [notify_base, +notify_num) of the pool */
+    uint32_t notify_num;
+    int32_t engine; /* CommEngine of the thread wrapping the stream, -1 if none */
+    uint32_t rank;  /* communicator rank, for reports; UINT32_MAX when none */
+    uint32_t thread_index;
+    /* Progress, shared by submitter and executor. */
+    _Atomic uint32_t submitted; /* host tasks accepted; bumped under sq.lock */
+    _Atomic uint32_t completed; /* tasks retired; futex word for stream synchronisation */
+    _Atomic uint32_t waiters;   /* host threads asleep on `completed` */
+    _Atomic int32_t error;      /* first failure since the last synchronisation, emu_status */
+    _Atomic uint32_t origin;    /* device threads: host stream slot of the last feeding kernel */
+    /* What the stream is parked on, published by the executor for the hang watchdog. */
+    _Atomic uint32_t parked;    /* enum emu_park_kind */
+    uint32_t parked_slot;       /* notify-pool slot (or event slot) */
+    uint64_t parked_callsite;
+    uint64_t parked_since_ns;
+    char label[36];
+};
+
+struct emu_notify_slot {
+    _Atomic uint32_t value;   /* 1 = recorded and not yet consumed; events: sequence */
+    _Atomic uint32_t records; /* records ever made (diagnostics) */
+    _Atomic uint32_t absorbed; /* records that found the slot already set */
+    uint32_t last_recorder;   /* (dev << 24) | stream slot of the last recorder */
+};
+
+struct emu_notify_table {
+    struct emu_range_set set;
+    struct emu_range recs[EMU_MAX_NOTIFY_RANGES];
+};
+
+struct emu_channel_mem {
+    uint64_t addr; /* global device address on the peer */
+    uint64_t size;
+    char tag[48];
+};
+
+struct emu_channel_ctl {
+    _Atomic uint32_t state; /* 0 free, 1 live */
+    uint32_t gen;
+    int32_t engine;
+    int32_t protocol;
+    uint32_t local_rank;
+    uint32_t remote_rank;
+    uint32_t peer; /* index into peers[] */
+    uint32_t notify_num;
+    uint32_t local_notify_base;  /* our notifies, in our pool: the peer records here */
+    uint32_t remote_notify_base; /* the peer's notifies, in its pool: we record there */
+    uint32_t remote_channel;     /* the peer's channel slot */
+    uint32_t mem_num;
+    uint64_t comm_id;
+    struct emu_channel_mem mems[EMU_MAX_CHANNEL_MEMS]; /* peer memories reachable */
+};
+
+/* Another device this device exchanges with: its job folder and id locate its files. */
+struct emu_peer_ref {
+    uint32_t used;
+    uint32_t dev;
+    char job_dir[EMU_PATH_MAX];
+};
+
+struct emu_sq {
+    pthread_mutex_t lock;   /* producers (host threads, any process) */
+    _Atomic uint32_t head;  /* consumer position, executor only */
+    _Atomic uint32_t tail;  /* producer position */
+    _Atomic uint32_t space_waiters;
+    uint32_t reserved;
+    struct emu_wire_task ring[EMU_SQ_DEPTH];
+};
+
+struct emu_devctl {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t dev;
+    _Atomic uint32_t state; /* enum emu_dev_state; futex word */
+    int32_t exec_pid;
+    uint64_t mem_size;
+    uint64_t window_base;
+    /* Bumped by everything that may make a stream runnable (submission, notify record);
+     * the executor's workers sleep on it while `sleepers` is non-zero. */
+    _Atomic uint32_t doorbell;
+    _Atomic uint32_t sleepers;
+    _Atomic uint64_t progress; /* tasks retired on this device, for the watchdog */
+    struct emu_fault_record fault;
+    struct emu_alloc_table alloc;
+    pthread_mutex_t res_lock; /* streams, channels, notify pool, peers */
+    struct emu_notify_table notify_ranges;
+    struct emu_stream_ctl streams[EMU_MAX_STREAMS];
+    struct emu_channel_ctl channels[EMU_MAX_CHANNELS];
+    struct emu_peer_ref peers[EMU_MAX_PEERS];
+    struct emu_sq sq;
+    struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
+};
+
+/* Initialise a zeroed control block (executor only, before publishing READY). */
+emu_status emu_devctl_init(struct emu_devctl *ctl, uint32_t dev, uint64_t mem_size) EMU_MUST_CHECK;
+/* Lock one of the control block's robust mutexes; recovers it when its owner died. */
+void emu_devctl_lock(pthread_mutex_t *m);
+void emu_devctl_unlock(pthread_mutex_t *m);
+/* Ring the device's doorbell: wake its scheduler if it sleeps. Any process may call it. */
+void emu_devctl_ring(struct emu_devctl *ctl);
+/* Set notify slot `slot` of `ctl` (binary: a second record before the wait is absorbed and
+ * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */
+int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);
+/* Whether the stream slot is live with generation `gen`. */
+int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t gen);
+
+#endif

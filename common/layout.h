@@ -1,0 +1,31 @@
+/* layout.h - where each emulated device lives in the global device address space.
+ *
+ * Device d of a job owns the window [EMU_WINDOW_BASE + d * window, + window). Only the
+ * device's own executor maps the window at that address; every other process reaches the
+ * memory through a private alias mapping and translates addresses itself. */
+#ifndef HCEMU_COMMON_LAYOUT_H
+#define HCEMU_COMMON_LAYOUT_H
+
+#include <stdint.h>
+
+#define EMU_MAX_DEVICES 64u
+#define EMU_WINDOW_BASE 0x200000000000ull /* 32 TiB: above ASan's shadow, far from heap and stacks */
+#define EMU_WINDOW_SIZE (64ull << 30)     /* 64 GiB of address space per device */
+#define EMU_DEFAULT_DEVICE_MEM (32ull << 30)
+#define EMU_ALLOC_ALIGN 64u /* aclrtMalloc returns 64-byte aligned addresses */
+#define EMU_ALLOC_ROUND 32u /* and rounds sizes up to 32 bytes on 950 */
+
+static inline uint64_t emu_window_base(uint32_t dev)
+{
+    return EMU_WINDOW_BASE + (uint64_t)dev * EMU_WINDOW_SIZE;
+}
+
+/* The device whose window holds `addr`, or -1 when it is no device address. */
+static inline int emu_window_device(uint64_t addr)
+{
+    if (addr < EMU_WINDOW_BASE || addr >= EMU_WINDOW_BASE + EMU_MAX_DEVICES * EMU_WINDOW_SIZE)
+        return -1;
+    return (int)((addr - EMU_WINDOW_BASE) / EMU_WINDOW_SIZE);
+}
+
+#endif

@@ -1,0 +1,91 @@
+/* log.c - formatting and filtering for log.h. A whole line is written with one write(2) so
+ * lines of concurrent threads and processes never interleave. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static char log_role[32] = "host";
+static int log_level = -1;
+static _Thread_local char log_context[48];
+static _Thread_local char log_last_error[512];
+static _Thread_local int log_has_error;
+
+static const char *const level_names[] = {"error", "warning", "info", "debug"};
+
+static int level_from_env(void)
+{
+    const char *s = getenv("HCEMU_LOG_LEVEL");
+
+    if (s == NULL || *s == '\0')
+        return EMU_LOG_LEVEL_WARN;
+    if (strcasecmp(s, "error") == 0 || strcmp(s, "0") == 0)
+        return EMU_LOG_LEVEL_ERR;
+    if (strcasecmp(s, "warn") == 0 || strcasecmp(s, "warning") == 0 || strcmp(s, "1") == 0)
+        return EMU_LOG_LEVEL_WARN;
+    if (strcasecmp(s, "info") == 0 || strcmp(s, "2") == 0)
+        return EMU_LOG_LEVEL_INFO;
+    if (strcasecmp(s, "debug") == 0 || strcmp(s, "3") == 0)
+        return EMU_LOG_LEVEL_DEBUG;
+    return EMU_LOG_LEVEL_WARN;
+}
+
+void emu_log_set_role(const char *role)
+{
+    snprintf(log_role, sizeof(log_role), "%s", role);
+}
+
+void emu_log_set_context(const char *context)
+{
+    snprintf(log_context, sizeof(log_context), "%s", context ? context : "");
+}
+
+int emu_log_enabled(enum emu_log_level level)
+{
+    /* A benign race: every thread computes the same value. */
+    if (log_level < 0)
+        log_level = level_from_env();
+    return (int)level <= log_level;
+}
+
+void emu_log_print(enum emu_log_level level, const char *fmt, ...)
+{
+    char msg[1024];
+    char line[1200];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (level == EMU_LOG_LEVEL_ERR) {
+        size_t keep = strnlen(msg, sizeof(log_last_error) - 1);
+        memcpy(log_last_error, msg, keep);
+        log_last_error[keep] = '\0';
+        log_has_error = 1;
+    }
+    if (!emu_log_enabled(level))
+        return;
+    int n = snprintf(line, sizeof(line), "[hcemu %s%s%s] %s: %.1024s\n", log_role,
+                     log_context[0] ? " " : "", log_context, level_names[level], msg);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(line)) {
+        n = sizeof(line) - 1;
+        line[n - 1] = '\n';
+    }
+    ssize_t ignored = write(STDERR_FILENO, line, (size_t)n);
+    (void)ignored;
+}
+
+const char *emu_log_last_error(int clear)
+{
+    if (!log_has_error)
+        return NULL;
+    if (clear)
+        log_has_error = 0;
+    return log_last_error;
+}

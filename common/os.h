@@ -1,0 +1,49 @@
+/* os.h - the whole platform contract of hcemu: futexes on shared memory, clocks, mappings,
+ * files. Implemented once, in os_linux.c, so no other file needs an #ifdef. */
+#ifndef HCEMU_COMMON_OS_H
+#define HCEMU_COMMON_OS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Monotonic nanoseconds. */
+uint64_t emu_now_ns(void);
+/* A deadline `ms` milliseconds from now; UINT64_MAX when ms is negative (forever). */
+uint64_t emu_deadline_ms(int64_t ms);
+/* Same with seconds; 0 seconds means forever, as in every vendor timeout. */
+uint64_t emu_deadline_s(uint64_t s);
+
+/* Sleep while *word == expected, at most until `deadline` (emu_now_ns() clock; UINT64_MAX =
+ * forever). Shared futex: works across processes on MAP_SHARED memory.
+ * Returns EMU_OK when woken or when the word changed, EMU_ETIMEOUT at the deadline. Spurious
+ * returns happen; callers re-check their condition in a loop. */
+emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline);
+/* Wake up to `n` sleepers on word (INT32_MAX for all). */
+void emu_futex_wake(_Atomic uint32_t *word, int n);
+
+/* Map `len` bytes of fd at `offset`, shared, read/write. With `fixed` the mapping must land at
+ * `addr` exactly and must not replace an existing one. */
+emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed,
+                          void **out) EMU_MUST_CHECK;
+/* Reserve address space (PROT_NONE, no backing) so nothing else lands there. */
+emu_status emu_map_reserve(size_t len, void **out) EMU_MUST_CHECK;
+void emu_unmap(void *addr, size_t len);
+/* Fault in the pages of [addr, addr+len) for writing now, so later copies take no fault. */
+void emu_populate(void *addr, size_t len);
+/* Give the pages of a shared range back to the file system (they read as zero afterwards). */
+void emu_discard(void *addr, size_t len);
+
+/* Number of online CPUs (>= 1). */
+unsigned emu_cpu_count(void);
+/* Thread id of the calling thread (for reports). */
+int emu_gettid(void);
+
+/* Create directories along `path` with `mode`; existing ones are fine. */
+emu_status emu_mkdir_p(const char *path, unsigned mode) EMU_MUST_CHECK;
+/* Remove a directory tree (best effort, no symlink following). */
+void emu_rmtree(const char *path);
+
+#endif

@@ -1,0 +1,187 @@
+/* os_linux.c - the Linux implementation of os.h. */
+#include "os.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+uint64_t emu_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t emu_deadline_ms(int64_t ms)
+{
+    if (ms < 0)
+        return UINT64_MAX;
+    return emu_now_ns() + (uint64_t)ms * 1000000ull;
+}
+
+uint64_t emu_deadline_s(uint64_t s)
+{
+    if (s == 0 || s > UINT64_MAX / 2000000000ull)
+        return UINT64_MAX;
+    return emu_now_ns() + s * 1000000000ull;
+}
+
+emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline)
+{
+    struct timespec ts;
+    struct timespec *tsp = NULL;
+
+    if (deadline != UINT64_MAX) {
+        uint64_t now = emu_now_ns();
+        if (now >= deadline)
+            return EMU_ETIMEOUT;
+        uint64_t left = deadline - now;
+        ts.tv_sec = (time_t)(left / 1000000000ull);
+        ts.tv_nsec = (long)(left % 1000000000ull);
+        tsp = &ts;
+    }
+    /* Not FUTEX_PRIVATE_FLAG: the word may live in memory shared with other processes. */
+    long rc = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, tsp, NULL, 0);
+    if (rc != 0 && errno == ETIMEDOUT)
+        return EMU_ETIMEOUT;
+    return EMU_OK;
+}
+
+void emu_futex_wake(_Atomic uint32_t *word, int n)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed, void **out)
+{
+    int flags = MAP_SHARED;
+
+    if (fixed)
+        flags |= MAP_FIXED_NOREPLACE;
+    void *p = mmap(addr, len, PROT_READ | PROT_WRITE, flags, fd, (off_t)offset);
+    if (p == MAP_FAILED) {
+        EMU_LOG_ERR("mmap of %zu bytes at %p failed: %s", len, addr, strerror(errno));
+        return EMU_ENOMEM;
+    }
+    if (fixed && p != addr) {
+        /* Old kernels ignore MAP_FIXED_NOREPLACE and treat the address as a hint. */
+        munmap(p, len);
+        EMU_LOG_ERR("address window %p is taken in this process", addr);
+        return EMU_ENOMEM;
+    }
+    *out = p;
+    return EMU_OK;
+}
+
+emu_status emu_map_reserve(size_t len, void **out)
+{
+    void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        EMU_LOG_ERR("cannot reserve %zu bytes of address space: %s", len, strerror(errno));
+        return EMU_ENOMEM;
+    }
+    *out = p;
+    return EMU_OK;
+}
+
+void emu_unmap(void *addr, size_t len)
+{
+    if (addr != NULL && len != 0)
+        munmap(addr, len);
+}
+
+void emu_populate(void *addr, size_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)addr & ~((uintptr_t)page - 1);
+    size_t span = (size_t)((uintptr_t)addr + len - start);
+
+    if (len == 0)
+        return;
+    if (madvise((void *)start, span, MADV_POPULATE_WRITE) == 0)
+        return;
+    /* Kernels before 5.14: touch one byte per page, keeping its value. */
+    for (uintptr_t p = start; p < (uintptr_t)addr + len; p += (uintptr_t)page) {
+        volatile uint8_t *b = (volatile uint8_t *)p;
+        *b = *b;
+    }
+}
+
+void emu_discard(void *addr, size_t len)
+{
+    if (len != 0)
+        madvise(addr, len, MADV_REMOVE);
+}
+
+unsigned emu_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (unsigned)n;
+}
+
+int emu_gettid(void)
+{
+    return (int)syscall(SYS_gettid);
+}
+
+emu_status emu_mkdir_p(const char *path, unsigned mode)
+{
+    char buf[PATH_MAX];
+
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+        return EMU_EINVAL;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            goto fail;
+        *p = '/';
+    }
+    if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
+        goto fail;
+    return EMU_OK;
+fail:
+    EMU_LOG_ERR("cannot create directory %s: %s", buf, strerror(errno));
+    return EMU_ESYSCALL;
+}
+
+void emu_rmtree(const char *path)
+{
+    DIR *d = opendir(path);
+
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char child[PATH_MAX];
+            if (snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
+                continue;
+            struct stat st;
+            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+                emu_rmtree(child);
+            else
+                unlink(child);
+        }
+        closedir(d);
+    }
+    rmdir(path);
+}

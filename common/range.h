@@ -1,0 +1,41 @@
+/* range.h - first-fit allocator over a sorted array of ranges, used in shared memory for
+ * device memory (aclrtMalloc) and for each device's notify pool. The caller holds the lock of
+ * the table; records hold offsets only, so every process can read them. */
+#ifndef HCEMU_COMMON_RANGE_H
+#define HCEMU_COMMON_RANGE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "status.h"
+
+struct emu_range {
+    uint64_t off;  /* start, relative to the table's space */
+    uint64_t span; /* bytes reserved (size rounded up) */
+    uint64_t size; /* bytes asked for */
+    uint32_t kind; /* what the range is for (enum emu_alloc_kind for memory) */
+    uint32_t gen;  /* distinguishes reuse of the same offset */
+    int32_t owner_pid;
+    _Atomic uint32_t pending; /* queued tasks that still use the range */
+};
+
+struct emu_range_set {
+    uint32_t count; /* records in use, sorted by off */
+    uint32_t cap;
+    uint32_t next_gen;
+    uint32_t reserved;
+    uint64_t limit; /* size of the space */
+    uint64_t used;  /* sum of spans */
+};
+
+/* Reserve `size` bytes aligned to `align`, span rounded up to `round`. The new record is
+ * copied to *out. EMU_ENOMEM when no gap fits or the table is full. */
+emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, uint64_t size,
+                           uint64_t align, uint64_t round, uint32_t kind,
+                           struct emu_range *out) EMU_MUST_CHECK;
+/* Index of the record whose span contains `off`, or -1. */
+int emu_range_find(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off);
+/* Drop record `index`. */
+void emu_range_remove(struct emu_range_set *set, struct emu_range *recs, int index);
+
+#endif

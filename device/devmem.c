@@ -1,0 +1,211 @@
+/* devmem.c - the executor's view of device memory: its own window, peers' memory at private
+ * aliases, and pinned host memory of the job's host processes. */
+#include "exec.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/job.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/os.h"
+
+#define MAX_MAPS 128u
+#define MAX_PINS 64u
+
+struct pin_map {
+    uint32_t pid;
+    uint8_t *base;
+    uint64_t size;
+};
+
+/* Lookups are lock-free reads of published entries; `map_lock` serialises creation. */
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_devmap *maps[MAX_MAPS];
+static _Atomic uint32_t map_count;
+static struct pin_map pins[MAX_PINS];
+static _Atomic uint32_t pin_count;
+
+static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        EMU_LOG_ERR("cannot open %s: %m", path);
+        return EMU_EFILE;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && len == 0)
+        len = (uint64_t)st.st_size;
+    emu_status s = emu_map_shared(fd, 0, len, fixed_at, fixed_at != NULL, out);
+    close(fd);
+    return s;
+}
+
+emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_size)
+{
+    struct emu_devmap *self = &emu_exec_g.self;
+    char path[512];
+    void *p;
+    emu_status s;
+
+    snprintf(self->job_dir, sizeof(self->job_dir), "%s", job_dir);
+    self->dev = dev;
+    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.ctl", dev)) != EMU_OK ||
+        (s = map_file(path, sizeof(struct emu_devctl), NULL, &p)) != EMU_OK)
+        return s;
+    self->ctl = p;
+    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.mem", dev)) != EMU_OK ||
+        (s = map_file(path, mem_size, (void *)(uintptr_t)emu_window_base(dev), &p)) != EMU_OK)
+        return s;
+    self->mem = p;
+    self->mem_size = mem_size;
+    maps[0] = self;
+    atomic_store(&map_count, 1);
+    return EMU_OK;
+}
+
+static struct emu_devmap *find_map(const char *job_dir, uint32_t dev)
+{
+    uint32_t n = atomic_load_explicit(&map_count, memory_order_acquire);
+
+    for (uint32_t i = 0; i < n; i++)
+        if (maps[i]->dev == dev && strcmp(maps[i]->job_dir, job_dir) == 0)
+            return maps[i];
+    return NULL;
+}
+
+emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap **out)
+{
+    struct emu_devmap *m = find_map(job_dir, dev);
+    char path[512];
+    void *p;
+    emu_status s = EMU_OK;
+
+    if (m != NULL) {
+        *out = m;
+        return EMU_OK;
+    }
+    pthread_mutex_lock(&map_lock);
+    m = find_map(job_dir, dev);
+    if (m != NULL)
+        goto done;
+    if (atomic_load(&map_count) >= MAX_MAPS) {
+        s = EMU_ENOMEM;
+        goto done;
+    }
+    m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        s = EMU_ENOMEM;
+        goto done;
+    }
+    snprintf(m->job_dir, sizeof(m->job_dir), "%s", job_dir);
+    m->dev = dev;
+    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.ctl", dev)) != EMU_OK ||
+        (s = map_file(path, sizeof(struct emu_devctl), NULL, &p)) != EMU_OK)
+        goto fail;
+    m->ctl = p;
+    m->mem_size = m->ctl->mem_size;
+    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.mem", dev)) != EMU_OK ||
+        (s = map_file(path, m->mem_size, NULL, &p)) != EMU_OK)
+        goto fail;
+    m->mem = p;
+    maps[atomic_load(&map_count)] = m;
+    /* Pairs with the acquire in find_map(): the entry is complete before it is counted. */
+    atomic_fetch_add_explicit(&map_count, 1, memory_order_release);
+    goto done;
+fail:
+    if (m->ctl != NULL)
+        emu_unmap(m->ctl, sizeof(struct emu_devctl));
+    free(m);
+    m = NULL;
+done:
+    pthread_mutex_unlock(&map_lock);
+    *out = m;
+    return s;
+}
+
+static void *pin_ptr(uint32_t pid, uint64_t off, uint64_t len)
+{
+    uint32_t n = atomic_load_explicit(&pin_count, memory_order_acquire);
+    struct pin_map *pm = NULL;
+
+    for (uint32_t i = 0; i < n; i++)
+        if (pins[i].pid == pid)
+            pm = &pins[i];
+    if (pm == NULL) {
+        char path[512];
+        void *p;
+        pthread_mutex_lock(&map_lock);
+        n = atomic_load(&pin_count);
+        if (n < MAX_PINS &&
+            emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "pin%u.mem", pid) == EMU_OK &&
+            map_file(path, 0, NULL, &p) == EMU_OK) {
+            struct stat st;
+            pins[n].pid = pid;
+            pins[n].base = p;
+            pins[n].size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+            pm = &pins[n];
+            atomic_fetch_add_explicit(&pin_count, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&map_lock);
+        if (pm == NULL)
+            return NULL;
+    }
+    if (off > pm->size || len > pm->size - off)
+        return NULL;
+    return pm->base + off;
+}
+
+void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len)
+{
+    if (space != 0)
+        return pin_ptr(space, addr, len);
+    int dev = emu_window_device(addr);
+    if (dev < 0)
+        return NULL;
+    struct emu_devmap *m;
+    if (emu_devmem_peer(emu_exec_g.job_dir, (uint32_t)dev, &m) != EMU_OK)
+        return NULL;
+    uint64_t off = addr - emu_window_base((uint32_t)dev);
+    if (off > m->mem_size || len > m->mem_size - off)
+        return NULL;
+    return m->mem + off;
+}
+
+emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    uint64_t base = emu_window_base(emu_exec_g.dev);
+    emu_status s = EMU_EINVAL;
+
+    if (addr < base || addr - base >= ctl->mem_size)
+        return EMU_EINVAL;
+    emu_devctl_lock(&ctl->alloc.lock);
+    int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, addr - base);
+    if (i >= 0) {
+        const struct emu_range *r = &ctl->alloc.recs[i];
+        if (len <= r->off + r->size - (addr - base)) {
+            *out = *r;
+            s = EMU_OK;
+        }
+    }
+    emu_devctl_unlock(&ctl->alloc.lock);
+    return s;
+}
+
+void emu_devmem_free_internal(uint64_t addr)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    uint64_t off = addr - emu_window_base(emu_exec_g.dev);
+
+    emu_devctl_lock(&ctl->alloc.lock);
+    int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, off);
+    if (i >= 0 && ctl->alloc.recs[i].off == off)
+        emu_range_remove(&ctl->alloc.set, ctl->alloc.recs, i);
+    emu_devctl_unlock(&ctl->alloc.lock);
+}

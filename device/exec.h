@@ -1,0 +1,53 @@
+/* exec.h - state of one device executor process (hcemu-device) shared by its modules.
+ *
+ * One executor per emulated device. It owns the device window (its memory mapped at the
+ * device's global address), runs the TS scheduler and the AICPU kernel runner, and maps peer
+ * devices' memory and control blocks at private aliases for channel transfers. */
+#ifndef HCEMU_DEVICE_EXEC_H
+#define HCEMU_DEVICE_EXEC_H
+
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/status.h"
+
+/* A device this executor can reach: itself or a peer (same job or another job folder). */
+struct emu_devmap {
+    char job_dir[EMU_PATH_MAX];
+    uint32_t dev;
+    struct emu_devctl *ctl;
+    uint8_t *mem; /* where the device's memory is mapped in this process */
+    uint64_t mem_size;
+};
+
+struct emu_exec {
+    uint32_t dev;
+    char job_dir[EMU_PATH_MAX];
+    struct emu_devmap self; /* self.mem == (uint8_t *)emu_window_base(dev) */
+};
+
+extern struct emu_exec emu_exec_g;
+
+static inline struct emu_devctl *emu_exec_ctl(void)
+{
+    return emu_exec_g.self.ctl;
+}
+
+/* device/devmem.c */
+/* Map the device's own files (created by main.c) at their fixed places. */
+emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_size) EMU_MUST_CHECK;
+/* Find or map another device. Mappings live until the executor exits. */
+emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
+                           struct emu_devmap **out) EMU_MUST_CHECK;
+/* Pointer through which this process reaches [addr, addr+len) of device memory of this job
+ * (this device: the address itself; another device: its alias), or of the pinned host
+ * memory of host process `space`. Checks only that the range is inside the device memory
+ * (or pinned file), not that it is allocated. NULL with a log line otherwise. */
+void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len);
+/* The allocation record containing [addr, addr+len) on this device, copied to *out;
+ * EMU_EINVAL when the range is not inside one live allocation. */
+emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out) EMU_MUST_CHECK;
+/* Free an allocation made on behalf of a task (kernel arguments, staging). */
+void emu_devmem_free_internal(uint64_t addr);
+
+#endif

@@ -1,0 +1,127 @@
+/* fault.c - a crash in kernel code ends this emulated device, never the host.
+ *
+ * The handler runs async-signal-safe code only: it fills the fault record in the control
+ * block, marks the device failed, wakes everyone waiting on the device, writes one line and
+ * exits. Host processes notice the state change and print the full report (source line via
+ * libdw, address classified) where it is safe to do so. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "exec.h"
+#include "kernel_run.h"
+
+#define ALT_STACK_SIZE (64u * 1024u)
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t i = 0;
+
+    for (; src != NULL && src[i] != '\0' && i + 1 < len; i++)
+        dst[i] = src[i];
+    dst[i] = '\0';
+}
+
+/* Mark the device failed and wake every process that could be waiting on it. */
+static void publish_failure(struct emu_devctl *ctl)
+{
+    emu_store_release(&ctl->state, EMU_DEV_FAILED);
+    emu_futex_wake(&ctl->state, INT32_MAX);
+    for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++) {
+        if (emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE &&
+            emu_load_relaxed(&ctl->streams[s].waiters) != 0)
+            emu_futex_wake(&ctl->streams[s].completed, INT32_MAX);
+    }
+}
+
+/* The innermost frame inside a kernel image: the pc itself, or the first return address
+ * into an image found on the stack (a fault inside libc called by the kernel). */
+static uint64_t kernel_frame(uint64_t pc, uint64_t sp, uint64_t *base, const char **path)
+{
+    if (emu_kernel_image_of(pc, base, path))
+        return pc;
+    for (uint64_t p = sp & ~7ull, n = 0; n < 2048; p += 8, n++) {
+        uint64_t v = *(volatile uint64_t *)(uintptr_t)p;
+        if (emu_kernel_image_of(v, base, path))
+            return v - 1; /* inside the call instruction */
+    }
+    return 0;
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc_)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_fault_record *f = &ctl->fault;
+    ucontext_t *uc = uc_;
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+    uint64_t pc = 0, sp = 0, base = 0;
+    const char *path = NULL;
+
+#if defined(__x86_64__)
+    pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    pc = uc->uc_mcontext.pc;
+    sp = uc->uc_mcontext.sp;
+#endif
+    f->signo = sig;
+    f->code = si->si_code;
+    f->addr = (uint64_t)(uintptr_t)si->si_addr;
+    f->in_kernel = k != NULL;
+    f->pc = k != NULL ? kernel_frame(pc, sp, &base, &path) : pc;
+    if (f->pc == 0)
+        f->pc = pc;
+    f->image_base = base;
+    copy_str(f->kernel, sizeof(f->kernel), k != NULL ? k->kernel : "");
+    copy_str(f->image, sizeof(f->image), path);
+    publish_failure(ctl);
+    static const char msg[] = "[hcemu exec] error: fatal signal in device executor; the "
+                              "device is marked failed (report follows from the host)\n";
+    ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+    (void)ignored;
+    _exit(128 + sig);
+}
+
+void emu_fault_device_failed(const char *kernel, int timed_out)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+
+    ctl->fault.timed_out = (uint32_t)timed_out;
+    ctl->fault.in_kernel = 1;
+    copy_str(ctl->fault.kernel, sizeof(ctl->fault.kernel), kernel);
+    EMU_LOG_ERR("kernel %s exceeded its timeout: the device is marked failed", kernel);
+    publish_failure(ctl);
+    _exit(124);
+}
+
+void emu_fault_thread_init(void)
+{
+    stack_t ss = {.ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+
+    /* Leaked on purpose: the stack must outlive every signal of the thread. */
+    ss.ss_sp = malloc(ALT_STACK_SIZE);
+    if (ss.ss_sp != NULL)
+        sigaltstack(&ss, NULL);
+}
+
+emu_status emu_fault_install(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (sigaction(sigs[i], &sa, NULL) != 0)
+            return EMU_ESYSCALL;
+    emu_fault_thread_init();
+    return EMU_OK;
+}

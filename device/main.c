@@ -1,0 +1,129 @@
+/* main.c - hcemu-device: the executor process of one emulated device.
+ *
+ *   hcemu-device --job DIR --dev N --mem BYTES [--ready-fd FD]
+ *
+ * Creates the device's files in the job folder, maps its memory at the device's global
+ * window, starts the TS scheduler, publishes READY and serves host requests until the last
+ * host disconnects. Started by the host library on first use of the device. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/job.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "exec.h"
+#include "kernel_run.h"
+#include "sched.h"
+#include "server.h"
+
+struct emu_exec emu_exec_g;
+
+struct options {
+    const char *job;
+    uint32_t dev;
+    uint64_t mem;
+    int ready_fd;
+};
+
+static int parse(int argc, char **argv, struct options *o)
+{
+    o->dev = UINT32_MAX;
+    o->mem = EMU_DEFAULT_DEVICE_MEM;
+    o->ready_fd = -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--job") == 0)
+            o->job = argv[i + 1];
+        else if (strcmp(argv[i], "--dev") == 0)
+            o->dev = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--mem") == 0)
+            o->mem = strtoull(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--ready-fd") == 0)
+            o->ready_fd = atoi(argv[i + 1]);
+        else
+            return -1;
+    }
+    if (o->job == NULL || o->dev >= EMU_MAX_DEVICES || o->mem == 0 || o->mem > EMU_WINDOW_SIZE)
+        return -1;
+    return 0;
+}
+
+static emu_status create_file(const char *dir, const char *fmt, uint32_t dev, uint64_t size)
+{
+    char path[512];
+    emu_status s = emu_job_path(path, sizeof(path), dir, fmt, dev);
+
+    if (s != EMU_OK)
+        return s;
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        EMU_LOG_ERR("cannot create %s: %m", path);
+        if (fd >= 0)
+            close(fd);
+        return EMU_EFILE;
+    }
+    close(fd);
+    return EMU_OK;
+}
+
+static void remove_files(const char *dir, uint32_t dev)
+{
+    static const char *const names[] = {"dev%u.sock", "dev%u.mem", "dev%u.ctl"};
+    char path[512];
+
+    for (size_t i = 0; i < 3; i++)
+        if (emu_job_path(path, sizeof(path), dir, names[i], dev) == EMU_OK)
+            unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = {0};
+    char role[32];
+    char sock[512];
+    int lfd = -1;
+
+    if (parse(argc, argv, &o) != 0) {
+        fprintf(stderr, "usage: hcemu-device --job DIR --dev N --mem BYTES [--ready-fd FD]\n"
+                        "(started by the hcemu host library; not meant to be run by hand)\n");
+        return 2;
+    }
+    snprintf(role, sizeof(role), "dev%u", o.dev);
+    emu_log_set_role(role);
+    emu_exec_g.dev = o.dev;
+    snprintf(emu_exec_g.job_dir, sizeof(emu_exec_g.job_dir), "%s", o.job);
+    if (create_file(o.job, "dev%u.ctl", o.dev, sizeof(struct emu_devctl)) != EMU_OK ||
+        create_file(o.job, "dev%u.mem", o.dev, o.mem) != EMU_OK ||
+        emu_devmem_open_self(o.job, o.dev, o.mem) != EMU_OK)
+        goto fail;
+    struct emu_devctl *ctl = emu_exec_ctl();
+    if (emu_devctl_init(ctl, o.dev, o.mem) != EMU_OK)
+        goto fail;
+    ctl->exec_pid = getpid();
+    ctl->window_base = emu_window_base(o.dev);
+    if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
+        emu_server_listen(sock, &lfd) != EMU_OK || emu_fault_install() != EMU_OK ||
+        emu_sched_start(0) != EMU_OK)
+        goto fail;
+    /* Pairs with the acquire load of `state` by hosts waiting for the device. */
+    emu_store_release(&ctl->state, EMU_DEV_READY);
+    emu_futex_wake(&ctl->state, INT32_MAX);
+    if (o.ready_fd >= 0) {
+        ssize_t ignored = write(o.ready_fd, "R", 1);
+        (void)ignored;
+        close(o.ready_fd);
+    }
+    emu_server_run(lfd);
+    emu_store_release(&ctl->state, EMU_DEV_STOPPED);
+    emu_futex_wake(&ctl->state, INT32_MAX);
+    remove_files(o.job, o.dev);
+    /* Workers may sit inside kernel code or waits; the process ends here without joining. */
+    _exit(0);
+fail:
+    remove_files(o.job, o.dev);
+    return 1;
+}

@@ -1,0 +1,239 @@
+/* reduce.c - the reduction engine's front: data-type tables, the per-call-site validation
+ * (emu_reduce_check) and the one-time choice of a kernel set that emu_reduce() dispatches to.
+ * The kernels themselves live in reduce_generic.c and reduce_{sse2,avx2,avx512}.c. */
+#include "reduce.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "reduce_priv.h"
+
+/* Indexed by data type value; bounds-checked before every read (the vendor library is not). */
+static const struct {
+    const char *name;
+    uint8_t size;
+} dtypes[] = {
+    [EMU_DTYPE_INT8] = {"INT8", 1},       [EMU_DTYPE_INT16] = {"INT16", 2},
+    [EMU_DTYPE_INT32] = {"INT32", 4},     [EMU_DTYPE_FP16] = {"FP16", 2},
+    [EMU_DTYPE_FP32] = {"FP32", 4},       [EMU_DTYPE_INT64] = {"INT64", 8},
+    [EMU_DTYPE_UINT64] = {"UINT64", 8},   [EMU_DTYPE_UINT8] = {"UINT8", 1},
+    [EMU_DTYPE_UINT16] = {"UINT16", 2},   [EMU_DTYPE_UINT32] = {"UINT32", 4},
+    [EMU_DTYPE_FP64] = {"FP64", 8},       [EMU_DTYPE_BFP16] = {"BFP16", 2},
+    [EMU_DTYPE_INT128] = {"INT128", 16},  [13] = {"UNASSIGNED13", 2},
+    [EMU_DTYPE_HIF8] = {"HIF8", 1},       [EMU_DTYPE_FP8E4M3] = {"FP8E4M3", 1},
+    [EMU_DTYPE_FP8E5M2] = {"FP8E5M2", 1}, [EMU_DTYPE_FP8E8M0] = {"FP8E8M0", 1},
+};
+#define DTYPE_TABLE_LEN ((int)(sizeof(dtypes) / sizeof(dtypes[0])))
+
+static const char *const op_names[EMU_REDUCE_OP_COUNT] = {"SUM", "PROD", "MAX", "MIN"};
+
+size_t emu_dtype_size(int data_type)
+{
+    if (data_type < 0 || data_type >= DTYPE_TABLE_LEN)
+        return 0;
+    return dtypes[data_type].size;
+}
+
+const char *emu_dtype_name(int data_type)
+{
+    if (data_type == EMU_DTYPE_RESERVED)
+        return "RESERVED";
+    if (data_type < 0 || data_type >= DTYPE_TABLE_LEN)
+        return "INVALID";
+    return dtypes[data_type].name;
+}
+
+const char *emu_reduce_op_name(int reduce_op)
+{
+    if (reduce_op == EMU_REDUCE_OP_RESERVED)
+        return "RESERVED";
+    if (reduce_op < 0 || reduce_op >= EMU_REDUCE_OP_COUNT)
+        return "INVALID";
+    return op_names[reduce_op];
+}
+
+/* Bit i set = data type i accepted at the site (spec §2.3, "Reduce data types allowed"). */
+#define DT_BIT(t) (1u << (t))
+#define DT_SIGNED_AND_FLOAT                                                                    \
+    (DT_BIT(EMU_DTYPE_INT8) | DT_BIT(EMU_DTYPE_INT16) | DT_BIT(EMU_DTYPE_INT32) |              \
+     DT_BIT(EMU_DTYPE_FP16) | DT_BIT(EMU_DTYPE_FP32) | DT_BIT(EMU_DTYPE_BFP16))
+#define DT_UNSIGNED_950                                                                        \
+    (DT_BIT(EMU_DTYPE_UINT8) | DT_BIT(EMU_DTYPE_UINT16) | DT_BIT(EMU_DTYPE_UINT32))
+
+static int site_types(enum emu_reduce_site site, uint32_t *mask)
+{
+    switch (site) {
+    case EMU_REDUCE_LOCAL:
+    case EMU_REDUCE_REMOTE_A2A3:
+        *mask = DT_SIGNED_AND_FLOAT;
+        return 1;
+    case EMU_REDUCE_REMOTE_950:
+        *mask = DT_SIGNED_AND_FLOAT | DT_UNSIGNED_950;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+emu_status emu_reduce_check(int data_type, int reduce_op, enum emu_reduce_site site)
+{
+    uint32_t allowed;
+
+    if (!site_types(site, &allowed))
+        return EMU_EINVAL;
+    /* The range check comes first so no table is ever read with a raw vendor value. */
+    if (data_type < 0 || data_type >= 32 || !(allowed & DT_BIT(data_type)))
+        return EMU_EINVAL;
+    /* PROD is refused on purpose: see the contract in reduce.h. */
+    if (reduce_op != EMU_REDUCE_OP_SUM && reduce_op != EMU_REDUCE_OP_MAX &&
+        reduce_op != EMU_REDUCE_OP_MIN)
+        return EMU_EINVAL;
+    return EMU_OK;
+}
+
+/* Kernel sets, best last. Filled once under `fill_once`, read-only afterwards. */
+enum isa { ISA_GENERIC, ISA_SSE2, ISA_AVX2, ISA_AVX512, ISA_COUNT };
+static const char *const isa_names[ISA_COUNT] = {"generic", "sse2", "avx2", "avx512"};
+static struct emu_reduce_kernels sets[ISA_COUNT];
+static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
+
+/* The set in use. Written by fill_sets() (under fill_once) and emu_reduce_select_isa(). */
+static _Atomic(const struct emu_reduce_kernels *) active;
+
+static int isa_available(enum isa isa)
+{
+    switch (isa) {
+    case ISA_GENERIC:
+        return 1;
+#if defined(__x86_64__)
+    case ISA_SSE2:
+        return 1; /* part of x86-64 */
+    case ISA_AVX2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
+               __builtin_cpu_supports("fma");
+    case ISA_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl");
+#endif
+    default:
+        return 0;
+    }
+}
+
+static enum isa best_isa(void)
+{
+    enum isa best = ISA_GENERIC;
+
+    for (int i = 0; i < ISA_COUNT; i++)
+        if (isa_available((enum isa)i))
+            best = (enum isa)i;
+    return best;
+}
+
+/* Resolves a name ("auto" or a set) to an available set.
+ * Returns EMU_OK, EMU_EINVAL (unknown name) or EMU_ENOTSUP (not on this CPU/build). */
+static emu_status resolve_isa(const char *name, enum isa *out)
+{
+    if (strcmp(name, "auto") == 0) {
+        *out = best_isa();
+        return EMU_OK;
+    }
+    for (int i = 0; i < ISA_COUNT; i++) {
+        if (strcmp(name, isa_names[i]) != 0)
+            continue;
+        if (!isa_available((enum isa)i))
+            return EMU_ENOTSUP;
+        *out = (enum isa)i;
+        return EMU_OK;
+    }
+    return EMU_EINVAL;
+}
+
+/* The set HCEMU_REDUCE_ISA asks for, or the best one when it is unset or unusable. */
+static enum isa isa_from_env(void)
+{
+    const char *want = getenv("HCEMU_REDUCE_ISA");
+    enum isa isa = best_isa();
+
+    if (want == NULL || want[0] == '\0')
+        return isa;
+    emu_status st = resolve_isa(want, &isa);
+    if (st != EMU_OK) {
+        isa = best_isa();
+        EMU_LOG_WARN("HCEMU_REDUCE_ISA=%s: %s; using %s (choices: auto generic sse2 avx2 "
+                     "avx512)",
+                     want, st == EMU_ENOTSUP ? "not supported by this CPU" : "unknown name",
+                     isa_names[isa]);
+    }
+    return isa;
+}
+
+static void fill_sets(void)
+{
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+#endif
+    emu_reduce_fill_generic(&sets[ISA_GENERIC]);
+#if defined(__x86_64__)
+    emu_reduce_fill_sse2(&sets[ISA_SSE2]);
+    emu_reduce_fill_avx2(&sets[ISA_AVX2]);
+    emu_reduce_fill_avx512(&sets[ISA_AVX512]);
+#endif
+    enum isa isa = isa_from_env();
+    EMU_LOG_DEBUG("reduce: using the %s kernels", isa_names[isa]);
+    /* Pairs with the acquire in kernels(); pthread_once orders it for waiters as well. */
+    emu_store_release(&active, &sets[isa]);
+}
+
+static const struct emu_reduce_kernels *kernels(void)
+{
+    /* Pairs with the release in fill_sets() / emu_reduce_select_isa(): the table a pointer
+     * names is completely filled before the pointer is seen. */
+    const struct emu_reduce_kernels *k = emu_load_acquire(&active);
+
+    if (k != NULL)
+        return k;
+    pthread_once(&fill_once, fill_sets);
+    return emu_load_acquire(&active);
+}
+
+emu_status emu_reduce_select_isa(const char *name)
+{
+    enum isa isa;
+
+    pthread_once(&fill_once, fill_sets);
+    if (name == NULL) {
+        isa = isa_from_env();
+    } else {
+        emu_status st = resolve_isa(name, &isa);
+        if (st != EMU_OK)
+            return st;
+    }
+    /* Pairs with the acquire in kernels(). */
+    emu_store_release(&active, &sets[isa]);
+    return EMU_OK;
+}
+
+const char *emu_reduce_isa_name(void)
+{
+    return kernels()->name;
+}
+
+void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int reduce_op)
+{
+    if (data_type < 0 || data_type >= EMU_REDUCE_DTYPE_COUNT || reduce_op < 0 ||
+        reduce_op >= EMU_REDUCE_OP_COUNT) {
+        EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
+                    "unchanged",
+                    data_type, emu_dtype_name(data_type), reduce_op,
+                    emu_reduce_op_name(reduce_op), dst);
+        return;
+    }
+    if (count == 0)
+        return;
+    kernels()->fn[data_type][reduce_op](dst, src, count);
+}

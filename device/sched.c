@@ -1,0 +1,472 @@
+/* sched.c - the TS scheduler of one device.
+ *
+ * `lock` protects every stream's queue and state, the run queue and the parked list. A
+ * worker takes a runnable stream, runs its head tasks outside the lock, one at a time, in
+ * order, and puts the stream back (or parks it on a wait). Parked heads are polled again
+ * each time the doorbell in the device's control block changes; host submissions and notify
+ * records (from any process) ring it. */
+#include "sched.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "exec.h"
+#include "report.h"
+
+#define NONE UINT32_MAX
+#define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
+#define SPIN_NS 20000u   /* how long an idle worker spins before it sleeps */
+#define MAX_WORKERS 16u
+
+enum stream_state { S_IDLE = 0, S_QUEUED, S_RUNNING, S_PARKED };
+
+struct stream_rt {
+    struct emu_task *head;
+    struct emu_task *tail;
+    uint32_t count;
+    uint32_t state;
+    uint32_t next_run;
+    uint32_t parked_pos; /* index in parked[] while parked */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
+static struct stream_rt streams[EMU_MAX_STREAMS];
+static uint32_t runq_head = NONE, runq_tail = NONE;
+static uint32_t parked[EMU_MAX_STREAMS];
+static uint32_t n_parked;
+static uint32_t last_scan_bell;
+static uint64_t next_seq;
+static bool stopping;
+static pthread_t workers[MAX_WORKERS];
+static unsigned n_workers;
+static _Atomic uint32_t busy_workers;
+
+struct emu_task *emu_task_create(void)
+{
+    return calloc(1, sizeof(struct emu_task));
+}
+
+void emu_task_destroy(struct emu_task *t)
+{
+    if (t == NULL)
+        return;
+    if (t->release != NULL)
+        t->release(t);
+    free(t);
+}
+
+static void runq_push(uint32_t s)
+{
+    streams[s].state = S_QUEUED;
+    streams[s].next_run = NONE;
+    if (runq_tail == NONE)
+        runq_head = s;
+    else
+        streams[runq_tail].next_run = s;
+    runq_tail = s;
+}
+
+static uint32_t runq_pop(void)
+{
+    uint32_t s = runq_head;
+
+    if (s != NONE) {
+        runq_head = streams[s].next_run;
+        if (runq_head == NONE)
+            runq_tail = NONE;
+    }
+    return s;
+}
+
+static void park_add(uint32_t s, struct emu_task *t)
+{
+    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[s];
+
+    streams[s].state = S_PARKED;
+    streams[s].parked_pos = n_parked;
+    parked[n_parked++] = s;
+    sc->parked_slot = t->park_slot;
+    sc->parked_callsite = t->callsite;
+    sc->parked_since_ns = emu_now_ns();
+    /* Pairs with the watchdog's acquire load of `parked`: the fields above are set first. */
+    emu_store_release(&sc->parked, t->park ? t->park : EMU_PARK_NOTIFY);
+}
+
+static void park_remove(uint32_t s)
+{
+    uint32_t pos = streams[s].parked_pos;
+
+    parked[pos] = parked[--n_parked];
+    streams[parked[pos]].parked_pos = pos;
+    emu_store_release(&emu_exec_ctl()->streams[s].parked, EMU_PARK_NONE);
+}
+
+/* Count `n` tasks of stream s as retired and wake host threads synchronising on it. */
+static void account(uint32_t s, uint32_t n)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_stream_ctl *sc = &ctl->streams[s];
+
+    if (n == 0)
+        return;
+    emu_fetch_add_relaxed(&ctl->progress, n);
+    /* Pairs with the acquire load in the host's stream synchronisation: the effects of the
+     * retired tasks are visible once `completed` is. */
+    emu_fetch_add_release(&sc->completed, n);
+    if (emu_load_acquire(&sc->waiters) != 0)
+        emu_futex_wake(&sc->completed, INT32_MAX);
+}
+
+static struct emu_task *pop_head(uint32_t s)
+{
+    struct stream_rt *r = &streams[s];
+    struct emu_task *t = r->head;
+
+    r->head = t->next;
+    if (r->head == NULL)
+        r->tail = NULL;
+    r->count--;
+    return t;
+}
+
+/* After the head left: queue the stream again or let it go idle. */
+static void requeue(uint32_t s)
+{
+    if (streams[s].count > 0) {
+        runq_push(s);
+    } else {
+        streams[s].state = S_IDLE;
+        pthread_cond_broadcast(&idle_cv);
+    }
+}
+
+/* Drop every queued task of s (the stream is in its error state). */
+static void discard_all(uint32_t s)
+{
+    uint32_t n = 0;
+
+    while (streams[s].head != NULL) {
+        emu_task_destroy(pop_head(s));
+        n++;
+    }
+    account(s, n);
+}
+
+static void set_error_locked(uint32_t s, emu_status st)
+{
+    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[s];
+    int32_t expected = 0;
+
+    atomic_compare_exchange_strong(&sc->error, &expected, (int32_t)st);
+}
+
+/* The head task of s failed: report, put the stream in its error state, drop the rest, and
+ * carry the failure to the host stream whose kernel fed this device thread. */
+static void fail_head(uint32_t s, struct emu_task *t)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+
+    emu_report_task_failure(s, t);
+    set_error_locked(s, t->status);
+    emu_task_destroy(pop_head(s));
+    account(s, 1);
+    discard_all(s);
+    streams[s].state = S_IDLE;
+    pthread_cond_broadcast(&idle_cv);
+    if (ctl->streams[s].kind == EMU_STREAM_DEVICE && t->origin != NONE && t->origin != s)
+        set_error_locked(t->origin, EMU_ETASK_FAIL);
+    emu_fetch_add_release(&ctl->doorbell, 1); /* let parked streams see the error */
+}
+
+static bool stream_has_error(uint32_t s)
+{
+    return emu_load_acquire(&emu_exec_ctl()->streams[s].error) != 0;
+}
+
+/* Run up to QUANTUM tasks of s. Called and returns with `lock` held. */
+static void run_stream(uint32_t s)
+{
+    struct stream_rt *r = &streams[s];
+    uint32_t done = 0;
+
+    r->state = S_RUNNING;
+    for (uint32_t i = 0; i < QUANTUM && r->head != NULL; i++) {
+        struct emu_task *t = r->head;
+        if (stream_has_error(s)) {
+            account(s, done);
+            discard_all(s);
+            r->state = S_IDLE;
+            pthread_cond_broadcast(&idle_cv);
+            return;
+        }
+        pthread_mutex_unlock(&lock);
+        enum emu_run_result res = t->run(t);
+        pthread_mutex_lock(&lock);
+        if (res == EMU_RUN_PARK) {
+            account(s, done);
+            park_add(s, t);
+            return;
+        }
+        if (res == EMU_RUN_FAIL) {
+            account(s, done);
+            fail_head(s, t);
+            return;
+        }
+        emu_task_destroy(pop_head(s));
+        done++;
+    }
+    account(s, done);
+    requeue(s);
+}
+
+/* Poll every parked head again: called when the doorbell moved or a deadline passed. */
+static void scan_parked(uint64_t now)
+{
+    for (uint32_t i = 0; i < n_parked;) {
+        uint32_t s = parked[i];
+        struct emu_task *t = streams[s].head;
+        enum emu_run_result res;
+
+        if (stream_has_error(s)) {
+            park_remove(s);
+            discard_all(s);
+            streams[s].state = S_IDLE;
+            pthread_cond_broadcast(&idle_cv);
+            continue;
+        }
+        res = t->run(t);
+        if (res == EMU_RUN_PARK && now >= t->deadline_ns) {
+            t->status = t->timeout_status ? t->timeout_status : EMU_ETASK_TIMEOUT;
+            res = EMU_RUN_FAIL;
+        }
+        if (res == EMU_RUN_PARK) {
+            i++;
+            continue;
+        }
+        park_remove(s);
+        if (res == EMU_RUN_FAIL) {
+            fail_head(s, t);
+            continue;
+        }
+        emu_task_destroy(pop_head(s));
+        account(s, 1);
+        requeue(s);
+    }
+}
+
+static uint64_t nearest_deadline(void)
+{
+    uint64_t d = UINT64_MAX;
+
+    for (uint32_t i = 0; i < n_parked; i++) {
+        uint64_t x = streams[parked[i]].head->deadline_ns;
+        if (x < d)
+            d = x;
+    }
+    return d;
+}
+
+static void append_locked(uint32_t s, struct emu_task *t)
+{
+    struct stream_rt *r = &streams[s];
+
+    t->next = NULL;
+    t->stream = s;
+    t->seq = ++next_seq;
+    if (r->tail == NULL)
+        r->head = t;
+    else
+        r->tail->next = t;
+    r->tail = t;
+    r->count++;
+    if (r->state == S_IDLE)
+        runq_push(s);
+}
+
+/* Move host submissions from the ring into stream queues. */
+static void intake(void)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_sq *sq = &ctl->sq;
+    uint32_t head = emu_load_relaxed(&sq->head);
+    /* Pairs with the release store of `tail` by the host's submit: the entries up to tail
+     * are fully written. */
+    uint32_t tail = emu_load_acquire(&sq->tail);
+
+    if (head == tail)
+        return;
+    for (; head != tail; head++) {
+        const struct emu_wire_task *w = &sq->ring[head % EMU_SQ_DEPTH];
+        struct emu_task *t = emu_task_create();
+        if (w->stream >= EMU_MAX_STREAMS) {
+            emu_task_destroy(t);
+            continue;
+        }
+        if (t == NULL || emu_task_from_wire(w, t) != EMU_OK) {
+            /* Unreadable entry: count it so host synchronisation still completes. */
+            emu_task_destroy(t);
+            set_error_locked(w->stream, EMU_EINTERNAL);
+            account(w->stream, 1);
+            continue;
+        }
+        t->origin = w->stream;
+        append_locked(w->stream, t);
+    }
+    /* Pairs with the acquire load of `head` by a host waiting for ring space. */
+    emu_store_release(&sq->head, head);
+    if (emu_load_acquire(&sq->space_waiters) != 0)
+        emu_futex_wake(&sq->head, INT32_MAX);
+}
+
+static bool may_spin(void)
+{
+    /* Spinning only helps when a core is free for the thread that will ring. */
+    return emu_load_relaxed(&busy_workers) + 1 < emu_cpu_count();
+}
+
+static void idle_wait(uint32_t bell, uint64_t deadline)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+
+    if (may_spin()) {
+        uint64_t until = emu_now_ns() + SPIN_NS;
+        while (emu_load_acquire(&ctl->doorbell) == bell && emu_now_ns() < until &&
+               emu_now_ns() < deadline)
+            emu_cpu_relax();
+        if (emu_load_acquire(&ctl->doorbell) != bell)
+            return;
+    }
+    emu_fetch_add_acq_rel(&ctl->sleepers, 1);
+    /* The futex re-checks doorbell == bell in the kernel, so a ring after our load is never
+     * lost: either we see the new value or the ringer sees sleepers != 0 and wakes us. */
+    (void)emu_futex_wait(&ctl->doorbell, bell, deadline);
+    emu_fetch_sub_acq_rel(&ctl->sleepers, 1);
+}
+
+static void *worker_main(void *arg)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    (void)arg;
+
+    emu_fetch_add_relaxed(&busy_workers, 1);
+    pthread_mutex_lock(&lock);
+    while (!stopping) {
+        /* Pairs with the release increment in emu_devctl_ring(). */
+        uint32_t bell = emu_load_acquire(&ctl->doorbell);
+        uint64_t now = emu_now_ns();
+        intake();
+        if (bell != last_scan_bell || (n_parked > 0 && now >= nearest_deadline())) {
+            last_scan_bell = bell;
+            scan_parked(now);
+        }
+        uint32_t s = runq_pop();
+        if (s != NONE) {
+            run_stream(s);
+            continue;
+        }
+        uint64_t deadline = nearest_deadline();
+        pthread_mutex_unlock(&lock);
+        emu_fetch_sub_acq_rel(&busy_workers, 1);
+        idle_wait(bell, deadline);
+        emu_fetch_add_relaxed(&busy_workers, 1);
+        pthread_mutex_lock(&lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+emu_status emu_sched_start(unsigned n)
+{
+    if (n == 0)
+        n = emu_cpu_count() < 4 ? 2 : 4;
+    if (n > MAX_WORKERS)
+        n = MAX_WORKERS;
+    for (unsigned i = 0; i < n; i++) {
+        if (pthread_create(&workers[i], NULL, worker_main, NULL) != 0) {
+            EMU_LOG_ERR("cannot start scheduler worker %u", i);
+            return EMU_ESYSCALL;
+        }
+        n_workers++;
+    }
+    return EMU_OK;
+}
+
+void emu_sched_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    stopping = true;
+    pthread_mutex_unlock(&lock);
+    for (unsigned i = 0; i < n_workers; i++) {
+        emu_devctl_ring(emu_exec_ctl());
+        emu_futex_wake(&emu_exec_ctl()->doorbell, INT32_MAX);
+    }
+    for (unsigned i = 0; i < n_workers; i++)
+        pthread_join(workers[i], NULL);
+    n_workers = 0;
+}
+
+void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
+{
+    pthread_mutex_lock(&lock);
+    append_locked(slot, t);
+    pthread_mutex_unlock(&lock);
+    if (wake)
+        emu_devctl_ring(emu_exec_ctl());
+}
+
+void emu_sched_kick(void)
+{
+    emu_devctl_ring(emu_exec_ctl());
+}
+
+bool emu_sched_stream_is_idle(uint32_t slot)
+{
+    pthread_mutex_lock(&lock);
+    bool idle = streams[slot].count == 0;
+    pthread_mutex_unlock(&lock);
+    return idle;
+}
+
+emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline)
+{
+    emu_status st = EMU_OK;
+
+    pthread_mutex_lock(&lock);
+    while (streams[slot].count != 0) {
+        if (deadline == UINT64_MAX) {
+            pthread_cond_wait(&idle_cv, &lock);
+            continue;
+        }
+        /* idle_cv uses the realtime clock; convert the monotonic deadline. */
+        uint64_t now = emu_now_ns();
+        if (now >= deadline) {
+            st = EMU_ETIMEOUT;
+            break;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t left = deadline - now;
+        ts.tv_sec += (time_t)(left / 1000000000ull);
+        ts.tv_nsec += (long)(left % 1000000000ull);
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&idle_cv, &lock, &ts);
+    }
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
+void emu_sched_fail_stream(uint32_t slot, emu_status st)
+{
+    pthread_mutex_lock(&lock);
+    set_error_locked(slot, st);
+    pthread_mutex_unlock(&lock);
+    emu_devctl_ring(emu_exec_ctl());
+}

@@ -1,0 +1,76 @@
+/* sched.h - the device's TS scheduler: in-order task queues per stream, run concurrently by a
+ * small pool of workers (DESIGN §4).
+ *
+ * A task is a small object with a `run` function. run() returns DONE, FAIL (with t->status
+ * set) or PARK; a parked task is polled again (run() called anew) whenever the device's
+ * doorbell rings, so a wait costs no OS thread. Producers are the submission ring (host
+ * streams) and kernels running on this device (device threads, through emu_sched_submit). */
+#ifndef HCEMU_DEVICE_SCHED_H
+#define HCEMU_DEVICE_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/status.h"
+
+enum emu_run_result {
+    EMU_RUN_DONE = 0,
+    EMU_RUN_FAIL = 1,
+    EMU_RUN_PARK = 2,
+};
+
+struct emu_task;
+typedef enum emu_run_result (*emu_task_run_fn)(struct emu_task *t);
+typedef void (*emu_task_release_fn)(struct emu_task *t);
+
+struct emu_task {
+    struct emu_task *next;
+    emu_task_run_fn run;
+    emu_task_release_fn release; /* frees what the payload owns; NULL when nothing */
+    uint64_t callsite;           /* return address of the submitting call */
+    uint64_t deadline_ns;        /* while parked: fail with `timeout_status` after this */
+    uint32_t stream;             /* stream slot */
+    uint16_t kind;               /* enum emu_task_kind or a data-plane kind (>= 64) */
+    uint16_t park;               /* enum emu_park_kind while parked */
+    uint32_t park_slot;          /* notify/event slot while parked, for reports */
+    emu_status status;           /* why it failed */
+    emu_status timeout_status;   /* status used when the deadline passes */
+    uint32_t origin;             /* host stream that launched the kernel which made it */
+    uint64_t seq;                /* device-wide submission number (traces, race checks) */
+    void *priv;                  /* owned by the task kind, released by `release` */
+    union {
+        struct emu_wire_task wire; /* host tasks, verbatim */
+        uint8_t raw[160];          /* data-plane payloads */
+    } u;
+};
+
+/* Start `workers` scheduler threads (0: choose). */
+emu_status emu_sched_start(unsigned workers) EMU_MUST_CHECK;
+/* Stop and join the workers; queued tasks are dropped. */
+void emu_sched_stop(void);
+
+/* A new zeroed task; NULL when out of memory. Freed by the scheduler after it retires. */
+struct emu_task *emu_task_create(void);
+void emu_task_destroy(struct emu_task *t);
+
+/* Append t to stream `slot` (its generation already checked by the caller). With `wake`
+ * false the workers are not woken (batch mode): call emu_sched_kick() later. Any thread. */
+void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake);
+void emu_sched_kick(void);
+/* Whether stream `slot` has no queued or running task (for drains and joins). */
+bool emu_sched_stream_is_idle(uint32_t slot);
+/* Wait until stream `slot` is idle or `deadline` passes: EMU_OK or EMU_ETIMEOUT. Never call
+ * from a worker. */
+emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline) EMU_MUST_CHECK;
+/* Mark stream `slot` failed with `st` (first error wins) and wake everything parked so it
+ * can see the error. */
+void emu_sched_fail_stream(uint32_t slot, emu_status st);
+
+/* Consume a binary notify slot (1 -> 0); true when it was set. Any thread. */
+bool emu_notify_try_consume(struct emu_devctl *ctl, uint32_t slot);
+
+/* Run functions of the host task kinds (task_host.c). */
+emu_status emu_task_from_wire(const struct emu_wire_task *w, struct emu_task *t) EMU_MUST_CHECK;
+
+#endif

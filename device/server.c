@@ -1,0 +1,141 @@
+/* server.c - the executor's socket: host processes connect to dev<N>.sock, keep the
+ * connection open while they use the device, and send the few requests that need an answer.
+ * The executor ends when its last client hangs up, so a host that dies (even by SIGKILL)
+ * never leaves an executor behind. */
+#include "server.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/os.h"
+#include "common/wire.h"
+#include "exec.h"
+#include "kernel_run.h"
+
+#define MAX_CLIENTS 256
+#define FIRST_CLIENT_MS 10000 /* an executor nobody connects to ends by itself */
+
+static void handle(const struct emu_rpc_req *q, struct emu_rpc_rep *r)
+{
+    struct emu_devmap *m;
+
+    memset(r, 0, sizeof(*r));
+    switch (q->op) {
+    case EMU_RPC_HELLO:
+        r->val0 = (uint32_t)getpid();
+        r->status = EMU_OK;
+        return;
+    case EMU_RPC_LOAD_IMAGE:
+        r->status = emu_kernel_load(q->text, &r->val0, r->msg, sizeof(r->msg));
+        return;
+    case EMU_RPC_RESOLVE:
+        r->status = emu_kernel_resolve(q->arg0, q->text, &r->val0);
+        return;
+    case EMU_RPC_UNLOAD_IMAGE:
+        r->status = emu_kernel_unload(q->arg0);
+        return;
+    case EMU_RPC_MAP_PEER:
+        r->status = emu_devmem_peer(q->text, q->arg0, &m);
+        return;
+    case EMU_RPC_POPULATE: {
+        void *p = emu_devmem_ptr(q->arg1, 0, q->arg2);
+        if (p != NULL)
+            emu_populate(p, q->arg2);
+        r->status = p != NULL ? EMU_OK : EMU_EINVAL;
+        return;
+    }
+    default:
+        r->status = EMU_EINVAL;
+        snprintf(r->msg, sizeof(r->msg), "unknown request %u", q->op);
+        return;
+    }
+}
+
+emu_status emu_server_listen(const char *path, int *fd_out)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+    if (fd < 0)
+        return EMU_ESYSCALL;
+    if (snprintf(a.sun_path, sizeof(a.sun_path), "%s", path) >= (int)sizeof(a.sun_path)) {
+        EMU_LOG_ERR("socket path %s is too long; set HCEMU_JOB_DIR to a shorter folder", path);
+        close(fd);
+        return EMU_EINVAL;
+    }
+    unlink(path);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 64) != 0) {
+        EMU_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
+        close(fd);
+        return EMU_ESYSCALL;
+    }
+    *fd_out = fd;
+    return EMU_OK;
+}
+
+void emu_server_run(int lfd)
+{
+    struct pollfd pf[MAX_CLIENTS + 2];
+    int nfd = 2;
+    int served = 0;
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    pf[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
+    pf[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
+    for (;;) {
+        int rc = poll(pf, (nfds_t)nfd, served ? -1 : FIRST_CLIENT_MS);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0) {
+            EMU_LOG_INFO("no host connected; stopping");
+            break;
+        }
+        if (pf[1].revents & POLLIN)
+            break;
+        if ((pf[0].revents & POLLIN) && nfd < MAX_CLIENTS + 2) {
+            int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+            if (c >= 0) {
+                pf[nfd++] = (struct pollfd){.fd = c, .events = POLLIN};
+                served = 1;
+            }
+        }
+        for (int i = 2; i < nfd; i++) {
+            if (pf[i].revents == 0)
+                continue;
+            struct emu_rpc_req q;
+            struct emu_rpc_rep r;
+            ssize_t n = recv(pf[i].fd, &q, sizeof(q), 0);
+            if (n == (ssize_t)sizeof(q)) {
+                q.text[sizeof(q.text) - 1] = '\0';
+                handle(&q, &r);
+                ssize_t ignored = send(pf[i].fd, &r, sizeof(r), MSG_NOSIGNAL);
+                (void)ignored;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            close(pf[i].fd);
+            pf[i--] = pf[--nfd];
+        }
+        if (served && nfd == 2)
+            break;
+    }
+    for (int i = 2; i < nfd; i++)
+        close(pf[i].fd);
+    if (sfd >= 0)
+        close(sfd);
+}

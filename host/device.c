@@ -1,0 +1,294 @@
+/* device.c - starting, joining and watching device executors.
+ *
+ * The first process of a job that uses device N starts hcemu-device for it (a flock on
+ * dev<N>.lock makes that race-free across processes); later ones join it through its socket.
+ * The executor runs in its own session, so terminal signals (Ctrl-C) reach only the host,
+ * which then cleans up; it ends when its last host disconnects, and its parent reaps it when
+ * it closes the device. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/job.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "fault.h"
+#include "mem.h"
+#include "runtime.h"
+
+#define START_TIMEOUT_MS 30000
+#define LIVENESS_SLICE_NS 50000000ull
+
+static emu_status find_executor(char *out, size_t len)
+{
+    const char *env = getenv("HCEMU_DEVICE_BIN");
+    Dl_info info;
+
+    if (env != NULL && *env != '\0') {
+        snprintf(out, len, "%s", env);
+        return access(out, X_OK) == 0 ? EMU_OK : EMU_EFILE;
+    }
+    /* Installed and build trees alike: <prefix>/lib/libhcemu.so -> <prefix>/bin. */
+    if (dladdr((void *)find_executor, &info) != 0 && info.dli_fname != NULL) {
+        char lib[PATH_MAX];
+        snprintf(lib, sizeof(lib), "%s", info.dli_fname);
+        char *dir = dirname(lib);
+        snprintf(out, len, "%s/../bin/hcemu-device", dir);
+        if (access(out, X_OK) == 0)
+            return EMU_OK;
+        snprintf(out, len, "%s/hcemu-device", dir);
+        if (access(out, X_OK) == 0)
+            return EMU_OK;
+    }
+    EMU_LOG_ERR("cannot find the hcemu-device executor next to libhcemu; set HCEMU_DEVICE_BIN");
+    return EMU_EFILE;
+}
+
+static emu_status spawn(uint32_t id, pid_t *child)
+{
+    char bin[PATH_MAX], dev[16], mem[32], rfd[16];
+    int pfd[2];
+
+    if (find_executor(bin, sizeof(bin)) != EMU_OK)
+        return EMU_EFILE;
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return EMU_ESYSCALL;
+    snprintf(dev, sizeof(dev), "%u", id);
+    snprintf(mem, sizeof(mem), "%llu", (unsigned long long)emu_rt.dev_mem);
+    snprintf(rfd, sizeof(rfd), "%d", pfd[1]);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return EMU_ESYSCALL;
+    }
+    if (pid == 0) {
+        setsid();
+        fcntl(pfd[1], F_SETFD, 0); /* the ready pipe survives exec */
+        char *argv[] = {bin, "--job", emu_rt.job_dir, "--dev", dev, "--mem", mem,
+                        "--ready-fd", rfd, NULL};
+        execv(bin, argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    *child = pid;
+    struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+    char c = 0;
+    int ok = poll(&p, 1, START_TIMEOUT_MS) == 1 && read(pfd[0], &c, 1) == 1 && c == 'R';
+    close(pfd[0]);
+    if (!ok) {
+        EMU_LOG_ERR("device %u: the executor %s did not start", id, bin);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        *child = 0;
+        return EMU_EDEVLOST;
+    }
+    return EMU_OK;
+}
+
+static int connect_sock(uint32_t id)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    char path[512];
+
+    if (emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.sock", id) != EMU_OK ||
+        snprintf(a.sun_path, sizeof(a.sun_path), "%s", path) >= (int)sizeof(a.sun_path))
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static emu_status map_device(struct emu_hdev *d)
+{
+    char path[512];
+    void *p;
+    emu_status s;
+    int fd;
+
+    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.ctl", d->id)) != EMU_OK)
+        return s;
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+        return EMU_EFILE;
+    s = emu_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
+    close(fd);
+    if (s != EMU_OK)
+        return s;
+    d->ctl = p;
+    if (d->ctl->magic != EMU_DEVCTL_MAGIC || d->ctl->version != EMU_DEVCTL_VERSION) {
+        EMU_LOG_ERR("device %u: control block has the wrong version", d->id);
+        return EMU_EINTERNAL;
+    }
+    d->mem_size = d->ctl->mem_size;
+    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.mem", d->id)) != EMU_OK)
+        return s;
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+        return EMU_EFILE;
+    /* Never at the device's window: host code must not reach device memory directly. */
+    s = emu_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
+    close(fd);
+    if (s == EMU_OK)
+        d->alias = p;
+    return s;
+}
+
+static emu_status hello(struct emu_hdev *d)
+{
+    struct emu_rpc_req q = {.op = EMU_RPC_HELLO};
+    struct emu_rpc_rep r;
+    emu_status s = emu_hdev_rpc(d, &q, &r);
+
+    if (s == EMU_OK)
+        d->exec_pid = (int)r.val0;
+    return s;
+}
+
+static emu_status open_locked(struct emu_hdev *d)
+{
+    char path[512];
+    emu_status s;
+
+    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.lock", d->id)) != EMU_OK)
+        return s;
+    int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lfd < 0) {
+        EMU_LOG_ERR("cannot open %s: %s", path, strerror(errno));
+        return EMU_EFILE;
+    }
+    flock(lfd, LOCK_EX);
+    d->sock = connect_sock(d->id);
+    if (d->sock < 0) {
+        s = spawn(d->id, &d->child_pid);
+        if (s == EMU_OK && (d->sock = connect_sock(d->id)) < 0)
+            s = EMU_EDEVLOST;
+    }
+    flock(lfd, LOCK_UN);
+    close(lfd);
+    if (s == EMU_OK)
+        s = map_device(d);
+    if (s == EMU_OK)
+        s = hello(d);
+    if (s != EMU_OK) {
+        EMU_LOG_ERR("device %u could not be opened: %s", d->id, emu_status_str(s));
+        emu_hdev_close(d);
+        return s;
+    }
+    d->open = true;
+    d->failed = false;
+    d->failure_reported = false;
+    return EMU_OK;
+}
+
+emu_status emu_hdev_open(uint32_t id, struct emu_hdev **out)
+{
+    if (id >= emu_rt.ndev)
+        return EMU_EDEVICE;
+    struct emu_hdev *d = &emu_rt.devs[id];
+    emu_status s = EMU_OK;
+
+    pthread_mutex_lock(&d->lock);
+    if (d->failed)
+        s = EMU_EDEVLOST;
+    else if (!d->open)
+        s = open_locked(d);
+    pthread_mutex_unlock(&d->lock);
+    *out = d;
+    return s;
+}
+
+/* Collect the executor we started: it ends promptly once its hosts hang up. */
+static void reap(struct emu_hdev *d)
+{
+    if (d->child_pid <= 0)
+        return;
+    for (int i = 0; i < 200; i++) {
+        pid_t r = waitpid(d->child_pid, NULL, WNOHANG);
+        if (r == d->child_pid || (r < 0 && errno == ECHILD))
+            break;
+        usleep(10000);
+    }
+    d->child_pid = 0;
+}
+
+void emu_hdev_close(struct emu_hdev *d)
+{
+    emu_mem_forget_device(d);
+    if (d->ctl != NULL)
+        emu_unmap(d->ctl, sizeof(struct emu_devctl));
+    d->ctl = NULL;
+    if (d->sock >= 0)
+        close(d->sock);
+    d->sock = -1;
+    reap(d);
+    d->open = false;
+    d->default_stream = NULL;
+    d->set_refs = 0;
+}
+
+emu_status emu_hdev_check(struct emu_hdev *d)
+{
+    if (d->failed)
+        return EMU_EDEVLOST;
+    if (!d->open || d->ctl == NULL)
+        return EMU_EDEVLOST;
+    uint32_t st = emu_load_acquire(&d->ctl->state);
+    struct pollfd p = {.fd = d->sock, .events = 0};
+    if (st == EMU_DEV_READY && !(poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))))
+        return EMU_OK;
+    pthread_mutex_lock(&d->lock);
+    d->failed = true;
+    pthread_mutex_unlock(&d->lock);
+    emu_hdev_report_failure(d);
+    return EMU_EDEVLOST;
+}
+
+emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
+{
+    emu_status s = EMU_OK;
+
+    pthread_mutex_lock(&d->rpc_lock);
+    if (send(d->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q) ||
+        recv(d->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
+        s = EMU_EDEVLOST;
+    pthread_mutex_unlock(&d->rpc_lock);
+    if (s != EMU_OK)
+        return emu_hdev_check(d) == EMU_OK ? EMU_EINTERNAL : EMU_EDEVLOST;
+    r->msg[sizeof(r->msg) - 1] = '\0';
+    return (emu_status)r->status;
+}
+
+emu_status emu_hdev_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
+                         uint64_t deadline)
+{
+    for (;;) {
+        if (emu_load_acquire(word) != seen)
+            return EMU_OK;
+        emu_status s = emu_hdev_check(d);
+        if (s != EMU_OK)
+            return s;
+        uint64_t now = emu_now_ns();
+        if (now >= deadline)
+            return EMU_ETIMEOUT;
+        uint64_t slice = now + LIVENESS_SLICE_NS;
+        (void)emu_futex_wait(word, seen, slice < deadline ? slice : deadline);
+    }
+}

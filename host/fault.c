@@ -1,0 +1,165 @@
+/* fault.c - the two reports hardware cannot give: which device allocation host code touched
+ * by mistake, and where and why a kernel brought its device down. */
+#include "fault.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "runtime.h"
+
+static struct sigaction prev_segv, prev_bus;
+
+/* Best-effort lookup without locks: we are in a signal handler and about to die anyway. */
+static void describe_alloc(uint32_t dev, uint64_t addr, char *out, size_t len)
+{
+    struct emu_hdev *d = &emu_rt.devs[dev];
+    uint64_t off = addr - emu_window_base(dev);
+
+    if (!d->open || d->ctl == NULL) {
+        snprintf(out, len, "device %u is not open in this process", dev);
+        return;
+    }
+    int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
+    if (i < 0) {
+        snprintf(out, len, "not inside any allocation of device %u", dev);
+        return;
+    }
+    const struct emu_range *r = &d->ctl->alloc.recs[i];
+    snprintf(out, len, "inside the %llu-byte allocation at 0x%llx on device %u (offset %llu)",
+             (unsigned long long)r->size, (unsigned long long)(emu_window_base(dev) + r->off),
+             dev, (unsigned long long)(off - r->off));
+}
+
+static void on_host_fault(int sig, siginfo_t *si, void *uc)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)si->si_addr;
+    int dev = emu_window_device(addr);
+    struct sigaction *prev = sig == SIGSEGV ? &prev_segv : &prev_bus;
+
+    if (dev >= 0) {
+        char what[256], line[640];
+        describe_alloc((uint32_t)dev, addr, what, sizeof(what));
+        int n = snprintf(line, sizeof(line),
+                         "[hcemu host] error: host code dereferenced device address 0x%llx (%s). "
+                         "Device memory is not accessible from the host, as on hardware: copy "
+                         "it with aclrtMemcpy.\n",
+                         (unsigned long long)addr, what);
+        if (n > 0) {
+            ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
+            (void)ignored;
+        }
+    }
+    /* Hand over to whoever was there before (a sanitizer, the user, or the default). */
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction != NULL) {
+            prev->sa_sigaction(sig, si, uc);
+            return;
+        }
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void emu_fault_install_host(void)
+{
+    static int installed;
+    struct sigaction sa;
+
+    if (installed)
+        return;
+    installed = 1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_host_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &prev_segv);
+    sigaction(SIGBUS, &sa, &prev_bus);
+}
+
+void emu_fault_classify(uint32_t dev, uint64_t addr, char *out, size_t len)
+{
+    int owner = emu_window_device(addr);
+    long page = sysconf(_SC_PAGESIZE);
+
+    if (addr < 4096) {
+        snprintf(out, len, "a null pointer");
+    } else if (owner == (int)dev) {
+        snprintf(out, len, "memory of this device that is not allocated (freed or out of "
+                           "bounds)");
+    } else if (owner >= 0) {
+        snprintf(out, len,
+                 "memory of device %d: a kernel cannot dereference another device's memory; "
+                 "use HcommReadOnThread/HcommWriteOnThread through a channel",
+                 owner);
+    } else if (msync((void *)(uintptr_t)(addr & ~(uint64_t)(page - 1)), (size_t)page,
+                     MS_ASYNC) == 0) {
+        snprintf(out, len,
+                 "host-only memory of the host program: a kernel cannot reach host pointers; "
+                 "copy the data to device memory first");
+    } else {
+        snprintf(out, len, "an unmapped address");
+    }
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGABRT:
+        return "SIGABRT (abort)";
+    default:
+        return "a signal";
+    }
+}
+
+void emu_hdev_report_failure(struct emu_hdev *d)
+{
+    pthread_mutex_lock(&d->lock);
+    int already = d->failure_reported;
+    d->failure_reported = true;
+    pthread_mutex_unlock(&d->lock);
+    if (already || d->ctl == NULL)
+        return;
+    const struct emu_fault_record *f = &d->ctl->fault;
+    if (f->timed_out) {
+        EMU_LOG_ERR("device %u failed: kernel %s exceeded its launch timeout; the device is "
+                    "marked failed and its calls return errors, other devices keep working",
+                    d->id, f->kernel[0] ? f->kernel : "?");
+        return;
+    }
+    if (f->signo == 0) {
+        EMU_LOG_ERR("device %u failed: its executor (pid %d) ended unexpectedly; the device is "
+                    "marked failed and its calls return errors, other devices keep working",
+                    d->id, d->exec_pid);
+        return;
+    }
+    char where[512] = "", what[320];
+    if (f->image[0] != '\0')
+        emu_fault_symbolize(f->image, f->pc - f->image_base, where, sizeof(where));
+    else
+        snprintf(where, sizeof(where), "0x%llx (outside any kernel image)",
+                 (unsigned long long)f->pc);
+    emu_fault_classify(d->id, f->addr, what, sizeof(what));
+    EMU_LOG_ERR("device %u failed: kernel %s crashed with %s at %s; faulting address 0x%llx is "
+                "%s. The device is marked failed and its calls return errors; other devices "
+                "and the host keep working",
+                d->id, f->kernel[0] ? f->kernel : "(not in a kernel)", signal_name(f->signo),
+                where, (unsigned long long)f->addr, what);
+}

@@ -1,0 +1,256 @@
+/* mem.c - device memory from the host's side.
+ *
+ * Allocations live in the device's shared table (devctl.h), so the executor validates task
+ * ranges against the same records. The host reaches the bytes through its alias mapping;
+ * pages are populated once, at allocation, in the executor (by request) and here, so copies
+ * take no page faults. Pinned host memory is a file in the job folder that executors map to
+ * run asynchronous copies. */
+#include "mem.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/job.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "stream.h"
+
+#define PIN_RESERVE (64ull << 30)
+#define PIN_MAX_ALLOCS 8192u
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *pin_base;
+static struct emu_range_set pin_set = {.cap = PIN_MAX_ALLOCS, .limit = PIN_RESERVE};
+static struct emu_range pin_recs[PIN_MAX_ALLOCS];
+
+static void populate_in_executor(struct emu_hdev *d, uint64_t addr, uint64_t len)
+{
+    struct emu_rpc_req q = {.op = EMU_RPC_POPULATE, .arg1 = addr, .arg2 = len};
+    struct emu_rpc_rep r;
+
+    /* Best effort: without it the executor takes the page faults on first use instead. */
+    emu_status ignored = emu_hdev_rpc(d, &q, &r);
+    (void)ignored;
+}
+
+emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void **out)
+{
+    struct emu_range r;
+    emu_status s;
+
+    emu_devctl_lock(&d->ctl->alloc.lock);
+    s = emu_range_alloc(&d->ctl->alloc.set, d->ctl->alloc.recs, size, EMU_ALLOC_ALIGN,
+                        EMU_ALLOC_ROUND, kind, &r);
+    if (s == EMU_OK) {
+        int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, r.off);
+        d->ctl->alloc.recs[i].owner_pid = (int32_t)getpid();
+    }
+    emu_devctl_unlock(&d->ctl->alloc.lock);
+    if (s != EMU_OK) {
+        EMU_LOG_ERR("device %u: cannot allocate %llu bytes (%llu of %llu bytes in use, %u "
+                    "allocations)",
+                    d->id, (unsigned long long)size, (unsigned long long)d->ctl->alloc.set.used,
+                    (unsigned long long)d->ctl->alloc.set.limit, d->ctl->alloc.set.count);
+        return EMU_ENOMEM;
+    }
+    uint64_t addr = emu_window_base(d->id) + r.off;
+    if (kind != EMU_ALLOC_ARGS) {
+        emu_populate(d->alias + r.off, r.span);
+        populate_in_executor(d, addr, r.span);
+    }
+    *out = (void *)(uintptr_t)addr;
+    return EMU_OK;
+}
+
+emu_status emu_mem_free(void *ptr)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)ptr;
+    int dev = emu_window_device(addr);
+    struct emu_hdev *d;
+
+    if (dev < 0 || emu_hdev_open((uint32_t)dev, &d) != EMU_OK) {
+        EMU_LOG_ERR("aclrtFree(%p): not a device address from aclrtMalloc", ptr);
+        return EMU_EFREE;
+    }
+    uint64_t off = addr - emu_window_base((uint32_t)dev);
+    emu_status s = EMU_OK;
+    uint64_t span = 0;
+    emu_devctl_lock(&d->ctl->alloc.lock);
+    int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
+    if (i < 0 || d->ctl->alloc.recs[i].off != off) {
+        s = EMU_EFREE;
+    } else if (emu_stream_memory_busy(addr)) {
+        s = EMU_EAGAIN;
+    } else {
+        span = d->ctl->alloc.recs[i].span;
+        emu_range_remove(&d->ctl->alloc.set, d->ctl->alloc.recs, i);
+    }
+    emu_devctl_unlock(&d->ctl->alloc.lock);
+    if (s == EMU_EFREE)
+        EMU_LOG_ERR("aclrtFree(%p): not the start of a live allocation on device %d (double "
+                    "free, or a pointer into the middle of a buffer)",
+                    ptr, dev);
+    else if (s == EMU_EAGAIN)
+        EMU_LOG_ERR("aclrtFree(%p): queued tasks still use this memory; synchronise the stream "
+                    "before freeing it",
+                    ptr);
+    else
+        (void)span; /* pages are kept: the next allocation reuses them populated */
+    return s == EMU_EAGAIN ? EMU_EFREE : s;
+}
+
+int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off)
+{
+    uint64_t p = (uint64_t)(uintptr_t)ptr;
+    uint64_t b = (uint64_t)(uintptr_t)pin_base;
+    int found = 0;
+
+    if (pin_base == NULL || p < b || p - b >= PIN_RESERVE)
+        return 0;
+    pthread_mutex_lock(&pin_lock);
+    int i = emu_range_find(&pin_set, pin_recs, p - b);
+    if (i >= 0 && len <= pin_recs[i].off + pin_recs[i].span - (p - b)) {
+        *off = p - b;
+        found = 1;
+    }
+    pthread_mutex_unlock(&pin_lock);
+    return found;
+}
+
+emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
+                           struct emu_mem_ref *out)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)ptr;
+    int dev = emu_window_device(addr);
+
+    memset(out, 0, sizeof(*out));
+    out->dev = dev;
+    if (dev < 0) {
+        out->host = (uint8_t *)(uintptr_t)ptr;
+        out->pinned = emu_pin_lookup(ptr, len, &out->wire_addr);
+        out->space = out->pinned ? (uint32_t)getpid() : 0;
+        return EMU_OK;
+    }
+    if ((uint32_t)dev >= emu_rt.ndev) {
+        EMU_LOG_ERR("%s %p is in the window of device %d, which does not exist", what, ptr, dev);
+        return EMU_EINVAL;
+    }
+    struct emu_hdev *d;
+    emu_status s = emu_hdev_open((uint32_t)dev, &d);
+    if (s != EMU_OK)
+        return s;
+    if ((s = emu_hdev_check(d)) != EMU_OK)
+        return s;
+    uint64_t off = addr - emu_window_base((uint32_t)dev);
+    s = EMU_EINVAL;
+    emu_devctl_lock(&d->ctl->alloc.lock);
+    int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
+    if (i >= 0) {
+        out->rec = d->ctl->alloc.recs[i];
+        if (len <= out->rec.off + out->rec.size - off)
+            s = EMU_OK;
+    }
+    emu_devctl_unlock(&d->ctl->alloc.lock);
+    if (s != EMU_OK) {
+        if (i < 0)
+            EMU_LOG_ERR("%s %p is not inside memory allocated on device %d (aclrtMalloc)", what,
+                        ptr, dev);
+        else
+            EMU_LOG_ERR("%s [%p, +%llu) runs past the end of its %llu-byte allocation at 0x%llx "
+                        "on device %d",
+                        what, ptr, (unsigned long long)len, (unsigned long long)out->rec.size,
+                        (unsigned long long)(emu_window_base((uint32_t)dev) + out->rec.off),
+                        dev);
+        return s;
+    }
+    out->d = d;
+    out->host = d->alias + off;
+    out->wire_addr = addr;
+    return EMU_OK;
+}
+
+static emu_status pin_open(void)
+{
+    char path[512];
+    void *p;
+    emu_status s;
+
+    if (pin_base != NULL)
+        return EMU_OK;
+    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "pin%d.mem", (int)getpid())) !=
+        EMU_OK)
+        return s;
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)PIN_RESERVE) != 0) {
+        EMU_LOG_ERR("cannot create pinned host memory %s: %m", path);
+        if (fd >= 0)
+            close(fd);
+        return EMU_ENOMEM;
+    }
+    s = emu_map_shared(fd, 0, PIN_RESERVE, NULL, 0, &p);
+    close(fd);
+    if (s == EMU_OK)
+        pin_base = p;
+    return s;
+}
+
+emu_status emu_pin_alloc(uint64_t size, void **out)
+{
+    struct emu_range r;
+    emu_status s;
+
+    pthread_mutex_lock(&pin_lock);
+    s = pin_open();
+    if (s == EMU_OK)
+        s = emu_range_alloc(&pin_set, pin_recs, size, 64, 64, EMU_ALLOC_USER, &r);
+    pthread_mutex_unlock(&pin_lock);
+    if (s != EMU_OK) {
+        EMU_LOG_ERR("aclrtMallocHost: cannot allocate %llu bytes of pinned host memory",
+                    (unsigned long long)size);
+        return EMU_ENOMEM;
+    }
+    emu_populate(pin_base + r.off, r.span);
+    *out = pin_base + r.off;
+    return EMU_OK;
+}
+
+emu_status emu_pin_free(void *ptr)
+{
+    uint64_t p = (uint64_t)(uintptr_t)ptr;
+    uint64_t b = (uint64_t)(uintptr_t)pin_base;
+    emu_status s = EMU_EFREE;
+
+    pthread_mutex_lock(&pin_lock);
+    if (pin_base != NULL && p >= b && p - b < PIN_RESERVE) {
+        int i = emu_range_find(&pin_set, pin_recs, p - b);
+        if (i >= 0 && pin_recs[i].off == p - b) {
+            emu_range_remove(&pin_set, pin_recs, i);
+            s = EMU_OK;
+        }
+    }
+    pthread_mutex_unlock(&pin_lock);
+    if (s != EMU_OK)
+        EMU_LOG_ERR("aclrtFreeHost(%p): not memory from aclrtMallocHost (or freed twice)", ptr);
+    return s;
+}
+
+void emu_pin_fini(void)
+{
+    pthread_mutex_lock(&pin_lock);
+    if (pin_base != NULL)
+        emu_unmap(pin_base, PIN_RESERVE);
+    pin_base = NULL;
+    pin_set.count = 0;
+    pin_set.used = 0;
+    pthread_mutex_unlock(&pin_lock);
+}
+
+void emu_mem_forget_device(struct emu_hdev *d)
+{
+    if (d->alias != NULL)
+        emu_unmap(d->alias, d->mem_size);
+    d->alias = NULL;
+}

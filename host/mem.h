@@ -1,0 +1,49 @@
+/* mem.h - device memory as the host sees it: allocation in the device's shared table,
+ * address translation to the private alias, pinned host memory, synchronous copies. */
+#ifndef HCEMU_HOST_MEM_H
+#define HCEMU_HOST_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/status.h"
+#include "runtime.h"
+
+/* Allocate `size` bytes on device d (64-byte aligned, span rounded to 32). The address is a
+ * global device address; the pages are populated in the executor and in this process. */
+emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind,
+                         void **out) EMU_MUST_CHECK;
+/* Free an allocation by its start address (any device). EMU_EFREE for an address that is
+ * not the start of a live allocation. */
+emu_status emu_mem_free(void *ptr) EMU_MUST_CHECK;
+
+/* What an address passed by the user is. */
+struct emu_mem_ref {
+    int dev;            /* device owning the address, -1 for host memory */
+    struct emu_hdev *d; /* open device, NULL for host memory */
+    uint8_t *host;      /* where this process reaches the bytes */
+    uint32_t space;     /* for the wire: 0 device, else pid of the pinned host file */
+    uint64_t wire_addr; /* for the wire: device address or offset in the pinned file */
+    struct emu_range rec; /* allocation record (device or pinned memory) */
+    int pinned;         /* host memory from aclrtMallocHost */
+};
+
+/* Resolve [ptr, ptr+len). A device address must lie inside one live allocation of an
+ * opened device (else EMU_EINVAL with a line naming the problem). Host addresses are taken
+ * as they are; pinned ones are recognised. `what` names the argument in messages. */
+emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
+                           struct emu_mem_ref *out) EMU_MUST_CHECK;
+
+/* Pinned host memory (aclrtMallocHost): shared with executors for asynchronous copies. */
+emu_status emu_pin_alloc(uint64_t size, void **out) EMU_MUST_CHECK;
+emu_status emu_pin_free(void *ptr) EMU_MUST_CHECK;
+/* Whether [ptr, ptr+len) is pinned memory; fills the offset for the wire. */
+int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off);
+/* Drop the pinned pool (aclFinalize). */
+void emu_pin_fini(void);
+
+/* Unmap device memory aliases of d (device close). */
+void emu_mem_forget_device(struct emu_hdev *d);
+
+#endif

@@ -1,0 +1,198 @@
+/* runtime.c - process-wide state of the host library: configuration, the job folder, the
+ * current device of each OS thread, and clean-up at aclFinalize, exit, SIGINT and SIGTERM. */
+#include "runtime.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/os.h"
+#include "fault.h"
+#include "mem.h"
+
+#define DEFAULT_SOC "Ascend950PR_9599"
+
+struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static _Thread_local int current_dev = -1;
+static _Atomic int cleanup_started;
+
+static uint64_t env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+    const char *s = getenv(name);
+    char *end;
+
+    if (s == NULL || *s == '\0')
+        return def;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || v < lo || v > hi) {
+        EMU_LOG_WARN("%s=%s is not a number in [%llu, %llu]; using %llu", name, s,
+                     (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)def);
+        return def;
+    }
+    return v;
+}
+
+static void read_config(void)
+{
+    const char *soc = getenv("HCEMU_SOC");
+
+    emu_rt.ndev = (uint32_t)env_u64("HCEMU_DEVICES", 8, 1, EMU_MAX_DEVICES);
+    emu_rt.dev_mem = env_u64("HCEMU_DEVICE_MEM_GB", EMU_DEFAULT_DEVICE_MEM >> 30, 1,
+                             EMU_WINDOW_SIZE >> 30)
+                     << 30;
+    snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", soc && *soc ? soc : DEFAULT_SOC);
+    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
+        emu_rt.devs[i].id = i;
+        pthread_mutex_init(&emu_rt.devs[i].lock, NULL);
+        pthread_mutex_init(&emu_rt.devs[i].rpc_lock, NULL);
+        emu_rt.devs[i].sock = -1;
+    }
+}
+
+static emu_status make_job_dir(void)
+{
+    const char *path = getenv("HCEMU_JOB_PATH");
+    static _Atomic unsigned counter;
+
+    if (path != NULL && *path != '\0') {
+        /* hcemu-run (or another launcher) made the folder and removes it. */
+        snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path);
+        emu_rt.own_job_dir = false;
+        return emu_mkdir_p(emu_rt.job_dir, 0700);
+    }
+    const char *parent = getenv("HCEMU_JOB_DIR");
+    if (parent == NULL || *parent == '\0')
+        parent = "/dev/shm";
+    int n = snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s/hcemu-%u-%d-%u", parent,
+                     (unsigned)getuid(), (int)getpid(), counter++);
+    if (n < 0 || (size_t)n >= sizeof(emu_rt.job_dir) - 16) {
+        EMU_LOG_ERR("HCEMU_JOB_DIR %s is too long", parent);
+        return EMU_EINVAL;
+    }
+    emu_status s = emu_mkdir_p(emu_rt.job_dir, 0700);
+    if (s == EMU_OK) {
+        chmod(emu_rt.job_dir, 0700);
+        emu_rt.own_job_dir = true;
+    }
+    return s;
+}
+
+static void cleanup_now(void)
+{
+    if (atomic_exchange(&cleanup_started, 1))
+        return;
+    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
+        if (emu_rt.devs[i].sock >= 0)
+            close(emu_rt.devs[i].sock); /* the executor ends when its hosts hang up */
+    /* Reap the executors we started, so none is left a zombie (waitpid and usleep are
+     * async-signal-safe: this also runs from signal handlers). */
+    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
+        pid_t pid = emu_rt.devs[i].child_pid;
+        for (int k = 0; pid > 0 && k < 200; k++) {
+            pid_t r = waitpid(pid, NULL, WNOHANG);
+            if (r == pid || r < 0)
+                break;
+            usleep(10000);
+        }
+    }
+    if (emu_rt.own_job_dir && emu_rt.job_dir[0] != '\0')
+        emu_rmtree(emu_rt.job_dir);
+}
+
+static void on_exit_cb(void)
+{
+    cleanup_now();
+}
+
+static void on_signal(int sig)
+{
+    cleanup_now();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_cleanup(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            signal(sigs[i], on_signal);
+    }
+}
+
+emu_status emu_runtime_init(void)
+{
+    emu_status s = EMU_OK;
+
+    pthread_mutex_lock(&emu_rt.lock);
+    if (!emu_rt.job_ready) {
+        read_config();
+        s = make_job_dir();
+        if (s == EMU_OK) {
+            atomic_store(&cleanup_started, 0);
+            emu_rt.job_ready = true;
+            static bool registered;
+            if (!registered) {
+                atexit(on_exit_cb);
+                registered = true;
+            }
+            install_signal_cleanup();
+            emu_fault_install_host();
+        }
+    }
+    pthread_mutex_unlock(&emu_rt.lock);
+    return s;
+}
+
+void emu_runtime_fini(void)
+{
+    pthread_mutex_lock(&emu_rt.lock);
+    if (emu_rt.job_ready) {
+        for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
+            emu_hdev_close(&emu_rt.devs[i]);
+        emu_pin_fini();
+        if (emu_rt.own_job_dir)
+            emu_rmtree(emu_rt.job_dir);
+        emu_rt.job_ready = false;
+        emu_rt.own_job_dir = false;
+    }
+    pthread_mutex_unlock(&emu_rt.lock);
+}
+
+bool emu_runtime_is_initialized(void)
+{
+    return emu_rt.init_refs > 0;
+}
+
+int emu_runtime_current_device(void)
+{
+    return current_dev;
+}
+
+void emu_runtime_set_current_device(int dev)
+{
+    char ctx[16];
+
+    current_dev = dev;
+    snprintf(ctx, sizeof(ctx), "dev%d", dev);
+    emu_log_set_context(dev >= 0 ? ctx : NULL);
+}
+
+emu_status emu_runtime_current(struct emu_hdev **out)
+{
+    if (current_dev < 0) {
+        EMU_LOG_ERR("no device is set on this thread: call aclrtSetDevice first");
+        return EMU_ENODEVICE;
+    }
+    emu_status s = emu_hdev_open((uint32_t)current_dev, out);
+    if (s != EMU_OK)
+        return s;
+    return emu_hdev_check(*out);
+}

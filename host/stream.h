@@ -1,0 +1,58 @@
+/* stream.h - host streams: slots in the device's stream table, fed through the device's
+ * submission ring, synchronised on the `completed` counter in shared memory. */
+#ifndef HCEMU_HOST_STREAM_H
+#define HCEMU_HOST_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/status.h"
+#include "common/wire.h"
+#include "runtime.h"
+
+#define EMU_STREAM_MAGIC 0x5354524du
+#define EMU_STREAM_USES 32u
+
+struct emu_stream_use {
+    uint64_t addr; /* start of an allocation a queued task uses */
+    uint32_t seq;  /* the stream's submission count after that task */
+};
+
+struct emu_hstream {
+    uint32_t magic;
+    uint32_t dev;
+    uint32_t slot;
+    uint32_t gen;
+    bool is_default;
+    struct emu_hdev *d;
+    struct emu_hstream *next; /* registry of live streams, under the registry lock */
+    pthread_mutex_t use_lock;
+    struct emu_stream_use uses[EMU_STREAM_USES];
+    uint32_t n_uses;
+};
+
+/* Create a stream on device d (device slot + registry entry). */
+emu_status emu_stream_create(struct emu_hdev *d, bool is_default,
+                             struct emu_hstream **out) EMU_MUST_CHECK;
+/* Wait for the stream's tasks, then free its slot. */
+emu_status emu_stream_destroy(struct emu_hstream *s) EMU_MUST_CHECK;
+/* Validate a user's aclrtStream (NULL = the current device's default stream). */
+emu_status emu_stream_resolve(void *user, struct emu_hstream **out) EMU_MUST_CHECK;
+/* Append a task to the stream (fills stream/gen). Never blocks on the task itself. */
+emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w) EMU_MUST_CHECK;
+/* Remember that the task just submitted uses the allocation starting at `addr`. */
+void emu_stream_note_use(struct emu_hstream *s, uint64_t addr);
+/* Whether a queued task of any stream still uses the allocation starting at `addr`. */
+bool emu_stream_memory_busy(uint64_t addr);
+/* Wait until every task submitted so far has retired; returns and clears the stream's
+ * error. deadline as emu_now_ns(); UINT64_MAX = forever. */
+emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline) EMU_MUST_CHECK;
+/* Synchronise every stream of this process on device d. */
+emu_status emu_stream_sync_device(struct emu_hdev *d) EMU_MUST_CHECK;
+/* Drop the registry entries of device d (device reset). */
+void emu_stream_forget_device(struct emu_hdev *d);
+
+/* Call site of the public API function that called us (for task reports). */
+#define EMU_CALLSITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+
+#endif

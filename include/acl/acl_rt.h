@@ -1,0 +1,313 @@
+/* acl_rt.h - the ACL runtime subset used by the Atlas 350 communication-kernel flow:
+ * initialisation, devices, memory, copies, streams, events, notifies, last-error queries,
+ * kernel binary loading, argument building and kernel launch.
+ *
+ * hcemu's own rendition of the CANN 1.17 header; every name, value, layout and prototype
+ * follows spec/acl-runtime.md. Including this file alone is enough, as with the vendor's. */
+#ifndef HCEMU_ACL_RT_H
+#define HCEMU_ACL_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 17
+#define ACL_PATCH_VERSION 0
+
+#define ACL_NOTIFY_DEFAULT 0x0U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x1U
+
+#define ACL_STREAM_FAST_LAUNCH 0x1
+#define ACL_STREAM_FAST_SYNC 0x2
+#define ACL_STREAM_PERSISTENT 0x4
+#define ACL_STREAM_HUGE 0x8
+#define ACL_STREAM_CPU_SCHEDULE 0x10
+#define ACL_STREAM_DEVICE_USE_ONLY 0x20
+
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE 0x43554245U
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246U
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 0x41494343U
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF
+} aclrtStreamStatus;
+
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,               /* direction inferred from the addresses */
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5, /* host buffer reusable on return */
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7
+} aclrtMemcpyKind;
+
+/* aclrtMalloc takes one base value; aclrtMallocWithCfg also accepts a base value ORed with
+ * one bandwidth flag and the read-only flag (C++ callers must cast the OR back). */
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
+} aclrtMemMallocPolicy;
+
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3 /* new in 1.17 */
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct { /* 12 bytes */
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct { /* 16 bytes */
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+typedef enum aclrtBinaryLoadOptionType {
+    ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+    ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2, /* deprecated alias of MAGIC */
+    ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3
+} aclrtBinaryLoadOptionType;
+
+/* cpuKernelMode: 0 = JSON only (kernel .so already on the device; what the samples use),
+ * 1 = JSON plus the same-named .so next to it, 2 = raw bytes + aclrtRegisterCpuFunc. */
+typedef union aclrtBinaryLoadOptionValue { /* 16 bytes */
+    uint32_t isLazyLoad;
+    uint32_t magic;
+    int32_t cpuKernelMode;
+    uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct { /* 20 bytes */
+    aclrtBinaryLoadOptionType type;
+    aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions { /* 16 bytes */
+    aclrtBinaryLoadOption *options;
+    size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+typedef enum {
+    ACL_RT_ENGINE_TYPE_AIC = 0,
+    ACL_RT_ENGINE_TYPE_AIV
+} aclrtEngineType;
+
+/* 1.15 spelled some attributes differently; both spellings are accepted (same values). */
+typedef enum aclrtLaunchKernelAttrId {
+    ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
+    ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE = 2, /* deprecated name of DYN_UBUF_SIZE */
+    ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = 3,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET = 4,
+    ACL_RT_LAUNCH_KERNEL_ATTR_NUMBLOCKS_OFFSET = 4, /* 1.15 name of BLOCKDIM_OFFSET */
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH = 5,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP = 6,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT = 7,    /* seconds in value.timeout, 0 = forever */
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US = 8, /* never together with TIMEOUT */
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING = 9
+} aclrtLaunchKernelAttrId;
+
+typedef struct {
+    uint32_t timeoutLow;
+    uint32_t timeoutHigh;
+} aclrtTimeoutUs;
+
+typedef union aclrtLaunchKernelAttrValue { /* 16 bytes */
+    uint8_t schemMode;
+    uint32_t localMemorySize; /* deprecated name of dynUBufSize */
+    uint32_t dynUBufSize;
+    aclrtEngineType engineType;
+    uint32_t blockDimOffset;
+    uint32_t numBlocksOffset; /* 1.15 name of blockDimOffset */
+    uint8_t isBlockTaskPrefetch;
+    uint8_t isDataDump;
+    uint16_t timeout;
+    aclrtTimeoutUs timeoutUs;
+    uint8_t enableProfiling;
+    uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
+typedef struct aclrtLaunchKernelAttr { /* 20 bytes */
+    aclrtLaunchKernelAttrId id;
+    aclrtLaunchKernelAttrValue value;
+} aclrtLaunchKernelAttr;
+
+typedef struct aclrtLaunchKernelCfg { /* 16 bytes */
+    aclrtLaunchKernelAttr *attrs;
+    size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+/* --- initialisation and devices --------------------------------------------------------- */
+
+/* Must precede every other ACL call; configPath may be NULL. A repeated call may return
+ * ACL_ERROR_REPEAT_INITIALIZE, which callers may ignore. */
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
+ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+/* Reference-counted finalize; *refCount receives the remaining count. */
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
+
+/* Device selection is per calling OS thread and reference-counted (one reset per set). */
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+
+/* --- memory ----------------------------------------------------------------------------- */
+
+/* Device memory of the current device, 64-byte aligned, uninitialised; size 0 is an error.
+ * Freed with aclrtFree, which does not wait for tasks still using it. cfg may be NULL. */
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size,
+                                                aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+/* Page-locked host memory, 64-byte aligned; freed with aclrtFreeHost. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+
+/* Synchronous copy of count bytes into a destination of capacity destMax. It does not wait
+ * for queued stream work: synchronise first. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                         aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src,
+                                              size_t count, aclrtMemcpyKind kind,
+                                              aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value,
+                                         size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value,
+                                              size_t count, aclrtStream stream);
+
+/* --- streams and synchronisation -------------------------------------------------------- */
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+                                                         uint32_t flag);
+/* Waits for unfinished tasks, then destroys. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+/* Blocks until every queued task finished; returns the first task failure, if any. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+/* timeout in ms, -1 = forever; ACL_ERROR_RT_STREAM_SYNC_TIMEOUT on expiry. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream,
+                                                               int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+
+/* Runtime notifies (the A2/A3 hand-shake; unused on Atlas 350). flag: ACL_NOTIFY_*.
+ * aclrtWaitAndResetNotify's timeout is in seconds, 0 = forever. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
+ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream,
+                                                     uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+
+/* --- error reporting -------------------------------------------------------------------- */
+
+/* The calling OS thread's last error: Get reads and resets it to 0, Peek only reads it. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+/* Latest error text of this thread or NULL; valid until the next call, which clears it. */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+/* --- kernel binaries -------------------------------------------------------------------- */
+
+/* For AICPU kernels binPath is the operator-info JSON and options carries one
+ * ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE entry. */
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromFile(const char *binPath,
+                                                     aclrtBinaryLoadOptions *options,
+                                                     aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromData(const void *data, size_t length,
+                                                     const aclrtBinaryLoadOptions *options,
+                                                     aclrtBinHandle *binHandle);
+/* kernelName is a top-level key of the operator-info JSON. */
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle,
+                                                    const char *kernelName,
+                                                    aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+/* CPU-kernel mode 2: funcName = entry symbol, kernelName = op type. */
+ACL_FUNC_VISIBILITY aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle,
+                                                  const char *funcName, const char *kernelName,
+                                                  aclrtFuncHandle *funcHandle);
+
+/* --- kernel arguments and launch -------------------------------------------------------- */
+
+/* The argument list is a per-OS-thread singleton: a new Init resets the previous list.
+ * Append copies paramSize bytes at call time; AICPU lists are the plain concatenation of the
+ * appended bytes (1-byte packing, no hidden parameters); <= 128 parameters, <= 64 KiB. */
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle,
+                                                 aclrtArgsHandle *argsHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param,
+                                                   size_t paramSize,
+                                                   aclrtParamHandle *paramHandle);
+/* Reserves a parameter slot whose bytes are supplied later through
+ * aclrtKernelArgsGetPlaceHolderBuffer. */
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
+                                                              aclrtParamHandle *paramHandle);
+/* Returns in *bufferAddr a dataSize-byte buffer backing a placeholder parameter. */
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                                                 aclrtParamHandle paramHandle,
+                                                                 size_t dataSize,
+                                                                 void **bufferAddr);
+/* Replaces the bytes of an appended parameter (also after Finalize; finalize again). */
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle,
+                                                       aclrtParamHandle paramHandle, void *param,
+                                                       size_t paramSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+
+/* Appends a kernel task to stream and returns. cfg may be NULL; reserve must be NULL.
+ * The AICPU entry `uint32_t f(void *args)` receives a copy of the finalised argument bytes;
+ * non-zero marks the task failed, reported at stream synchronisation. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle,
+                                                         uint32_t numBlocks, aclrtStream stream,
+                                                         aclrtLaunchKernelCfg *cfg,
+                                                         aclrtArgsHandle argsHandle,
+                                                         void *reserve);
+/* Arguments already in device memory. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                               const void *argsData, size_t argsSize,
+                                               aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
