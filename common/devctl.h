@@ -27,6 +27,7 @@
 #define EMU_MAX_PEERS 64u
 #define EMU_SQ_DEPTH 4096u
 #define EMU_PATH_MAX 256u
+#define EMU_MAX_COMMS 64u
 
 enum emu_dev_state {
     EMU_DEV_STARTING = 0,
@@ -135,6 +136,17 @@ struct emu_channel_ctl {
     struct emu_channel_mem mems[EMU_MAX_CHANNEL_MEMS]; /* peer memories reachable */
 };
 
+/* A communicator member on this device, so kernels can find it by name
+ * (HcommAcquireComm) and reports can name ranks. */
+struct emu_comm_ctl {
+    _Atomic uint32_t state; /* 0 free, 1 live */
+    uint32_t rank;
+    uint32_t size;
+    _Atomic uint32_t locked; /* HcommAcquireComm holds it */
+    uint64_t comm_id;
+    char name[128];
+};
+
 /* Another device this device exchanges with: its job folder and id locate its files. */
 struct emu_peer_ref {
     uint32_t used;
@@ -171,6 +183,7 @@ struct emu_devctl {
     struct emu_stream_ctl streams[EMU_MAX_STREAMS];
     struct emu_channel_ctl channels[EMU_MAX_CHANNELS];
     struct emu_peer_ref peers[EMU_MAX_PEERS];
+    struct emu_comm_ctl comms[EMU_MAX_COMMS];
     struct emu_sq sq;
     struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
 };

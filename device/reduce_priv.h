@@ -71,12 +71,11 @@ void emu_reduce_fill_avx512(struct emu_reduce_kernels *k);
             STORE(d + i, OP(LOAD(d + i), LOAD(s + i)));                                        \
     }
 
-/* Lets the vectoriser ignore possible aliasing of dst and src: the only aliasing allowed is
- * dst == src, where iteration i reads and writes element i only, so no dependence is carried
- * between iterations. */
-#if defined(__clang__)
-#define EMU_IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__GNUC__)
+/* Lets GCC's vectoriser ignore possible aliasing of dst and src: the only aliasing allowed
+ * is dst == src, where iteration i reads and writes element i only, so no dependence is
+ * carried between iterations. Clang vectorises these loops with a run-time overlap check
+ * instead (its assume_safety pragma warns, and so fails -Werror, where it cannot vectorise). */
+#if defined(__GNUC__) && !defined(__clang__)
 #define EMU_IVDEP _Pragma("GCC ivdep")
 #else
 #define EMU_IVDEP

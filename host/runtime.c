@@ -12,10 +12,10 @@
 
 #include "common/log.h"
 #include "common/os.h"
+#include "common/product.h"
 #include "fault.h"
 #include "mem.h"
 
-#define DEFAULT_SOC "Ascend950PR_9599"
 
 struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local int current_dev = -1;
@@ -39,13 +39,11 @@ static uint64_t env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi
 
 static void read_config(void)
 {
-    const char *soc = getenv("HCEMU_SOC");
-
     emu_rt.ndev = (uint32_t)env_u64("HCEMU_DEVICES", 8, 1, EMU_MAX_DEVICES);
     emu_rt.dev_mem = env_u64("HCEMU_DEVICE_MEM_GB", EMU_DEFAULT_DEVICE_MEM >> 30, 1,
                              EMU_WINDOW_SIZE >> 30)
                      << 30;
-    snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", soc && *soc ? soc : DEFAULT_SOC);
+    snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", emu_product_soc());
     for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
         emu_rt.devs[i].id = i;
         pthread_mutex_init(&emu_rt.devs[i].lock, NULL);

@@ -1,12 +1,10 @@
 /* symbols.c - source lines of kernel addresses for host-side reports. */
-#include <stdio.h>
-#include <string.h>
-
 #include "fault.h"
+#include "loader/symbolize.h"
 
 void emu_fault_symbolize(const char *image, uint64_t offset, char *out, size_t len)
 {
-    const char *base = strrchr(image, '/');
-
-    snprintf(out, len, "0x%llx (%s)", (unsigned long long)offset, base ? base + 1 : image);
+    /* On failure emu_symbolize still writes "0xaddr (image)". */
+    emu_status ignored = emu_symbolize(image, offset, out, len);
+    (void)ignored;
 }
