@@ -326,8 +326,8 @@ static enum emu_run_result poll_launch(struct emu_task *t, struct launch *l)
         return EMU_RUN_PARK;
     }
     if (emu_load_acquire(&l->failed)) {
-        EMU_LOG_ERR("kernel %s returned %u (non-zero): the kernel task failed",
-                    funcs[l->func].name, emu_load_acquire(&l->failed_ret));
+        snprintf(t->note, sizeof(t->note), "kernel %s returned %u (non-zero)",
+                 funcs[l->func].name, emu_load_acquire(&l->failed_ret));
         t->status = EMU_EKERNEL_FAIL;
         return EMU_RUN_FAIL;
     }

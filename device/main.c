@@ -16,6 +16,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "diag.h"
 #include "exec.h"
 #include "kernel_run.h"
 #include "sched.h"
@@ -107,6 +108,7 @@ int main(int argc, char **argv)
     ctl->window_base = emu_window_base(o.dev);
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         emu_server_listen(sock, &lfd) != EMU_OK || emu_fault_install() != EMU_OK ||
+        (emu_diag_init(), 0) ||
         emu_sched_start(0) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
@@ -118,6 +120,7 @@ int main(int argc, char **argv)
         close(o.ready_fd);
     }
     emu_server_run(lfd);
+    emu_diag_fini();
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
     emu_futex_wake(&ctl->state, INT32_MAX);
     remove_files(o.job, o.dev);

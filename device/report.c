@@ -58,8 +58,9 @@ void emu_report_task_failure(uint32_t slot, const struct emu_task *t)
     int from_host = sc->kind == EMU_STREAM_ACL;
 
     emu_report_callsite(t->callsite, from_host, where, sizeof(where));
-    EMU_LOG_ERR("%s %u%s%s: %s failed: %s, submitted at %s; the rest of this stream is discarded "
-                "and the error is returned by the next synchronisation",
+    EMU_LOG_ERR("%s %u%s%s: %s failed: %s%s%s, submitted at %s; the rest of this stream is "
+                "discarded and the error is returned by the next synchronisation",
                 from_host ? "stream" : "thread", slot, sc->label[0] ? " " : "", sc->label,
-                emu_report_kind_name(t->kind), emu_status_str(t->status), where);
+                emu_report_kind_name(t->kind), emu_status_str(t->status), t->note[0] ? ": " : "",
+                t->note, where);
 }

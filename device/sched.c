@@ -14,6 +14,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "diag.h"
 #include "exec.h"
 #include "report.h"
 
@@ -205,7 +206,13 @@ static void run_stream(uint32_t s)
             return;
         }
         pthread_mutex_unlock(&lock);
+        if (!t->started) {
+            t->started = 1;
+            emu_diag_task_start(t);
+        }
         enum emu_run_result res = t->run(t);
+        if (res != EMU_RUN_PARK)
+            emu_diag_task_end(t, res);
         pthread_mutex_lock(&lock);
         if (res == EMU_RUN_PARK) {
             account(s, done);
@@ -248,6 +255,7 @@ static void scan_parked(uint64_t now)
             i++;
             continue;
         }
+        emu_diag_task_end(t, res);
         park_remove(s);
         if (res == EMU_RUN_FAIL) {
             fail_head(s, t);

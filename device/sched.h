@@ -24,6 +24,16 @@ struct emu_task;
 typedef enum emu_run_result (*emu_task_run_fn)(struct emu_task *t);
 typedef void (*emu_task_release_fn)(struct emu_task *t);
 
+/* A memory range a task touches, for race checks and traces. */
+struct emu_access {
+    uint64_t addr; /* global device address */
+    uint64_t len;
+    uint32_t dev;  /* device owning the memory */
+    uint32_t write;
+};
+
+enum emu_sync_op { EMU_SYNC_NONE = 0, EMU_SYNC_RECORD = 1, EMU_SYNC_WAIT = 2 };
+
 struct emu_task {
     struct emu_task *next;
     emu_task_run_fn run;
@@ -39,6 +49,15 @@ struct emu_task {
     uint32_t origin;             /* host stream that launched the kernel which made it */
     uint64_t seq;                /* device-wide submission number (traces, race checks) */
     void *priv;                  /* owned by the task kind, released by `release` */
+    char note[160];              /* detail for the failure report ("kernel k returned 7") */
+    /* Filled by whoever builds the task, read by the diagnostics (device/diag.h). */
+    struct emu_access acc[2];    /* what the task reads and writes */
+    uint32_t n_acc;
+    uint8_t sync_op;             /* enum emu_sync_op: the task records or waits on a notify */
+    uint32_t sync_dev;           /* device owning that notify slot */
+    uint32_t sync_slot;
+    uint32_t from_kernel;        /* submitted by kernel code (call site inside an image) */
+    uint8_t started;             /* run() was called once (diagnostics saw the start) */
     union {
         struct emu_wire_task wire; /* host tasks, verbatim */
         uint8_t raw[160];          /* data-plane payloads */
