@@ -27,7 +27,9 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "fault.h"
+#include "kernel.h"
 #include "mem.h"
+#include "stream.h"
 #include "runtime.h"
 
 #define START_TIMEOUT_MS 30000
@@ -231,6 +233,8 @@ static void reap(struct emu_hdev *d)
 
 void emu_hdev_close(struct emu_hdev *d)
 {
+    emu_stream_forget_device(d);
+    emu_kernel_forget_device(d->id);
     emu_mem_forget_device(d);
     if (d->ctl != NULL)
         emu_unmap(d->ctl, sizeof(struct emu_devctl));
@@ -240,6 +244,7 @@ void emu_hdev_close(struct emu_hdev *d)
     d->sock = -1;
     reap(d);
     d->open = false;
+    d->failed = false; /* a later aclInit starts a fresh executor */
     d->default_stream = NULL;
     d->set_refs = 0;
 }

@@ -540,3 +540,15 @@ emu_status emu_kernel_launch_raw(struct emu_func *f, const void *args, size_t si
         return st;
     return submit_kernel(s, fid, (uint64_t)(uintptr_t)args, size, false, o);
 }
+
+void emu_kernel_forget_device(uint32_t dev)
+{
+    /* The executor that had the images loaded is gone: load again on next use. */
+    pthread_mutex_lock(&bin_lock);
+    for (struct emu_bin *b = bins; b != NULL; b = b->next) {
+        b->image[dev] = 0;
+        for (struct emu_func *f = b->funcs; f != NULL; f = f->next)
+            f->fid[dev] = 0;
+    }
+    pthread_mutex_unlock(&bin_lock);
+}

@@ -66,4 +66,7 @@ emu_status emu_kernel_launch_raw(struct emu_func *f, const void *args, size_t si
                                  struct emu_hstream *s,
                                  const struct emu_launch_opts *o) EMU_MUST_CHECK;
 
+/* Forget what was loaded into device `dev`'s executor (device closed or failed). */
+void emu_kernel_forget_device(uint32_t dev);
+
 #endif
