@@ -4,6 +4,20 @@
 
 #include <string.h>
 
+/* Seqlock writer side; callers hold the table's lock, so writers never overlap. */
+static void write_begin(struct emu_range_set *set)
+{
+    atomic_fetch_add_explicit(&set->seq, 1, memory_order_relaxed);
+    /* Pairs with the acquire fence in emu_range_read(): a reader that sees record bytes
+     * written after this point also sees the odd sequence number. */
+    atomic_thread_fence(memory_order_release);
+}
+
+static void write_end(struct emu_range_set *set)
+{
+    atomic_fetch_add_explicit(&set->seq, 1, memory_order_release);
+}
+
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
@@ -22,6 +36,7 @@ emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, ui
         uint64_t start = align_up(cursor, align);
         uint64_t gap_end = i < set->count ? recs[i].off : set->limit;
         if (start <= gap_end && gap_end - start >= span) {
+            write_begin(set);
             memmove(&recs[i + 1], &recs[i], (set->count - i) * sizeof(recs[0]));
             struct emu_range *r = &recs[i];
             r->off = start;
@@ -33,6 +48,7 @@ emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, ui
             atomic_store_explicit(&r->pending, 0, memory_order_relaxed);
             set->count++;
             set->used += span;
+            write_end(set);
             *out = *r;
             return EMU_OK;
         }
@@ -61,7 +77,43 @@ int emu_range_find(const struct emu_range_set *set, const struct emu_range *recs
 
 void emu_range_remove(struct emu_range_set *set, struct emu_range *recs, int index)
 {
+    write_begin(set);
     set->used -= recs[index].span;
     memmove(&recs[index], &recs[index + 1], (set->count - (uint32_t)index - 1) * sizeof(recs[0]));
     set->count--;
+    write_end(set);
+}
+
+int emu_range_read(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off,
+                   struct emu_range *out)
+{
+    for (int attempt = 0; attempt < 64; attempt++) {
+        /* Pairs with the release in write_end(): a stable even value means the records read
+         * below belong to one version of the table. */
+        uint32_t before = atomic_load_explicit(&set->seq, memory_order_acquire);
+        if (before & 1u)
+            continue;
+        /* count never exceeds cap, so even a torn read stays inside the array. */
+        int i = emu_range_find(set, recs, off);
+        struct emu_range r = {0};
+        if (i >= 0) {
+            r.off = recs[i].off;
+            r.span = recs[i].span;
+            r.size = recs[i].size;
+            r.kind = recs[i].kind;
+            r.gen = recs[i].gen;
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&set->seq, memory_order_relaxed) != before)
+            continue;
+        if (i < 0)
+            return 0;
+        out->off = r.off;
+        out->span = r.span;
+        out->size = r.size;
+        out->kind = r.kind;
+        out->gen = r.gen;
+        return 1;
+    }
+    return -1;
 }

@@ -23,7 +23,7 @@ struct emu_range_set {
     uint32_t count; /* records in use, sorted by off */
     uint32_t cap;
     uint32_t next_gen;
-    uint32_t reserved;
+    _Atomic uint32_t seq; /* odd while a writer changes the records (seqlock for readers) */
     uint64_t limit; /* size of the space */
     uint64_t used;  /* sum of spans */
 };
@@ -37,5 +37,10 @@ emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, ui
 int emu_range_find(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off);
 /* Drop record `index`. */
 void emu_range_remove(struct emu_range_set *set, struct emu_range *recs, int index);
+/* Lock-free read for hot paths: copy the record containing `off` into *out. Returns 1 when
+ * found, 0 when not, -1 when a writer kept the table busy (take the lock and use
+ * emu_range_find instead). Writers are emu_range_alloc/remove under the table's lock. */
+int emu_range_read(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off,
+                   struct emu_range *out);
 
 #endif

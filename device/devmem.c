@@ -181,21 +181,37 @@ emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out)
 {
     struct emu_devctl *ctl = emu_exec_ctl();
     uint64_t base = emu_window_base(emu_exec_g.dev);
-    emu_status s = EMU_EINVAL;
+    struct emu_range r;
 
     if (addr < base || addr - base >= ctl->mem_size)
         return EMU_EINVAL;
-    emu_devctl_lock(&ctl->alloc.lock);
-    int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, addr - base);
-    if (i >= 0) {
-        const struct emu_range *r = &ctl->alloc.recs[i];
-        if (len <= r->off + r->size - (addr - base)) {
-            *out = *r;
-            s = EMU_OK;
+    /* Every data-plane task checks its ranges, twice: read the table lock-free, and take
+     * the lock only when a writer keeps it busy (or died mid-update). */
+    int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, addr - base, &r);
+    if (found < 0) {
+        emu_devctl_lock(&ctl->alloc.lock);
+        int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, addr - base);
+        found = i >= 0;
+        if (found) {
+            r.off = ctl->alloc.recs[i].off;
+            r.span = ctl->alloc.recs[i].span;
+            r.size = ctl->alloc.recs[i].size;
+            r.kind = ctl->alloc.recs[i].kind;
+            r.gen = ctl->alloc.recs[i].gen;
         }
+        emu_devctl_unlock(&ctl->alloc.lock);
     }
-    emu_devctl_unlock(&ctl->alloc.lock);
-    return s;
+    if (!found)
+        return EMU_EINVAL;
+    uint64_t in = addr - base - r.off; /* never wraps: see the host's emu_mem_resolve() */
+    if (in >= r.size || len > r.size - in)
+        return EMU_EINVAL;
+    out->off = r.off;
+    out->span = r.span;
+    out->size = r.size;
+    out->kind = r.kind;
+    out->gen = r.gen;
+    return EMU_OK;
 }
 
 void emu_devmem_free_internal(uint64_t addr)

@@ -1,22 +1,454 @@
-/* diag.c - default diagnostics hooks: nothing is enabled. Replaced by the diagnostics
- * modules (watchdog, race detector, trace) as they land. */
+/* diag.c - the diagnostics core: settings, the job-wide diag.shm, task descriptions, call
+ * sites as source lines, names for reports, and the scheduler hooks that dispatch to the
+ * watchdog (diag_watchdog.c), race detector (diag_race.c) and timeline (diag_trace.c).
+ *
+ * Lock order: scheduler lock, then `site_lock`, then the shm lock. */
 #include "diag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/job.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "diag_priv.h"
+#include "exec.h"
+#include "kernel_run.h"
+#include "report.h"
+
+#define SITE_CACHE 8192u /* per-process pc -> site id cache (open addressing) */
+
+struct emu_diag_cfg emu_diag_cfg;
+struct emu_diag_shm *emu_diag_shm;
+bool emu_diag_submit_on;
+
+/* True when a task hook has work to do (race or trace). Set before the workers start. */
+static bool hooks_on;
+static uint64_t seed;
+
+struct site_ent {
+    uint64_t key; /* pc ^ (pid << 48); 0 = empty */
+    uint32_t site;
+};
+static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct site_ent site_cache[SITE_CACHE];
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+
+    if (v == NULL || *v == '\0')
+        return dflt;
+    return strtoull(v, NULL, 0);
+}
+
+uint64_t emu_diag_seed(void)
+{
+    return seed;
+}
+
+void emu_diag_shm_lock(void)
+{
+    emu_devctl_lock(&emu_diag_shm->lock);
+}
+
+void emu_diag_shm_unlock(void)
+{
+    emu_devctl_unlock(&emu_diag_shm->lock);
+}
+
+static emu_status init_shm(struct emu_diag_shm *m)
+{
+    pthread_mutexattr_t a;
+
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    int rc = pthread_mutex_init(&m->lock, &a);
+    pthread_mutexattr_destroy(&a);
+    if (rc != 0)
+        return EMU_ESYSCALL;
+    atomic_store(&m->next_flow, 1);
+    /* Pairs with the acquire loads of `magic` in open_shm() of later executors. */
+    __atomic_store_n(&m->magic, EMU_DIAG_MAGIC, __ATOMIC_RELEASE);
+    return EMU_OK;
+}
+
+/* Create diag.shm (first executor of the job) or join it. */
+static emu_status open_shm(void)
+{
+    char path[512];
+    void *p;
+    bool creator = true;
+
+    if (emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "diag.shm") != EMU_OK)
+        return EMU_EINVAL;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        creator = false;
+        fd = open(path, O_RDWR | O_CLOEXEC);
+    }
+    if (fd < 0 || (creator && ftruncate(fd, sizeof(struct emu_diag_shm)) != 0)) {
+        EMU_LOG_WARN("diagnostics off: cannot create %s: %m", path);
+        if (fd >= 0)
+            close(fd);
+        return EMU_EFILE;
+    }
+    struct stat st;
+    uint64_t until = emu_now_ns() + 2000000000ull;
+    while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_diag_shm) &&
+           emu_now_ns() < until)
+        usleep(1000);
+    emu_status s = emu_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
+    close(fd);
+    if (s != EMU_OK)
+        return s;
+    struct emu_diag_shm *m = p;
+    if (creator && init_shm(m) != EMU_OK)
+        return EMU_ESYSCALL;
+    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC && emu_now_ns() < until)
+        usleep(1000);
+    if (m->magic != EMU_DIAG_MAGIC) {
+        EMU_LOG_WARN("diagnostics off: %s was not initialised", path);
+        emu_unmap(p, sizeof(struct emu_diag_shm));
+        return EMU_EFILE;
+    }
+    emu_diag_shm = m;
+    return EMU_OK;
+}
+
+static void read_cfg(void)
+{
+    const char *tp = getenv("HCEMU_TRACE");
+
+    emu_diag_cfg.hang_ms = env_u64("HCEMU_HANG_MS", 2000);
+    emu_diag_cfg.race = env_u64("HCEMU_RACECHECK", 0) != 0;
+    if (tp != NULL && *tp != '\0') {
+        emu_diag_cfg.trace = true;
+        snprintf(emu_diag_cfg.trace_path, sizeof(emu_diag_cfg.trace_path), "%s", tp);
+    }
+    seed = env_u64("HCEMU_SEED", 0);
+}
 
 void emu_diag_init(void)
 {
+    read_cfg();
+    if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.race && !emu_diag_cfg.trace)
+        return;
+    if (open_shm() != EMU_OK) {
+        emu_diag_cfg.hang_ms = 0;
+        emu_diag_cfg.race = emu_diag_cfg.trace = false;
+        return;
+    }
+    emu_fetch_or_acq_rel(&emu_diag_shm->live_mask, 1ull << emu_exec_g.dev);
+    if (emu_diag_cfg.trace)
+        emu_trace_init();
+    hooks_on = emu_diag_cfg.race || emu_diag_cfg.trace;
+    emu_diag_submit_on = emu_diag_cfg.race;
+    emu_diag_watchdog_start();
 }
 
 void emu_diag_fini(void)
 {
+    if (emu_diag_shm == NULL)
+        return;
+    emu_diag_watchdog_stop();
+    if (emu_diag_cfg.trace)
+        emu_trace_fini();
+    if (emu_diag_cfg.race)
+        emu_race_fini();
+    atomic_fetch_and(&emu_diag_shm->live_mask, ~(1ull << emu_exec_g.dev));
 }
 
 void emu_diag_task_start(struct emu_task *t)
 {
-    (void)t;
+    struct emu_diag_desc d;
+
+    if (!hooks_on)
+        return;
+    t->start_ns = emu_now_ns();
+    emu_diag_describe(t, &d);
+    if (emu_diag_cfg.race)
+        emu_race_task_start(t, &d);
+    if (emu_diag_cfg.trace)
+        emu_trace_task_start(t, &d);
 }
 
 void emu_diag_task_end(struct emu_task *t, enum emu_run_result res)
 {
-    (void)t;
-    (void)res;
+    struct emu_diag_desc d;
+
+    if (!hooks_on)
+        return;
+    emu_diag_describe(t, &d);
+    if (emu_diag_cfg.race)
+        emu_race_task_end(t, &d, res == EMU_RUN_DONE);
+    if (emu_diag_cfg.trace)
+        emu_trace_task_end(t, &d, res == EMU_RUN_DONE);
+}
+
+void emu_diag_task_submit(struct emu_task *t)
+{
+    if (emu_diag_cfg.race)
+        emu_race_submit(t);
+}
+
+void emu_diag_task_free(struct emu_task *t)
+{
+    free(t->diag);
+    t->diag = NULL;
+}
+
+static void add_acc(struct emu_diag_desc *d, uint64_t addr, uint32_t space, uint64_t len, int w)
+{
+    int dev = emu_window_device(addr);
+
+    if (space != 0 || dev < 0 || len == 0 || d->n_acc >= 2)
+        return;
+    d->acc[d->n_acc++] = (struct emu_access){addr, len, (uint32_t)dev, (uint32_t)w};
+}
+
+static void describe_wire(const struct emu_task *t, struct emu_diag_desc *d)
+{
+    const struct emu_wire_task *w = &t->u.wire;
+
+    switch (t->kind) {
+    case EMU_TASK_COPY:
+        add_acc(d, w->u.copy.src.addr, w->u.copy.src.space, w->u.copy.len, 0);
+        add_acc(d, w->u.copy.dst.addr, w->u.copy.dst.space, w->u.copy.len, 1);
+        break;
+    case EMU_TASK_MEMSET:
+        add_acc(d, w->u.memset.dst, 0, w->u.memset.len, 1);
+        break;
+    case EMU_TASK_NOTIFY_RECORD:
+        *d = (struct emu_diag_desc){.sync_op = EMU_SYNC_RECORD, .sync_dev = w->u.notify.dev,
+                                    .sync_slot = w->u.notify.slot};
+        break;
+    case EMU_TASK_NOTIFY_WAIT:
+        *d = (struct emu_diag_desc){.sync_op = EMU_SYNC_WAIT, .sync_dev = emu_exec_g.dev,
+                                    .sync_slot = w->u.wait.slot};
+        break;
+    case EMU_TASK_EVENT_RECORD:
+    case EMU_TASK_EVENT_WAIT:
+        *d = (struct emu_diag_desc){
+            .sync_op = t->kind == EMU_TASK_EVENT_RECORD ? EMU_SYNC_RECORD : EMU_SYNC_WAIT,
+            .sync_dev = w->u.event.dev, .sync_slot = w->u.event.slot, .event = true};
+        break;
+    default:
+        break;
+    }
+}
+
+void emu_diag_describe(const struct emu_task *t, struct emu_diag_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    if (t->sync_op != EMU_SYNC_NONE || t->n_acc != 0 || t->kind >= EMU_TASK_KIND_COUNT) {
+        d->n_acc = t->n_acc < 2 ? t->n_acc : 2;
+        memcpy(d->acc, t->acc, sizeof(d->acc));
+        d->sync_op = t->sync_op;
+        d->sync_dev = t->sync_dev;
+        d->sync_slot = t->sync_slot;
+        return;
+    }
+    describe_wire(t, d);
+}
+
+struct emu_devctl *emu_diag_ctl(uint32_t dev)
+{
+    struct emu_devmap *m;
+
+    if (dev == emu_exec_g.dev)
+        return emu_exec_ctl();
+    if (dev >= EMU_MAX_DEVICES || emu_devmem_peer(emu_exec_g.job_dir, dev, &m) != EMU_OK)
+        return NULL;
+    return m->ctl;
+}
+
+/* A host program address: find its file in /proc/<pid>/maps and ask libdw. */
+static bool host_symbolize(int pid, uint64_t pc, char *out, size_t len)
+{
+    char path[64], line[512], file[400];
+    bool ok = false;
+
+    snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
+    if (f == NULL)
+        return false;
+    while (!ok && fgets(line, sizeof(line), f) != NULL) {
+        unsigned long long lo, hi, off;
+        file[0] = '\0';
+        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &lo, &hi, &off, file) < 3 ||
+            pc < lo || pc >= hi || file[0] != '/')
+            continue;
+        ok = emu_symbolize_pc(file, pc - lo + off, out, len);
+        break;
+    }
+    fclose(f);
+    return ok;
+}
+
+void emu_diag_callsite(uint64_t pc, uint32_t stream, bool from_kernel, char *out, size_t len)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+
+    if (pc == 0) {
+        snprintf(out, len, "unknown call site");
+        return;
+    }
+    /* pc is a return address: pc - 1 lies in the call instruction, so the line is the
+     * call's and not the next statement's. */
+    if (from_kernel || stream >= EMU_MAX_STREAMS ||
+        ctl->streams[stream].kind == EMU_STREAM_DEVICE) {
+        emu_kernel_symbolize(pc - 1, out, len);
+        return;
+    }
+    if (!host_symbolize(ctl->streams[stream].owner_pid, pc - 1, out, len))
+        snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
+}
+
+static uint32_t intern(const char *text)
+{
+    struct emu_diag_shm *m = emu_diag_shm;
+    uint32_t id = EMU_DIAG_NONE;
+
+    emu_diag_shm_lock();
+    for (uint32_t i = 0; i < m->n_sites && id == EMU_DIAG_NONE; i++)
+        if (strncmp(m->sites[i], text, EMU_DIAG_SITE_LEN - 1) == 0)
+            id = i;
+    if (id == EMU_DIAG_NONE && m->n_sites < EMU_DIAG_MAX_SITES) {
+        id = m->n_sites++;
+        snprintf(m->sites[id], EMU_DIAG_SITE_LEN, "%s", text);
+    }
+    emu_diag_shm_unlock();
+    return id;
+}
+
+uint32_t emu_diag_site_pc(uint64_t pc, uint32_t stream, bool from_kernel)
+{
+    int pid = 0;
+
+    if (!from_kernel && stream < EMU_MAX_STREAMS &&
+        emu_exec_ctl()->streams[stream].kind == EMU_STREAM_ACL)
+        pid = emu_exec_ctl()->streams[stream].owner_pid;
+    uint64_t key = (pc ^ ((uint64_t)(uint32_t)pid << 48)) | 1;
+    uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 51) % SITE_CACHE;
+
+    pthread_mutex_lock(&site_lock);
+    for (uint32_t i = 0; i < SITE_CACHE; i++, h = (h + 1) % SITE_CACHE) {
+        if (site_cache[h].key == key) {
+            uint32_t id = site_cache[h].site;
+            pthread_mutex_unlock(&site_lock);
+            return id;
+        }
+        if (site_cache[h].key == 0)
+            break;
+    }
+    char text[EMU_DIAG_SITE_LEN];
+    emu_diag_callsite(pc, stream, from_kernel, text, sizeof(text));
+    uint32_t id = intern(text);
+    if (site_cache[h].key == 0 && id != EMU_DIAG_NONE)
+        site_cache[h] = (struct site_ent){key, id};
+    pthread_mutex_unlock(&site_lock);
+    return id;
+}
+
+uint32_t emu_diag_site(const struct emu_task *t)
+{
+    return emu_diag_site_pc(t->callsite, t->stream, t->from_kernel != 0);
+}
+
+const char *emu_diag_site_text(uint32_t site)
+{
+    if (emu_diag_shm == NULL || site >= EMU_DIAG_MAX_SITES || emu_diag_shm->sites[site][0] == 0)
+        return "unknown call site";
+    return emu_diag_shm->sites[site];
+}
+
+void emu_diag_thread_name(uint32_t dev, uint32_t stream, char *out, size_t len)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+    const struct emu_stream_ctl *sc = ctl != NULL && stream < EMU_MAX_STREAMS
+                                          ? &ctl->streams[stream]
+                                          : NULL;
+    char rank[24] = "";
+
+    if (sc == NULL) {
+        snprintf(out, len, "dev %u stream %u", dev, stream);
+        return;
+    }
+    if (sc->rank != UINT32_MAX && sc->kind != EMU_STREAM_FREE)
+        snprintf(rank, sizeof(rank), "rank %u ", sc->rank);
+    if (sc->kind == EMU_STREAM_ACL)
+        snprintf(out, len, "%shost stream%s%s%s (dev %u stream %u)", rank,
+                 sc->label[0] ? " '" : "", sc->label, sc->label[0] ? "'" : "", dev, stream);
+    else if (strncmp(sc->label, "rank ", 5) == 0) /* the control plane's "rank R thread i" */
+        snprintf(out, len, "%s (dev %u stream %u)", sc->label, dev, stream);
+    else if (sc->label[0] != '\0')
+        snprintf(out, len, "%sthread '%s' (dev %u stream %u)", rank, sc->label, dev, stream);
+    else
+        snprintf(out, len, "%sthread %u (dev %u stream %u)", rank, stream, dev, stream);
+}
+
+void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, size_t len)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+
+    if (event) {
+        snprintf(out, len, "event (dev %u slot %u)", dev, slot);
+        return;
+    }
+    for (uint32_t s = 0; ctl != NULL && s < EMU_MAX_STREAMS; s++) {
+        const struct emu_stream_ctl *sc = &ctl->streams[s];
+        if (emu_load_relaxed(&sc->kind) == EMU_STREAM_FREE || sc->notify_num == 0 ||
+            slot < sc->notify_base || slot >= sc->notify_base + sc->notify_num)
+            continue;
+        char who[96];
+        emu_diag_thread_name(dev, s, who, sizeof(who));
+        snprintf(out, len, "thread notify %u of %s", slot - sc->notify_base, who);
+        return;
+    }
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_relaxed(&ch->state) == 0 || slot < ch->local_notify_base ||
+            slot >= ch->local_notify_base + ch->notify_num)
+            continue;
+        snprintf(out, len, "channel notify %u of rank %u's channel to rank %u (dev %u)",
+                 slot - ch->local_notify_base, ch->local_rank, ch->remote_rank, dev);
+        return;
+    }
+    snprintf(out, len, "notify slot %u of dev %u", slot, dev);
+}
+
+struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool event, bool add)
+{
+    struct emu_diag_shm *m = emu_diag_shm;
+    uint32_t h = (dev * 0x9e3779b1u ^ slot * 0x85ebca6bu ^ (event ? 0x27d4eb2fu : 0)) %
+                 EMU_RACE_MAX_NOTIFIES;
+
+    for (uint32_t i = 0; i < EMU_RACE_MAX_NOTIFIES; i++, h = (h + 1) % EMU_RACE_MAX_NOTIFIES) {
+        struct emu_race_notify *e = &m->notify[h];
+        if (e->used && e->dev == dev && e->slot == slot && e->is_event == (uint32_t)event)
+            return e;
+        if (!e->used) {
+            if (!add)
+                return NULL;
+            *e = (struct emu_race_notify){.used = 1, .dev = dev, .slot = slot,
+                                          .is_event = event};
+            if (emu_diag_cfg.race)
+                memset(&m->notify_clk[h], 0, sizeof(m->notify_clk[h]));
+            return e;
+        }
+    }
+    if (add && emu_load_relaxed(&m->race_off) == 0) {
+        emu_store_relaxed(&m->race_off, 1);
+        EMU_LOG_WARN("race checker and trace flows stopped: more than %u notify slots in use",
+                     EMU_RACE_MAX_NOTIFIES);
+    }
+    return NULL;
 }

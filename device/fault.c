@@ -41,12 +41,15 @@ static void publish_failure(struct emu_devctl *ctl)
 }
 
 /* The innermost frame inside a kernel image: the pc itself, or the first return address
- * into an image found on the stack (a fault inside libc called by the kernel). */
-static uint64_t kernel_frame(uint64_t pc, uint64_t sp, uint64_t *base, const char **path)
+ * into an image found on the stack (a fault inside libc called by the kernel). The scan
+ * stays below `hi` (the AICPU thread's frame that called the kernel): past the top of the
+ * thread's stack may lie a guard page, and a fault in here would kill the report. */
+static uint64_t kernel_frame(uint64_t pc, uint64_t sp, uint64_t hi, uint64_t *base,
+                             const char **path)
 {
     if (emu_kernel_image_of(pc, base, path))
         return pc;
-    for (uint64_t p = sp & ~7ull, n = 0; n < 2048; p += 8, n++) {
+    for (uint64_t p = sp & ~7ull, n = 0; n < 2048 && (hi == 0 || p + 8 <= hi); p += 8, n++) {
         uint64_t v = *(volatile uint64_t *)(uintptr_t)p;
         if (emu_kernel_image_of(v, base, path))
             return v - 1; /* inside the call instruction */
@@ -74,7 +77,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     f->code = si->si_code;
     f->addr = (uint64_t)(uintptr_t)si->si_addr;
     f->in_kernel = k != NULL;
-    f->pc = k != NULL ? kernel_frame(pc, sp, &base, &path) : pc;
+    f->pc = k != NULL ? kernel_frame(pc, sp, k->stack_hi, &base, &path) : pc;
     if (f->pc == 0)
         f->pc = pc;
     f->image_base = base;

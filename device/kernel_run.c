@@ -243,6 +243,7 @@ static void run_block(struct launch *l, uint32_t block)
     cur_ctx.block = block;
     cur_ctx.kernel = funcs[l->func].name;
     cur_ctx.launch_seq = l->seq;
+    cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, argt) == FFI_OK)
         ffi_call(&cif, FFI_FN(funcs[l->func].entry), &ret, argv);

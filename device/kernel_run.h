@@ -16,6 +16,8 @@ struct emu_kernel_ctx {
     uint32_t block;  /* block index of this call, 0..blocks-1 */
     const char *kernel;
     uint64_t launch_seq;
+    uint64_t stack_hi; /* the kernel's frames lie below this: the fault handler's stack scan
+                        * stops here instead of running off the top of the thread's stack */
 };
 
 /* The kernel context of the calling thread, or NULL when not in a kernel. */

@@ -5,6 +5,7 @@
 
 #include "common/devctl.h"
 #include "common/log.h"
+#include "diag.h"
 #include "exec.h"
 #include "kernel_run.h"
 #include "sched.h"
@@ -48,7 +49,8 @@ void emu_report_callsite(uint64_t pc, int from_host, char *out, size_t len)
         snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
         return;
     }
-    emu_kernel_symbolize(pc, out, len);
+    /* A return address: pc - 1 is inside the call, so the line is the call's. */
+    emu_kernel_symbolize(pc - 1, out, len);
 }
 
 void emu_report_task_failure(uint32_t slot, const struct emu_task *t)
@@ -57,7 +59,7 @@ void emu_report_task_failure(uint32_t slot, const struct emu_task *t)
     char where[384];
     int from_host = sc->kind == EMU_STREAM_ACL;
 
-    emu_report_callsite(t->callsite, from_host, where, sizeof(where));
+    emu_diag_callsite(t->callsite, slot, !from_host || t->from_kernel, where, sizeof(where));
     EMU_LOG_ERR("%s %u%s%s: %s failed: %s%s%s, submitted at %s; the rest of this stream is "
                 "discarded and the error is returned by the next synchronisation",
                 from_host ? "stream" : "thread", slot, sc->label[0] ? " " : "", sc->label,

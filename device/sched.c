@@ -46,10 +46,64 @@ static bool stopping;
 static pthread_t workers[MAX_WORKERS];
 static unsigned n_workers;
 static _Atomic uint32_t busy_workers;
+/* HCEMU_SEED: a seeded pick among runnable streams, one task per turn, one worker. Zero
+ * keeps the FIFO run queue and QUANTUM. Set before the workers start. */
+static uint64_t seed_state;
+static uint32_t quantum = QUANTUM;
+
+/* Task memory: kernels create millions of small tasks that workers retire, so tasks are
+ * recycled instead of going through malloc. Each OS thread keeps a small cache; caches trade
+ * whole chains of POOL_BATCH with one shared stack under `pool_lock`, so the lock is taken
+ * once per POOL_BATCH tasks. Creators (kernel threads) and destroyers (workers) differ, which
+ * is why the shared stack exists at all. */
+#define POOL_BATCH 64u
+
+struct task_cache {
+    struct emu_task *head;
+    uint32_t n;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_task *pool_chains; /* chains of POOL_BATCH, linked through next->... */
+static _Thread_local struct task_cache cache;
 
 struct emu_task *emu_task_create(void)
 {
-    return calloc(1, sizeof(struct emu_task));
+    if (cache.head == NULL) {
+        pthread_mutex_lock(&pool_lock);
+        struct emu_task *chain = pool_chains;
+        if (chain != NULL)
+            pool_chains = (struct emu_task *)chain->priv; /* next chain */
+        pthread_mutex_unlock(&pool_lock);
+        if (chain == NULL)
+            return calloc(1, sizeof(struct emu_task));
+        cache.head = chain;
+        cache.n = POOL_BATCH;
+    }
+    struct emu_task *t = cache.head;
+    cache.head = t->next;
+    cache.n--;
+    memset(t, 0, sizeof(*t));
+    return t;
+}
+
+static void task_recycle(struct emu_task *t)
+{
+    t->next = cache.head;
+    cache.head = t;
+    if (++cache.n < 2 * POOL_BATCH)
+        return;
+    /* Hand a whole chain of POOL_BATCH to the shared stack; keep the rest. */
+    struct emu_task *chain = cache.head, *last = chain;
+    for (uint32_t i = 1; i < POOL_BATCH; i++)
+        last = last->next;
+    cache.head = last->next;
+    cache.n -= POOL_BATCH;
+    last->next = NULL;
+    pthread_mutex_lock(&pool_lock);
+    chain->priv = pool_chains;
+    pool_chains = chain;
+    pthread_mutex_unlock(&pool_lock);
 }
 
 void emu_task_destroy(struct emu_task *t)
@@ -58,7 +112,9 @@ void emu_task_destroy(struct emu_task *t)
         return;
     if (t->release != NULL)
         t->release(t);
-    free(t);
+    if (t->diag != NULL)
+        emu_diag_task_free(t);
+    task_recycle(t);
 }
 
 static void runq_push(uint32_t s)
@@ -72,10 +128,39 @@ static void runq_push(uint32_t s)
     runq_tail = s;
 }
 
+/* Unlink and return a runnable stream chosen by the seeded generator (xorshift64*). */
+static uint32_t runq_pop_seeded(void)
+{
+    uint32_t n = 0, prev = NONE;
+
+    for (uint32_t s = runq_head; s != NONE; s = streams[s].next_run)
+        n++;
+    if (n == 0)
+        return NONE;
+    seed_state ^= seed_state >> 12;
+    seed_state ^= seed_state << 25;
+    seed_state ^= seed_state >> 27;
+    uint32_t k = (uint32_t)((seed_state * 0x2545f4914f6cdd1dull) >> 33) % n;
+    uint32_t s = runq_head;
+    for (; k > 0; k--) {
+        prev = s;
+        s = streams[s].next_run;
+    }
+    if (prev == NONE)
+        runq_head = streams[s].next_run;
+    else
+        streams[prev].next_run = streams[s].next_run;
+    if (runq_tail == s)
+        runq_tail = prev;
+    return s;
+}
+
 static uint32_t runq_pop(void)
 {
     uint32_t s = runq_head;
 
+    if (seed_state != 0)
+        return runq_pop_seeded();
     if (s != NONE) {
         runq_head = streams[s].next_run;
         if (runq_head == NONE)
@@ -146,18 +231,6 @@ static void requeue(uint32_t s)
     }
 }
 
-/* Drop every queued task of s (the stream is in its error state). */
-static void discard_all(uint32_t s)
-{
-    uint32_t n = 0;
-
-    while (streams[s].head != NULL) {
-        emu_task_destroy(pop_head(s));
-        n++;
-    }
-    account(s, n);
-}
-
 static void set_error_locked(uint32_t s, emu_status st)
 {
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[s];
@@ -166,11 +239,36 @@ static void set_error_locked(uint32_t s, emu_status st)
     atomic_compare_exchange_strong(&sc->error, &expected, (int32_t)st);
 }
 
+/* Drop every queued task of s (the stream is in its error state). A device thread's tasks
+ * were fed by kernels of host streams (`origin`) that may wait for them: fail those too, so
+ * their synchronisation returns instead of waiting for a notify that will never come. */
+static void discard_all(uint32_t s)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    bool device = ctl->streams[s].kind == EMU_STREAM_DEVICE;
+    bool told = false;
+    uint32_t n = 0;
+
+    while (streams[s].head != NULL) {
+        struct emu_task *t = pop_head(s);
+        if (device && t->origin != NONE && t->origin != s && t->origin < EMU_MAX_STREAMS) {
+            set_error_locked(t->origin, EMU_ETASK_FAIL);
+            told = true;
+        }
+        emu_task_destroy(t);
+        n++;
+    }
+    account(s, n);
+    if (told)
+        emu_fetch_add_release(&ctl->doorbell, 1); /* let the parked origin see its error */
+}
+
 /* The head task of s failed: report, put the stream in its error state, drop the rest, and
  * carry the failure to the host stream whose kernel fed this device thread. */
 static void fail_head(uint32_t s, struct emu_task *t)
 {
     struct emu_devctl *ctl = emu_exec_ctl();
+    uint32_t origin = t->origin; /* read before the task is freed below */
 
     emu_report_task_failure(s, t);
     set_error_locked(s, t->status);
@@ -179,8 +277,9 @@ static void fail_head(uint32_t s, struct emu_task *t)
     discard_all(s);
     streams[s].state = S_IDLE;
     pthread_cond_broadcast(&idle_cv);
-    if (ctl->streams[s].kind == EMU_STREAM_DEVICE && t->origin != NONE && t->origin != s)
-        set_error_locked(t->origin, EMU_ETASK_FAIL);
+    if (ctl->streams[s].kind == EMU_STREAM_DEVICE && origin != NONE && origin != s &&
+        origin < EMU_MAX_STREAMS)
+        set_error_locked(origin, EMU_ETASK_FAIL);
     emu_fetch_add_release(&ctl->doorbell, 1); /* let parked streams see the error */
 }
 
@@ -196,7 +295,7 @@ static void run_stream(uint32_t s)
     uint32_t done = 0;
 
     r->state = S_RUNNING;
-    for (uint32_t i = 0; i < QUANTUM && r->head != NULL; i++) {
+    for (uint32_t i = 0; i < quantum && r->head != NULL; i++) {
         struct emu_task *t = r->head;
         if (stream_has_error(s)) {
             account(s, done);
@@ -217,6 +316,10 @@ static void run_stream(uint32_t s)
         if (res == EMU_RUN_PARK) {
             account(s, done);
             park_add(s, t);
+            /* run() polled outside the lock: a record that landed since then rang a bell
+             * another worker may already have scanned before this stream was parked.
+             * Make the next loop poll the parked heads again so that ring is not lost. */
+            last_scan_bell = emu_load_relaxed(&emu_exec_ctl()->doorbell) - 1;
             return;
         }
         if (res == EMU_RUN_FAIL) {
@@ -286,6 +389,8 @@ static void append_locked(uint32_t s, struct emu_task *t)
     t->next = NULL;
     t->stream = s;
     t->seq = ++next_seq;
+    if (emu_diag_submit_on)
+        emu_diag_task_submit(t);
     if (r->tail == NULL)
         r->head = t;
     else
@@ -392,6 +497,15 @@ emu_status emu_sched_start(unsigned n)
 {
     if (n == 0)
         n = emu_cpu_count() < 4 ? 2 : 4;
+    uint64_t seed = emu_diag_seed();
+    if (seed != 0) {
+        /* One worker and a seeded pick make the device's schedule a function of the seed. */
+        seed_state = seed * 0x9e3779b97f4a7c15ull + emu_exec_g.dev + 1;
+        if (seed_state == 0)
+            seed_state = 1;
+        quantum = 1;
+        n = 1;
+    }
     if (n > MAX_WORKERS)
         n = MAX_WORKERS;
     for (unsigned i = 0; i < n; i++) {
@@ -422,6 +536,19 @@ void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
 {
     pthread_mutex_lock(&lock);
     append_locked(slot, t);
+    pthread_mutex_unlock(&lock);
+    if (wake)
+        emu_devctl_ring(emu_exec_ctl());
+}
+
+void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
+{
+    pthread_mutex_lock(&lock);
+    while (head != NULL) {
+        struct emu_task *next = head->next;
+        append_locked(slot, head);
+        head = next;
+    }
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(emu_exec_ctl());
@@ -469,6 +596,15 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline)
     }
     pthread_mutex_unlock(&lock);
     return st;
+}
+
+void emu_sched_inspect_parked(void (*cb)(uint32_t slot, const struct emu_task *head, void *arg),
+                              void *arg)
+{
+    pthread_mutex_lock(&lock);
+    for (uint32_t i = 0; i < n_parked; i++)
+        cb(parked[i], streams[parked[i]].head, arg);
+    pthread_mutex_unlock(&lock);
 }
 
 void emu_sched_fail_stream(uint32_t slot, emu_status st)

@@ -58,6 +58,8 @@ struct emu_task {
     uint32_t sync_slot;
     uint32_t from_kernel;        /* submitted by kernel code (call site inside an image) */
     uint8_t started;             /* run() was called once (diagnostics saw the start) */
+    uint64_t start_ns;           /* diagnostics: when run() was first called (traces) */
+    void *diag;                  /* diagnostics state (race clocks); freed by emu_diag_task_free */
     union {
         struct emu_wire_task wire; /* host tasks, verbatim */
         uint8_t raw[160];          /* data-plane payloads */
@@ -77,6 +79,9 @@ void emu_task_destroy(struct emu_task *t);
  * false the workers are not woken (batch mode): call emu_sched_kick() later. Any thread. */
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake);
 void emu_sched_kick(void);
+/* Append a chain of tasks (linked by `next`, in order) to stream `slot` under one lock
+ * acquisition; wakes the workers once when `wake`. Any thread. */
+void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake);
 /* Whether stream `slot` has no queued or running task (for drains and joins). */
 bool emu_sched_stream_is_idle(uint32_t slot);
 /* Wait until stream `slot` is idle or `deadline` passes: EMU_OK or EMU_ETIMEOUT. Never call
@@ -85,6 +90,11 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline) EMU_MUST_CHECK;
 /* Mark stream `slot` failed with `st` (first error wins) and wake everything parked so it
  * can see the error. */
 void emu_sched_fail_stream(uint32_t slot, emu_status st);
+
+/* For the hang watchdog: call cb(slot, head, arg) for every parked stream of this device,
+ * with the scheduler lock held (cb may walk head->next but must not call the scheduler). */
+void emu_sched_inspect_parked(void (*cb)(uint32_t slot, const struct emu_task *head, void *arg),
+                              void *arg);
 
 /* Consume a binary notify slot (1 -> 0); true when it was set. Any thread. */
 bool emu_notify_try_consume(struct emu_devctl *ctl, uint32_t slot);

@@ -10,6 +10,9 @@
 #include "kernel_run.h"
 #include "sched.h"
 
+/* How often a parked wait on another device's event polls (see run_event_wait()). */
+#define EVENT_POLL_NS 1000000ull
+
 static enum emu_run_result run_nop(struct emu_task *t)
 {
     (void)t;
@@ -111,6 +114,9 @@ static enum emu_run_result run_event_record(struct emu_task *t)
     /* Pairs with the acquire load in run_event_wait() and in the host's event sync. */
     emu_store_release(&ctl->notifies[w->u.event.slot].value, w->u.event.seq);
     emu_futex_wake(&ctl->notifies[w->u.event.slot].value, INT32_MAX);
+    /* Streams of the event's own device that parked on it are not in ring_mask when they
+     * were queued after this record (the usual record-then-wait order): ring it always. */
+    emu_devctl_ring(ctl);
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         if ((w->u.event.ring_mask >> d) & 1u) {
             struct emu_devctl *peer = ctl_of(d);
@@ -133,7 +139,11 @@ static enum emu_run_result run_event_wait(struct emu_task *t)
     uint32_t v = emu_load_acquire(&ctl->notifies[w->u.event.slot].value);
     if ((int32_t)(v - w->u.event.seq) >= 0)
         return EMU_RUN_DONE;
-    t->deadline_ns = UINT64_MAX;
+    /* A record on another device rings this one only if this device was in the event's
+     * waiter mask when the record was queued, which a wait queued after the record is not.
+     * Such waits poll instead of waiting for a ring that may never come; the deadline is
+     * renewed on every poll, so it never expires. */
+    t->deadline_ns = w->u.event.dev == emu_exec_g.dev ? UINT64_MAX : emu_now_ns() + EVENT_POLL_NS;
     t->park = EMU_PARK_EVENT;
     t->park_slot = w->u.event.slot;
     return EMU_RUN_PARK;

@@ -288,8 +288,9 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
     if (d.dev < 0 && s.dev < 0) {
+        /* The runtime's own code (207000), not the ACL-level "feature unsupported". */
         EMU_LOG_ERR("aclrtMemcpyAsync: host-to-host copies are not supported asynchronously");
-        return out(EMU_ENOTSUP);
+        return out(EMU_ERTNOTSUP);
     }
     if ((d.dev < 0 && !d.pinned) || (s.dev < 0 && !s.pinned)) {
         /* Pageable host memory: the copy happens before return, after earlier work. */

@@ -34,6 +34,7 @@
 
 #define START_TIMEOUT_MS 30000
 #define LIVENESS_SLICE_NS 50000000ull
+#define HANGUP_POLL_NS 1000000ull
 
 static emu_status find_executor(char *out, size_t len)
 {
@@ -249,6 +250,21 @@ void emu_hdev_close(struct emu_hdev *d)
     d->set_refs = 0;
 }
 
+/* Whether the executor hung up (it died without publishing a state: SIGKILL). poll() is a
+ * syscall and every copy checks liveness, so the socket is polled at most once per
+ * HANGUP_POLL_NS per device; a death is still noticed within that time. A benign race:
+ * two threads may both poll. */
+static bool hung_up(struct emu_hdev *d)
+{
+    uint64_t now = emu_now_ns();
+
+    if (now < emu_load_relaxed(&d->next_poll_ns))
+        return false;
+    emu_store_relaxed(&d->next_poll_ns, now + HANGUP_POLL_NS);
+    struct pollfd p = {.fd = d->sock, .events = 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 emu_status emu_hdev_check(struct emu_hdev *d)
 {
     if (d->failed)
@@ -256,14 +272,15 @@ emu_status emu_hdev_check(struct emu_hdev *d)
     if (!d->open || d->ctl == NULL)
         return EMU_EDEVLOST;
     uint32_t st = emu_load_acquire(&d->ctl->state);
-    struct pollfd p = {.fd = d->sock, .events = 0};
-    if (st == EMU_DEV_READY && !(poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))))
+    if (st == EMU_DEV_READY && !hung_up(d))
         return EMU_OK;
     pthread_mutex_lock(&d->lock);
     d->failed = true;
     pthread_mutex_unlock(&d->lock);
     emu_hdev_report_failure(d);
-    return EMU_EDEVLOST;
+    /* The call that notices a kernel timeout says so (507017); later calls only see a
+     * failed device. */
+    return d->ctl->fault.timed_out ? EMU_EKERNEL_TIMEOUT : EMU_EDEVLOST;
 }
 
 emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
@@ -275,8 +292,10 @@ emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct 
         recv(d->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
         s = EMU_EDEVLOST;
     pthread_mutex_unlock(&d->rpc_lock);
-    if (s != EMU_OK)
+    if (s != EMU_OK) {
+        emu_store_relaxed(&d->next_poll_ns, 0); /* the socket just failed: poll it now */
         return emu_hdev_check(d) == EMU_OK ? EMU_EINTERNAL : EMU_EDEVLOST;
+    }
     r->msg[sizeof(r->msg) - 1] = '\0';
     return (emu_status)r->status;
 }

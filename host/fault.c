@@ -129,6 +129,38 @@ static const char *signal_name(int sig)
     }
 }
 
+/* What went wrong, after "crashed with SIG... at frame; ". Only SIGSEGV and SIGBUS carry
+ * a data address worth classifying: SIGFPE and SIGILL give the instruction (already named
+ * as the frame), and a signal sent with kill/raise (abort) gives no address at all. */
+static void describe_cause(uint32_t dev, const struct emu_fault_record *f, char *out, size_t len)
+{
+    char what[320];
+
+    if (f->signo == SIGABRT) {
+        snprintf(out, len, "the kernel called abort() (a failed assert() does too)");
+    } else if (f->code <= 0) {
+        snprintf(out, len, "the signal was sent (kill/raise), not caused by an instruction");
+    } else if (f->signo == SIGSEGV) {
+        emu_fault_classify(dev, f->addr, what, sizeof(what));
+        snprintf(out, len, "faulting address 0x%llx is %s", (unsigned long long)f->addr, what);
+    } else if (f->signo == SIGBUS) {
+        snprintf(out, len,
+                 "faulting address 0x%llx is mapped but has no backing (a mapped file past "
+                 "its end) or is misaligned",
+                 (unsigned long long)f->addr);
+    } else if (f->signo == SIGFPE) {
+        snprintf(out, len, "%s", f->code == FPE_INTDIV   ? "integer division by zero"
+                                 : f->code == FPE_INTOVF ? "integer overflow in division"
+                                                         : "floating-point exception");
+    } else if (f->signo == SIGILL) {
+        snprintf(out, len, "illegal instruction (__builtin_trap(), or code built for a CPU "
+                           "this machine is not)");
+    } else {
+        snprintf(out, len, "signal code %d at address 0x%llx", f->code,
+                 (unsigned long long)f->addr);
+    }
+}
+
 void emu_hdev_report_failure(struct emu_hdev *d)
 {
     pthread_mutex_lock(&d->lock);
@@ -150,16 +182,15 @@ void emu_hdev_report_failure(struct emu_hdev *d)
                     d->id, d->exec_pid);
         return;
     }
-    char where[512] = "", what[320];
+    char where[512] = "", what[400];
     if (f->image[0] != '\0')
         emu_fault_symbolize(f->image, f->pc - f->image_base, where, sizeof(where));
     else
         snprintf(where, sizeof(where), "0x%llx (outside any kernel image)",
                  (unsigned long long)f->pc);
-    emu_fault_classify(d->id, f->addr, what, sizeof(what));
-    EMU_LOG_ERR("device %u failed: kernel %s crashed with %s at %s; faulting address 0x%llx is "
-                "%s. The device is marked failed and its calls return errors; other devices "
-                "and the host keep working",
+    describe_cause(d->id, f, what, sizeof(what));
+    EMU_LOG_ERR("device %u failed: kernel %s crashed with %s at %s; %s. The device is marked "
+                "failed and its calls return errors; other devices and the host keep working",
                 d->id, f->kernel[0] ? f->kernel : "(not in a kernel)", signal_name(f->signo),
-                where, (unsigned long long)f->addr, what);
+                where, what);
 }

@@ -35,6 +35,7 @@ struct emu_bin {
     struct emu_elf_info info;
     struct emu_descriptor desc;
     bool bare; /* a .so without descriptor: every exported function is a kernel */
+    bool from_data; /* so_path is our copy in the job folder, removed with the binary */
     uint32_t image[EMU_MAX_DEVICES]; /* executor image id; 0 = not loaded there */
     struct emu_func *funcs;
     struct emu_bin *next;
@@ -92,6 +93,8 @@ static void bin_destroy(struct emu_bin *b)
     }
     emu_elf_info_fini(&b->info);
     emu_descriptor_fini(&b->desc);
+    if (b->from_data)
+        unlink(b->so_path);
     b->magic = 0;
     free(b);
 }
@@ -184,12 +187,15 @@ emu_status emu_bin_load_data(const void *data, size_t len, const struct emu_bin_
     int fd = open(b->so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
     if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
         EMU_LOG_ERR("cannot write %s: %m", b->so_path);
-        if (fd >= 0)
+        if (fd >= 0) {
             close(fd);
+            unlink(b->so_path);
+        }
         s = EMU_EFILE;
         goto fail;
     }
     close(fd);
+    b->from_data = true;
     bin_publish(b);
     *out = b;
     return EMU_OK;
@@ -346,9 +352,13 @@ static emu_status resolve_on(struct emu_func *f, struct emu_hdev *d, uint32_t *f
 
 emu_status emu_args_init(struct emu_func *f, struct emu_args **out)
 {
-    if (thread_args == NULL && (thread_args = malloc(sizeof(*thread_args))) == NULL)
+    if (thread_args == NULL && (thread_args = calloc(1, sizeof(*thread_args))) == NULL)
         return EMU_ENOMEM;
     struct emu_args *a = thread_args;
+    /* The previous list of this thread is dropped, with its placeholder buffers. */
+    if (a->magic == ARGS_MAGIC)
+        for (uint32_t i = 0; i < a->n; i++)
+            free(a->params[i].ph_buf);
     a->magic = ARGS_MAGIC;
     a->func = f;
     a->finalized = false;

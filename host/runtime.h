@@ -26,6 +26,7 @@ struct emu_hdev {
     bool failed;          /* the executor died; every call on the device fails */
     bool failure_reported;
     int sock;             /* connection to the executor: requests, and liveness */
+    _Atomic uint64_t next_poll_ns; /* emu_hdev_check() polls `sock` again after this */
     int exec_pid;
     pid_t child_pid; /* executor this process started (to reap), 0 if joined */
     struct emu_devctl *ctl;

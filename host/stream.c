@@ -270,3 +270,16 @@ void emu_stream_forget_device(struct emu_hdev *d)
     }
     pthread_mutex_unlock(&reg_lock);
 }
+
+bool emu_stream_lookup(void *user, struct emu_hstream **out)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&reg_lock);
+    for (struct emu_hstream *p = reg_head; p != NULL && !found; p = p->next)
+        found = p == user;
+    pthread_mutex_unlock(&reg_lock);
+    if (found)
+        *out = user;
+    return found;
+}

@@ -38,6 +38,9 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default,
 emu_status emu_stream_destroy(struct emu_hstream *s) EMU_MUST_CHECK;
 /* Validate a user's aclrtStream (NULL = the current device's default stream). */
 emu_status emu_stream_resolve(void *user, struct emu_hstream **out) EMU_MUST_CHECK;
+/* Like emu_stream_resolve() for a non-NULL user stream, but silent: false when `user` is not
+ * a live stream (callers log with their own context). */
+bool emu_stream_lookup(void *user, struct emu_hstream **out);
 /* Append a task to the stream (fills stream/gen). Never blocks on the task itself. */
 emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w) EMU_MUST_CHECK;
 /* Remember that the task just submitted uses the allocation starting at `addr`. */

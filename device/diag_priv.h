@@ -1,0 +1,178 @@
+/* diag_priv.h - state shared by the diagnostics modules of one executor (diag.c,
+ * diag_watchdog.c, diag_race.c, diag_trace.c) and the job-wide file they share.
+ *
+ * The job-wide state lives in `diag.shm` in the job folder, mapped by every executor of the
+ * job (created by the first, O_EXCL). It is a sparse file: only the pages a feature touches
+ * cost memory. Layout and bounds (all fixed, see docs/DEBUGGING.md "Costs"):
+ *   header + robust mutex `lock`                                    < 4 KiB
+ *   sites[EMU_DIAG_MAX_SITES]        call-site texts                 512 KiB
+ *   hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS]  parked-stream details    ~12 MiB (touched: parked)
+ *   race: tids, notify entries, notify clocks, shadow rings          ~21 MiB (HCEMU_RACECHECK)
+ * `lock` protects every non-atomic field; it is never held while a scheduler lock is taken. */
+#ifndef HCEMU_DEVICE_DIAG_PRIV_H
+#define HCEMU_DEVICE_DIAG_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/layout.h"
+#include "sched.h"
+
+#define EMU_DIAG_MAGIC 0x3147414944454d48ull /* "HMEDIAG1" */
+#define EMU_DIAG_MAX_SITES 4096u
+#define EMU_DIAG_SITE_LEN 128u
+#define EMU_DIAG_HANG_PENDING 4u   /* queued records remembered per parked stream */
+#define EMU_RACE_MAX_TIDS 512u     /* (device, stream) pairs with their own clock entry */
+#define EMU_RACE_MAX_NOTIFIES 4096u /* distinct notify/event slots carrying clocks */
+#define EMU_RACE_SHADOW 4096u      /* recent accesses remembered per device */
+#define EMU_RACE_MAX_PAIRS 256u    /* race reports deduplicated by call-site pair */
+#define EMU_DIAG_NONE UINT32_MAX
+
+/* A vector clock: one epoch per tid. */
+struct emu_vclock {
+    uint32_t c[EMU_RACE_MAX_TIDS];
+};
+
+/* What a parked stream waits on and which records are queued behind it (watchdog). Written
+ * by the stream's own executor (symbolization must happen where the image is loaded). */
+struct emu_diag_hang {
+    uint64_t since_ns; /* parked_since_ns this entry describes; 0 = nothing */
+    uint32_t site;     /* call site of the parked task (sites[]), EMU_DIAG_NONE if unknown */
+    uint32_t n_pending;
+    struct {
+        uint32_t dev, slot, site;
+    } pending[EMU_DIAG_HANG_PENDING];
+};
+
+struct emu_race_tid {
+    uint32_t dev;
+    uint32_t stream;
+};
+
+/* A notify or event slot seen by a record: the clock of the records not yet consumed
+ * (clock in notify_clk[] at the same index) and the trace flow of the last record. */
+struct emu_race_notify {
+    uint32_t used;
+    uint32_t dev;
+    uint32_t slot;
+    uint32_t is_event;
+    uint32_t n_pub;  /* records whose clock was joined in */
+    uint32_t n_done; /* of those, records whose run() has finished */
+    uint64_t flow;   /* trace flow id of the last record, 0 = none */
+    uint32_t flow_dev, flow_stream;
+};
+
+/* One remembered access to device memory. */
+struct emu_race_access {
+    uint64_t addr;
+    uint64_t len; /* 0 = free entry */
+    uint64_t seq; /* task seq on its device */
+    uint32_t tid;
+    uint32_t epoch;
+    uint32_t site;
+    uint16_t stream;
+    uint8_t dev; /* device owning the memory */
+    uint8_t write;
+    uint16_t kind;
+    uint8_t tdev; /* device of the stream that made the access */
+    uint8_t reserved;
+    uint32_t rank;
+};
+
+struct emu_race_shadow {
+    uint32_t next; /* ring position */
+    uint32_t reserved;
+    struct emu_race_access a[EMU_RACE_SHADOW];
+};
+
+struct emu_diag_shm {
+    uint64_t magic; /* set last by the creator (release) */
+    pthread_mutex_t lock;
+    _Atomic uint64_t live_mask; /* executors of the job with diagnostics running */
+    /* watchdog, under lock */
+    uint64_t reported_sum; /* progress sum at the last hang report */
+    uint32_t hang_reports;
+    /* trace */
+    _Atomic uint32_t trace_started;
+    _Atomic uint64_t next_flow;
+    /* race, under lock */
+    _Atomic uint32_t race_off; /* a bound was hit: checking stopped job-wide */
+    uint32_t race_reports;
+    uint32_t n_tids;
+    uint32_t n_pairs;
+    uint32_t n_sites;
+    uint32_t reserved;
+    uint64_t pairs[EMU_RACE_MAX_PAIRS];
+    struct emu_race_tid tids[EMU_RACE_MAX_TIDS];
+    char sites[EMU_DIAG_MAX_SITES][EMU_DIAG_SITE_LEN];
+    struct emu_diag_hang hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS];
+    struct emu_race_notify notify[EMU_RACE_MAX_NOTIFIES];
+    struct emu_vclock notify_clk[EMU_RACE_MAX_NOTIFIES];
+    struct emu_race_shadow shadow[EMU_MAX_DEVICES];
+};
+
+/* Settings read once by emu_diag_init(). */
+struct emu_diag_cfg {
+    uint64_t hang_ms; /* 0 = watchdog off */
+    bool race;
+    bool trace;
+    char trace_path[EMU_PATH_MAX];
+};
+
+extern struct emu_diag_cfg emu_diag_cfg;
+extern struct emu_diag_shm *emu_diag_shm;
+
+/* The sync and memory description of a task: taken from the data plane's metadata, or
+ * derived from the wire record for host task kinds. */
+struct emu_diag_desc {
+    uint32_t n_acc;
+    struct emu_access acc[2];
+    uint32_t sync_op;
+    uint32_t sync_dev;
+    uint32_t sync_slot;
+    bool event;
+};
+void emu_diag_describe(const struct emu_task *t, struct emu_diag_desc *d);
+
+void emu_diag_shm_lock(void);
+void emu_diag_shm_unlock(void);
+/* Index of the call-site text of t in emu_diag_shm->sites (interned, cached per process),
+ * EMU_DIAG_NONE when the table is full. Any thread; takes the shm lock on a miss. */
+uint32_t emu_diag_site(const struct emu_task *t);
+/* Same for a bare call site of a stream of this device. */
+uint32_t emu_diag_site_pc(uint64_t pc, uint32_t stream, bool from_kernel);
+/* The site text ("?" when unknown). */
+const char *emu_diag_site_text(uint32_t site);
+/* Control block of device `dev` of this job (this executor's or a peer's), or NULL. */
+struct emu_devctl *emu_diag_ctl(uint32_t dev);
+/* "rank 1 thread 'main' (dev 1 stream 5)" for reports. */
+void emu_diag_thread_name(uint32_t dev, uint32_t stream, char *out, size_t len);
+/* "thread 'main' notify 2" / "channel to rank 1 notify 0" for slot `slot` of device dev. */
+void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, size_t len);
+
+/* The job-wide entry of a notify (or event) slot, added when `add`; NULL when absent or
+ * the table is full (then race checking stops job-wide). shm lock held. */
+struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool event, bool add);
+
+/* diag_watchdog.c */
+void emu_diag_watchdog_start(void);
+void emu_diag_watchdog_stop(void);
+
+/* diag_race.c: called from the hooks when emu_diag_cfg.race. */
+void emu_race_submit(struct emu_task *t);
+void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d);
+void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
+void emu_race_fini(void);
+
+/* diag_trace.c: called when emu_diag_cfg.trace. */
+void emu_trace_init(void);
+void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d);
+void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
+/* Append buffered events to the trace file (any thread). */
+void emu_trace_flush(void);
+void emu_trace_fini(void);
+
+#endif

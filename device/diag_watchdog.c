@@ -1,0 +1,476 @@
+/* diag_watchdog.c - the job-wide hang watchdog (HCEMU_HANG_MS, default 2000, 0 = off).
+ *
+ * Every executor of the job runs one watchdog thread. Each tick it (1) describes its own
+ * streams that have been parked on a notify or event wait for a while into diag.shm
+ * (call site as a source line, and the notify records queued behind the wait): only the
+ * executor that loaded the kernel image can symbolize its addresses; (2) sums `progress` of
+ * every live device of the job. When the sum has not moved for HCEMU_HANG_MS, no kernel is
+ * running, no submission is pending and some stream is parked on a wait, the first
+ * executor to take the diag.shm lock with a sum not yet reported prints the one report of
+ * that hang and fails every parked wait with EMU_ETASK_TIMEOUT (HCCL_E_TIMEOUT). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "diag.h"
+#include "diag_priv.h"
+#include "exec.h"
+
+#define MAX_WAITS 64u /* parked waits described in one report */
+#define MAX_WALK 256u /* queued tasks inspected behind a parked wait */
+
+/* A parked stream of this device, copied under the scheduler lock by inspect_cb(). */
+struct parked_copy {
+    uint32_t stream;
+    bool from_kernel;
+    uint64_t since;
+    uint64_t pc;
+    uint32_t n_pending;
+    struct {
+        uint32_t dev, slot;
+        uint64_t pc;
+        bool from_kernel;
+    } pending[EMU_DIAG_HANG_PENDING];
+};
+
+/* A parked wait somewhere in the job, as the reporter sees it. */
+struct wait_node {
+    uint32_t dev, stream, slot, park;
+    uint64_t since;
+    const struct emu_diag_hang *h; /* NULL when its executor has not described it yet */
+    uint32_t rank;
+};
+
+static pthread_t thread;
+static bool running;
+static _Atomic uint32_t stop_word;
+static struct parked_copy copies[EMU_MAX_STREAMS]; /* watchdog thread only */
+static uint32_t n_copies;
+static uint64_t last_sum = UINT64_MAX, last_change;
+
+static void inspect_cb(uint32_t slot, const struct emu_task *head, void *arg)
+{
+    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
+    uint64_t min_age = *(const uint64_t *)arg;
+    uint32_t park = emu_load_acquire(&sc->parked);
+
+    if (head == NULL || (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT) ||
+        emu_now_ns() - sc->parked_since_ns < min_age ||
+        emu_diag_shm->hang[emu_exec_g.dev][slot].since_ns == sc->parked_since_ns)
+        return;
+    struct parked_copy *c = &copies[n_copies++];
+    memset(c, 0, sizeof(*c));
+    c->stream = slot;
+    c->since = sc->parked_since_ns;
+    c->pc = head->callsite;
+    c->from_kernel = head->from_kernel != 0;
+    uint32_t n = 0;
+    for (const struct emu_task *t = head->next; t != NULL && n < MAX_WALK; t = t->next, n++) {
+        struct emu_diag_desc d;
+        emu_diag_describe(t, &d);
+        if (d.sync_op != EMU_SYNC_RECORD || c->n_pending >= EMU_DIAG_HANG_PENDING)
+            continue;
+        c->pending[c->n_pending].dev = d.sync_dev;
+        c->pending[c->n_pending].slot = d.sync_slot;
+        c->pending[c->n_pending].pc = t->callsite;
+        c->pending[c->n_pending].from_kernel = t->from_kernel != 0;
+        c->n_pending++;
+    }
+}
+
+/* Duty (1): describe this device's long-parked waits in diag.shm. */
+static void publish_parked(void)
+{
+    uint64_t min_age = emu_diag_cfg.hang_ms * 1000000ull / 2;
+
+    n_copies = 0;
+    emu_sched_inspect_parked(inspect_cb, &min_age);
+    for (uint32_t i = 0; i < n_copies; i++) {
+        const struct parked_copy *c = &copies[i];
+        struct emu_diag_hang h = {.since_ns = c->since, .n_pending = c->n_pending};
+        h.site = emu_diag_site_pc(c->pc, c->stream, c->from_kernel);
+        for (uint32_t k = 0; k < c->n_pending; k++) {
+            h.pending[k].dev = c->pending[k].dev;
+            h.pending[k].slot = c->pending[k].slot;
+            h.pending[k].site = emu_diag_site_pc(c->pending[k].pc, c->stream,
+                                                 c->pending[k].from_kernel);
+        }
+        emu_diag_shm_lock();
+        emu_diag_shm->hang[emu_exec_g.dev][c->stream] = h;
+        emu_diag_shm_unlock();
+    }
+}
+
+static bool dev_live(uint32_t d, struct emu_devctl **out)
+{
+    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask);
+
+    if (((mask >> d) & 1u) == 0)
+        return false;
+    struct emu_devctl *ctl = emu_diag_ctl(d);
+    if (ctl == NULL || emu_load_acquire(&ctl->state) != EMU_DEV_READY)
+        return false;
+    *out = ctl;
+    return true;
+}
+
+/* Sum of progress over the job; false when something is still moving on its own (a kernel
+ * runs, a submission waits in a ring). */
+static bool job_quiet(uint64_t *sum)
+{
+    *sum = 0;
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
+        struct emu_devctl *ctl;
+        if (!dev_live(d, &ctl))
+            continue;
+        /* Submissions, notify records (doorbell) and allocations by host processes count
+         * as activity too: a rank still setting up is not hung. */
+        *sum += emu_load_acquire(&ctl->progress) + emu_load_acquire(&ctl->sq.tail) +
+                emu_load_acquire(&ctl->doorbell) + ctl->alloc.set.next_gen;
+        if (emu_load_acquire(&ctl->sq.head) != emu_load_acquire(&ctl->sq.tail))
+            return false;
+        for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++)
+            if (emu_load_relaxed(&ctl->streams[s].parked) == EMU_PARK_KERNEL)
+                return false;
+    }
+    return true;
+}
+
+static uint32_t rank_of_dev(uint32_t dev)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_COMMS; c++)
+        if (emu_load_relaxed(&ctl->comms[c].state) == 1)
+            return ctl->comms[c].rank;
+    return UINT32_MAX;
+}
+
+static uint32_t collect_waits(struct wait_node *w, uint64_t now)
+{
+    uint32_t n = 0;
+
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
+        struct emu_devctl *ctl;
+        if (!dev_live(d, &ctl))
+            continue;
+        for (uint32_t s = 0; s < EMU_MAX_STREAMS && n < MAX_WAITS; s++) {
+            struct emu_stream_ctl *sc = &ctl->streams[s];
+            uint32_t park = emu_load_acquire(&sc->parked);
+            if (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT)
+                continue;
+            if (now - sc->parked_since_ns < emu_diag_cfg.hang_ms * 1000000ull / 2)
+                continue;
+            const struct emu_diag_hang *h = &emu_diag_shm->hang[d][s];
+            w[n++] = (struct wait_node){d, s, sc->parked_slot, park, sc->parked_since_ns,
+                                        h->since_ns == sc->parked_since_ns ? h : NULL,
+                                        sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d)};
+        }
+    }
+    return n;
+}
+
+/* The device whose threads record notify `slot` of `dev` when it is a channel notify: the
+ * peer of that channel; UINT32_MAX for a thread notify. */
+static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_relaxed(&ch->state) == 0 || slot < ch->local_notify_base ||
+            slot >= ch->local_notify_base + ch->notify_num || ch->peer >= EMU_MAX_PEERS)
+            continue;
+        *peer_rank = ch->remote_rank;
+        return ctl->peers[ch->peer].dev;
+    }
+    return UINT32_MAX;
+}
+
+/* Edges of the wait-for graph: waits[i] can only be released by waits[j]'s stream. */
+static bool has_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j)
+{
+    const struct wait_node *a = &w[i], *b = &w[j];
+    uint32_t peer_rank = 0;
+
+    if (b->h != NULL)
+        for (uint32_t k = 0; k < b->h->n_pending; k++)
+            if (b->h->pending[k].dev == a->dev && b->h->pending[k].slot == a->slot)
+                return true;
+    uint32_t pd = channel_peer_dev(a->dev, a->slot, &peer_rank);
+    if (pd == UINT32_MAX || pd != b->dev)
+        return false;
+    /* A channel notify nobody has queued: every parked thread of the peer might be the one. */
+    for (uint32_t k = 0; k < n; k++) {
+        if (w[k].h == NULL)
+            continue;
+        for (uint32_t p = 0; p < w[k].h->n_pending; p++)
+            if (w[k].h->pending[p].dev == a->dev && w[k].h->pending[p].slot == a->slot)
+                return false;
+    }
+    return true;
+}
+
+static void node_name(const struct wait_node *w, char *out, size_t len)
+{
+    if (w->rank != UINT32_MAX)
+        snprintf(out, len, "rank %u", w->rank);
+    else
+        emu_diag_thread_name(w->dev, w->stream, out, len);
+}
+
+/* Depth-first search for a cycle through the wait-for graph; prints the first found. */
+static bool find_cycle(const struct wait_node *w, uint32_t n, uint32_t at, uint32_t *path,
+                       uint32_t depth, uint8_t *state)
+{
+    state[at] = 1;
+    path[depth] = at;
+    for (uint32_t j = 0; j < n; j++) {
+        if (!has_edge(w, n, at, j))
+            continue;
+        if (state[j] == 1) {
+            char line[900], name[96];
+            int off = 0;
+            uint32_t from = 0;
+            while (path[from] != j)
+                from++;
+            bool by_rank = true;
+            for (uint32_t k = from; k <= depth; k++)
+                by_rank = by_rank && w[path[k]].rank != UINT32_MAX &&
+                          (k == from || w[path[k]].rank != w[path[k - 1]].rank);
+            for (uint32_t k = from; k <= depth && off < (int)sizeof(line) - 200; k++) {
+                if (by_rank)
+                    node_name(&w[path[k]], name, sizeof(name));
+                else
+                    emu_diag_thread_name(w[path[k]].dev, w[path[k]].stream, name, sizeof(name));
+                off += snprintf(line + off, sizeof(line) - (size_t)off, "%s waits ", name);
+            }
+            if (by_rank)
+                node_name(&w[j], name, sizeof(name));
+            else
+                emu_diag_thread_name(w[j].dev, w[j].stream, name, sizeof(name));
+            snprintf(line + off, sizeof(line) - (size_t)off, "%s", name);
+            EMU_LOG_ERR("  deadlock cycle: %s", line);
+            return true;
+        }
+        if (state[j] == 0 && find_cycle(w, n, j, path, depth + 1, state))
+            return true;
+    }
+    state[at] = 2;
+    return false;
+}
+
+/* Sibling notifies of the same owner that are set and not waited for: a wrong index? */
+static void hint_siblings(const struct wait_node *w)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(w->dev);
+    uint32_t base = 0, num = 0;
+
+    for (uint32_t s = 0; ctl != NULL && s < EMU_MAX_STREAMS && num == 0; s++) {
+        const struct emu_stream_ctl *sc = &ctl->streams[s];
+        if (emu_load_relaxed(&sc->kind) != EMU_STREAM_FREE && sc->notify_num != 0 &&
+            w->slot >= sc->notify_base && w->slot < sc->notify_base + sc->notify_num) {
+            base = sc->notify_base;
+            num = sc->notify_num;
+        }
+    }
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS && num == 0; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_relaxed(&ch->state) != 0 && w->slot >= ch->local_notify_base &&
+            w->slot < ch->local_notify_base + ch->notify_num) {
+            base = ch->local_notify_base;
+            num = ch->notify_num;
+        }
+    }
+    for (uint32_t k = base; k < base + num; k++) {
+        if (k == w->slot || emu_load_acquire(&ctl->notifies[k].value) == 0)
+            continue;
+        char other[200], who[96];
+        emu_diag_notify_name(w->dev, k, false, other, sizeof(other));
+        uint32_t r = ctl->notifies[k].last_recorder;
+        emu_diag_thread_name(r >> 24, r & 0xffffffu, who, sizeof(who));
+        EMU_LOG_ERR("      hint: %s is set (recorded by %s) and nobody waits for it: "
+                    "wrong notify index?",
+                    other, who);
+    }
+}
+
+static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
+{
+    const struct wait_node *a = &w[i];
+    struct emu_devctl *ctl = emu_diag_ctl(a->dev);
+    const struct emu_notify_slot *ns = &ctl->notifies[a->slot];
+    uint32_t records = emu_load_acquire(&ns->records), absorbed = emu_load_acquire(&ns->absorbed);
+    char who[96], site[EMU_DIAG_SITE_LEN + 8];
+    bool queued = false;
+
+    if (a->park == EMU_PARK_EVENT)
+        return;
+    if (records == 0) {
+        EMU_LOG_ERR("      it was never recorded");
+    } else {
+        emu_diag_thread_name(ns->last_recorder >> 24, ns->last_recorder & 0xffffffu, who,
+                             sizeof(who));
+        EMU_LOG_ERR("      recorded %u time(s), last by %s; %u record(s) absorbed (recorded "
+                    "again while still set, so lost); every other record was consumed by an "
+                    "earlier wait",
+                    records, who, absorbed);
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        if (w[j].h == NULL)
+            continue;
+        for (uint32_t k = 0; k < w[j].h->n_pending; k++) {
+            if (w[j].h->pending[k].dev != a->dev || w[j].h->pending[k].slot != a->slot)
+                continue;
+            queued = true;
+            emu_diag_thread_name(w[j].dev, w[j].stream, who, sizeof(who));
+            snprintf(site, sizeof(site), "%s", emu_diag_site_text(w[j].h->pending[k].site));
+            EMU_LOG_ERR("      %s would record it (queued at %s) but is parked itself: wait %u",
+                        who, site, j + 1);
+        }
+    }
+    uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank);
+    if (!queued && pd != UINT32_MAX) {
+        EMU_LOG_ERR("      the peer (rank %u, dev %u) records it with "
+                    "HcommChannelNotifyRecordOnThread on its channel; no such record is queued",
+                    peer_rank, pd);
+        bool any = false;
+        for (uint32_t j = 0; j < n; j++) {
+            if (w[j].dev != pd)
+                continue;
+            any = true;
+            emu_diag_thread_name(w[j].dev, w[j].stream, who, sizeof(who));
+            EMU_LOG_ERR("      %s on the peer is parked itself: wait %u", who, j + 1);
+        }
+        if (!any)
+            EMU_LOG_ERR("      no thread of rank %u waits: it finished without recording it",
+                        peer_rank);
+    } else if (!queued) {
+        EMU_LOG_ERR("      no thread has a record of it queued");
+    }
+    hint_siblings(a);
+}
+
+static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
+{
+    char who[96], what[200], site[EMU_DIAG_SITE_LEN + 8];
+    uint32_t path[MAX_WAITS + 1];
+    uint8_t state[MAX_WAITS + 1];
+
+    EMU_LOG_ERR("hang: no task of the job made progress for %llu ms while %u wait(s) are "
+                "parked (HCEMU_HANG_MS=%llu):",
+                (unsigned long long)emu_diag_cfg.hang_ms, n,
+                (unsigned long long)emu_diag_cfg.hang_ms);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct wait_node *a = &w[i];
+        emu_diag_thread_name(a->dev, a->stream, who, sizeof(who));
+        emu_diag_notify_name(a->dev, a->slot, a->park == EMU_PARK_EVENT, what, sizeof(what));
+        if (a->h != NULL)
+            snprintf(site, sizeof(site), "%s", emu_diag_site_text(a->h->site));
+        else
+            snprintf(site, sizeof(site), "0x%llx",
+                     (unsigned long long)emu_diag_ctl(a->dev)->streams[a->stream].parked_callsite);
+        EMU_LOG_ERR("  wait %u: %s waits on %s, at %s, for %.1f s", i + 1, who, what, site,
+                    (double)(now - a->since) / 1e9);
+        report_recorders(w, n, i);
+    }
+    memset(state, 0, sizeof(state));
+    bool cycle = false;
+    for (uint32_t i = 0; i < n && !cycle; i++)
+        if (state[i] == 0)
+            cycle = find_cycle(w, n, i, path, 0, state);
+    EMU_LOG_ERR("  failing these waits with HCCL_E_TIMEOUT (%s); stream synchronisation "
+                "returns the error",
+                emu_status_str(EMU_ETASK_TIMEOUT));
+    for (uint32_t i = 0; i < n; i++) {
+        struct emu_devctl *ctl = emu_diag_ctl(w[i].dev);
+        int32_t zero = 0;
+        atomic_compare_exchange_strong(&ctl->streams[w[i].stream].error, &zero,
+                                       (int32_t)EMU_ETASK_TIMEOUT);
+        emu_devctl_ring(ctl);
+    }
+}
+
+/* Whether a wait's channel peer has no running executor yet (that rank is still starting). */
+static bool peer_missing(const struct wait_node *w, uint32_t n)
+{
+    struct emu_devctl *ctl;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t peer_rank, pd = channel_peer_dev(w[i].dev, w[i].slot, &peer_rank);
+        if (pd != UINT32_MAX && !dev_live(pd, &ctl))
+            return true;
+    }
+    return false;
+}
+
+/* Duty (2): detect a job-wide hang and report it once. */
+static void check_hang(void)
+{
+    uint64_t sum, now = emu_now_ns();
+    struct wait_node w[MAX_WAITS + 1];
+
+    bool quiet = job_quiet(&sum);
+    if (!quiet || sum != last_sum) {
+        last_sum = quiet ? sum : UINT64_MAX;
+        last_change = now;
+        return;
+    }
+    if (now - last_change < emu_diag_cfg.hang_ms * 1000000ull)
+        return;
+    memset(w, 0xff, sizeof(w));
+    uint32_t n = collect_waits(w, now);
+    if (n == 0 || peer_missing(w, n))
+        return;
+    emu_diag_shm_lock();
+    if (emu_diag_shm->hang_reports == 0 || emu_diag_shm->reported_sum != sum) {
+        emu_diag_shm->reported_sum = sum;
+        emu_diag_shm->hang_reports++;
+        report_and_fail(w, n, now);
+    }
+    emu_diag_shm_unlock();
+}
+
+static void *watchdog_main(void *arg)
+{
+    uint64_t tick_ms = emu_diag_cfg.hang_ms / 4;
+    (void)arg;
+
+    if (tick_ms == 0 || tick_ms > 200)
+        tick_ms = tick_ms == 0 && emu_diag_cfg.hang_ms != 0 ? 1 : 200;
+    while (emu_load_acquire(&stop_word) == 0) {
+        (void)emu_futex_wait(&stop_word, 0, emu_deadline_ms((int64_t)tick_ms));
+        if (emu_diag_cfg.hang_ms != 0) {
+            publish_parked();
+            check_hang();
+        }
+        if (emu_diag_cfg.trace)
+            emu_trace_flush();
+    }
+    return NULL;
+}
+
+void emu_diag_watchdog_start(void)
+{
+    if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.trace)
+        return;
+    if (pthread_create(&thread, NULL, watchdog_main, NULL) != 0) {
+        EMU_LOG_WARN("hang watchdog off: cannot start its thread");
+        return;
+    }
+    running = true;
+}
+
+void emu_diag_watchdog_stop(void)
+{
+    if (!running)
+        return;
+    emu_store_release(&stop_word, 1);
+    emu_futex_wake(&stop_word, INT32_MAX);
+    pthread_join(thread, NULL);
+    running = false;
+}

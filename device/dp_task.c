@@ -1,0 +1,190 @@
+/* dp_task.c - the data plane's task kinds and what they do when the scheduler runs them.
+ *
+ * Copies and writes are one memcpy through mappings resolved at the call; reductions go
+ * through the vectorised engine (reduce.h). Before touching memory a task re-checks that its
+ * ranges are still live allocations (they may have been freed after the call): a range that
+ * is not fails the task, and with it the thread's stream. Records set a binary notify (an
+ * absorbed record is logged, as on hardware it is lost); waits consume one or PARK until the
+ * doorbell rings or their deadline passes, so a wait never holds an OS thread. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "dp.h"
+#include "reduce.h"
+#include "report.h"
+
+static inline void *ptr_of(const struct emu_devmap *m, uint64_t addr)
+{
+    return m->mem + (addr - emu_window_base(m->dev));
+}
+
+static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint64_t addr,
+                                      uint64_t len, uint32_t dev)
+{
+    snprintf(t->note, sizeof(t->note),
+             "%s [0x%llx, +%llu) is no longer a live allocation of device %u (freed after the "
+             "call?)", what, (unsigned long long)addr, (unsigned long long)len, dev);
+    t->status = EMU_EINVAL;
+    return EMU_RUN_FAIL;
+}
+
+/* Move (or reduce) the payload's bytes; DONE or FAIL. */
+static enum emu_run_result move(struct emu_task *t, bool reduce)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    if (o->len == 0)
+        return EMU_RUN_DONE;
+    if (!emu_dp_range_alive(o->src_map, o->src, o->len))
+        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
+    if (!emu_dp_range_alive(o->dst_map, o->dst, o->len))
+        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
+    if (reduce)
+        emu_reduce(ptr_of(o->dst_map, o->dst), ptr_of(o->src_map, o->src), o->count, o->dtype,
+                   o->op);
+    else
+        memcpy(ptr_of(o->dst_map, o->dst), ptr_of(o->src_map, o->src), o->len);
+    return EMU_RUN_DONE;
+}
+
+static void warn_absorbed(const struct emu_task *t, const struct emu_dp_op *o)
+{
+    const struct emu_stream_ctl *s = &emu_exec_ctl()->streams[t->stream];
+
+    EMU_LOG_WARN("rank %u thread %u (%.36s): %s absorbed: notify slot %u of device %u was already "
+                 "set and not yet waited for, so this record is lost (notifies are binary, as "
+                 "on hardware)", s->rank, s->thread_index, s->label,
+                 emu_report_kind_name(t->kind), o->notify_slot, o->notify_dev);
+}
+
+static enum emu_run_result record(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    /* Release inside: everything this thread did before (the write of a WithNotify task
+     * included) is visible to the stream that consumes the notify. */
+    if (emu_devctl_notify_record(o->notify_ctl, o->notify_slot,
+                                 (emu_exec_g.dev << 24) | t->stream))
+        warn_absorbed(t, o);
+    return EMU_RUN_DONE;
+}
+
+static enum emu_run_result run_copy(struct emu_task *t)
+{
+    return move(t, false);
+}
+
+static enum emu_run_result run_reduce(struct emu_task *t)
+{
+    return move(t, true);
+}
+
+static enum emu_run_result run_copy_notify(struct emu_task *t)
+{
+    enum emu_run_result r = move(t, false);
+
+    return r == EMU_RUN_DONE ? record(t) : r;
+}
+
+static enum emu_run_result run_reduce_notify(struct emu_task *t)
+{
+    enum emu_run_result r = move(t, true);
+
+    return r == EMU_RUN_DONE ? record(t) : r;
+}
+
+static enum emu_run_result run_record(struct emu_task *t)
+{
+    return record(t);
+}
+
+static enum emu_run_result run_wait(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    if (emu_notify_try_consume(o->notify_ctl, o->notify_slot))
+        return EMU_RUN_DONE;
+    if (t->deadline_ns == 0) {
+        t->deadline_ns = emu_deadline_s(o->timeout_s);
+        t->park = EMU_PARK_NOTIFY;
+        t->park_slot = o->notify_slot;
+        t->timeout_status = EMU_ETASK_TIMEOUT;
+        snprintf(t->note, sizeof(t->note),
+                 "notify slot %u of device %u was not recorded within %u s (timeOut)",
+                 o->notify_slot, o->notify_dev, o->timeout_s);
+    }
+    return EMU_RUN_PARK;
+}
+
+static const struct {
+    const char *name;
+    emu_task_run_fn run;
+} kinds[EMU_DP_KIND_END - EMU_DP_COPY] = {
+    [EMU_DP_COPY - EMU_DP_COPY] = {"local copy", run_copy},
+    [EMU_DP_REDUCE - EMU_DP_COPY] = {"local reduce", run_reduce},
+    [EMU_DP_WRITE - EMU_DP_COPY] = {"channel write", run_copy},
+    [EMU_DP_READ - EMU_DP_COPY] = {"channel read", run_copy},
+    [EMU_DP_WRITE_REDUCE - EMU_DP_COPY] = {"channel write-reduce", run_reduce},
+    [EMU_DP_READ_REDUCE - EMU_DP_COPY] = {"channel read-reduce", run_reduce},
+    [EMU_DP_WRITE_NOTIFY - EMU_DP_COPY] = {"channel write with notify", run_copy_notify},
+    [EMU_DP_WRITE_REDUCE_NOTIFY - EMU_DP_COPY] = {"channel write-reduce with notify",
+                                                  run_reduce_notify},
+    [EMU_DP_THREAD_RECORD - EMU_DP_COPY] = {"thread notify record", run_record},
+    [EMU_DP_THREAD_WAIT - EMU_DP_COPY] = {"thread notify wait", run_wait},
+    [EMU_DP_CHANNEL_RECORD - EMU_DP_COPY] = {"channel notify record", run_record},
+    [EMU_DP_CHANNEL_WAIT - EMU_DP_COPY] = {"channel notify wait", run_wait},
+    [EMU_DP_ACL_RECORD - EMU_DP_COPY] = {"runtime notify record", run_record},
+    [EMU_DP_ACL_WAIT - EMU_DP_COPY] = {"runtime notify wait", run_wait},
+};
+
+void emu_dp_task_init(void)
+{
+    for (uint32_t k = EMU_DP_COPY; k < EMU_DP_KIND_END; k++)
+        emu_report_register_kind(k, kinds[k - EMU_DP_COPY].name);
+}
+
+struct emu_task *emu_dp_task_new(uint32_t kind)
+{
+    struct emu_task *t = emu_task_create();
+
+    if (t == NULL) {
+        EMU_LOG_ERR("out of memory for a data-plane task");
+        return NULL;
+    }
+    t->kind = (uint16_t)kind;
+    t->run = kinds[kind - EMU_DP_COPY].run;
+    struct emu_dp_op *o = emu_dp_op_of(t);
+    o->notify_slot = EMU_DP_NONE;
+    o->channel = EMU_DP_NONE;
+    return t;
+}
+
+static void add_access(struct emu_task *t, uint64_t addr, uint64_t len, uint32_t dev, uint32_t write)
+{
+    t->acc[t->n_acc++] = (struct emu_access){.addr = addr, .len = len, .dev = dev, .write = write};
+}
+
+void emu_dp_task_describe(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    t->n_acc = 0;
+    if (o->src_map != NULL && o->len > 0)
+        add_access(t, o->src, o->len, o->src_map->dev, 0);
+    if (o->dst_map != NULL && o->len > 0)
+        add_access(t, o->dst, o->len, o->dst_map->dev, 1);
+    t->sync_op = EMU_SYNC_NONE;
+    if (o->notify_slot == EMU_DP_NONE)
+        return;
+    bool wait = t->kind == EMU_DP_THREAD_WAIT || t->kind == EMU_DP_CHANNEL_WAIT ||
+                t->kind == EMU_DP_ACL_WAIT;
+    t->sync_op = wait ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_dev = o->notify_dev;
+    t->sync_slot = o->notify_slot;
+}

@@ -1,0 +1,360 @@
+/* api_hccl_comm.c - the HCCL communicator boundary: root info, the init calls, destroy and
+ * the member queries. Validates arguments, calls hccl_core.c, converts once on the way out. */
+#include <hccl/hccl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hccl_api.h"
+#include "hccl_core.h"
+#include "hccl_ranktable.h"
+#include "hccl_rdv.h"
+#include "hccl_thread.h"
+
+/* The vendor names defined below are the library's exports (host/exports.map). */
+#pragma GCC visibility push(default)
+
+#define CLUSTER_INFO_PATH_MAX 4096u
+
+HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
+{
+    static const char fn[] = "HcclGetRootInfo";
+
+    if (rootInfo == NULL)
+        return emu_hccl_leave(NULL, emu_hccl_null(NULL, fn, "rootInfo"));
+    if (!emu_runtime_is_initialized()) {
+        EMU_LOG_ERR("%s: call aclInit first", fn);
+        return emu_hccl_leave(NULL, EMU_EUNINIT);
+    }
+    return emu_hccl_leave(NULL, emu_rootinfo_make(rootInfo, fn));
+}
+
+static emu_status check_ranks(uint32_t n, uint32_t rank, const char *fn)
+{
+    if (n == 0 || n > EMU_COMM_MAX_RANKS)
+        return emu_hccl_bad(NULL, fn,
+                            "nRanks %u is not in [1, %u] (hcemu emulates at most one "
+                            "rank per device)",
+                            n, EMU_COMM_MAX_RANKS);
+    if (rank >= n)
+        return emu_hccl_bad(NULL, fn, "rank %u is not below nRanks %u", rank, n);
+    return EMU_OK;
+}
+
+static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
+                            const HcclCommConfig *cfg, bool has_cfg, HcclComm *comm, const char *fn)
+{
+    struct emu_comm_args a = {.fn = fn, .rank = rank, .size = n, .config = cfg};
+    struct emu_root_info info;
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = EMU_HCCL_NONNULL(NULL, ri, fn)) != EMU_OK ||
+        (s = EMU_HCCL_NONNULL(NULL, comm, fn)) != EMU_OK ||
+        (has_cfg && (s = EMU_HCCL_NONNULL(NULL, cfg, fn)) != EMU_OK) ||
+        (s = check_ranks(n, rank, fn)) != EMU_OK ||
+        (cfg != NULL && (s = emu_comm_config_check(cfg, fn, rank)) != EMU_OK) ||
+        (s = emu_hccl_need_device(fn, rank, &a.d)) != EMU_OK ||
+        (s = emu_rootinfo_read(ri, &info, fn, rank)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", info.dir);
+    a.nonce = info.nonce;
+    if ((s = emu_comm_create(&a, &c)) == EMU_OK)
+        *comm = c;
+    return emu_hccl_leave(NULL, s);
+}
+
+HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                HcclComm *comm)
+{
+    return init_root(nRanks, rootInfo, rank, NULL, false, comm, "HcclCommInitRootInfo");
+}
+
+HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank,
+                                      const HcclCommConfig *config, HcclComm *comm)
+{
+    return init_root(nRanks, rootInfo, rank, config, true, comm, "HcclCommInitRootInfoConfig");
+}
+
+/* Ranks reading the same table meet in the shared job folder, or - separate processes with
+ * their own job folders - in the folder of all job folders, under a name made from the
+ * table's bytes and the user. */
+static void cluster_rdv(struct emu_comm_args *a, uint64_t hash)
+{
+    const char *dir = getenv("HCEMU_JOB_PATH");
+
+    if (dir == NULL || *dir == '\0')
+        dir = getenv("HCEMU_JOB_DIR");
+    if (dir == NULL || *dir == '\0')
+        dir = "/dev/shm";
+    snprintf(a->rdv_dir, sizeof(a->rdv_dir), "%s", dir);
+    a->nonce = hash ^ ((uint64_t)geteuid() * 0x9e3779b97f4a7c15ull);
+}
+
+static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommConfig *cfg,
+                               bool has_cfg, HcclComm *comm, const char *fn)
+{
+    struct emu_comm_args a = {.fn = fn, .rank = rank, .config = cfg, .has_table = true};
+    struct emu_ranktable_entry e;
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = EMU_HCCL_NONNULL(NULL, path, fn)) != EMU_OK ||
+        (s = EMU_HCCL_NONNULL(NULL, comm, fn)) != EMU_OK ||
+        (has_cfg && (s = EMU_HCCL_NONNULL(NULL, cfg, fn)) != EMU_OK))
+        return emu_hccl_leave(NULL, s);
+    if (strnlen(path, CLUSTER_INFO_PATH_MAX) >= CLUSTER_INFO_PATH_MAX)
+        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
+                                                 "clusterInfo path is longer than "
+                                                 "%u bytes",
+                                                 CLUSTER_INFO_PATH_MAX - 1));
+    if ((cfg != NULL && (s = emu_comm_config_check(cfg, fn, rank)) != EMU_OK) ||
+        (s = emu_hccl_need_device(fn, rank, &a.d)) != EMU_OK ||
+        (s = emu_ranktable_load(path, rank, fn, &e)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    a.size = e.nranks;
+    a.server = e.server;
+    a.phy_id = e.phy_id;
+    a.ip = e.ip;
+    cluster_rdv(&a, e.hash);
+    if ((s = emu_comm_create(&a, &c)) == EMU_OK)
+        *comm = c;
+    return emu_hccl_leave(NULL, s);
+}
+
+HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm)
+{
+    return init_cluster(clusterInfo, rank, NULL, false, comm, "HcclCommInitClusterInfo");
+}
+
+HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank,
+                                         HcclCommConfig *config, HcclComm *comm)
+{
+    return init_cluster(clusterInfo, rank, config, true, comm, "HcclCommInitClusterInfoConfig");
+}
+
+/* ---- HcclCommInitAll: one member per device, each joining from its own OS thread -------- */
+
+struct init_all_job {
+    pthread_t tid;
+    struct emu_comm_args a;
+    struct emu_comm *c;
+    emu_status s;
+};
+
+static void *init_all_cb(void *arg)
+{
+    struct init_all_job *j = arg;
+
+    emu_runtime_set_current_device((int)j->a.d->id); /* names the device in log lines */
+    j->s = emu_comm_create(&j->a, &j->c);
+    return NULL;
+}
+
+static emu_status check_devices(uint32_t ndev, const int32_t *devices, const char *fn)
+{
+    if (ndev == 0 || ndev > EMU_COMM_MAX_RANKS || ndev > emu_rt.ndev)
+        return emu_hccl_bad(NULL, fn, "ndev %u is not in [1, %u] (HCEMU_DEVICES)", ndev,
+                            emu_rt.ndev);
+    for (uint32_t i = 0; i < ndev; i++) {
+        if (devices[i] < 0 || (uint32_t)devices[i] >= emu_rt.ndev)
+            return emu_hccl_bad(NULL, fn, "devices[%u] = %d is not a device (0..%u)", i, devices[i],
+                                emu_rt.ndev - 1);
+        for (uint32_t k = 0; k < i; k++)
+            if (devices[k] == devices[i])
+                return emu_hccl_bad(NULL, fn,
+                                    "device %d is listed twice (devices[%u] and "
+                                    "devices[%u])",
+                                    devices[i], k, i);
+    }
+    return EMU_OK;
+}
+
+static emu_status run_init_all(uint32_t ndev, const int32_t *devices, struct init_all_job *j,
+                               const char *fn)
+{
+    uint64_t nonce = emu_rootinfo_fresh_nonce();
+    emu_status first = EMU_OK;
+    uint32_t started = 0;
+
+    /* Open every device before any member starts waiting for the others. */
+    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
+        j[i].a = (struct emu_comm_args){.fn = fn, .rank = i, .size = ndev, .nonce = nonce};
+        snprintf(j[i].a.rdv_dir, sizeof(j[i].a.rdv_dir), "%s", emu_rt.job_dir);
+        first = emu_hdev_open((uint32_t)devices[i], &j[i].a.d);
+    }
+    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
+        if (pthread_create(&j[i].tid, NULL, init_all_cb, &j[i]) != 0) {
+            EMU_LOG_ERR("%s: cannot start a thread for device %d", fn, devices[i]);
+            first = EMU_ESYSCALL;
+            break;
+        }
+        started++;
+    }
+    for (uint32_t i = 0; i < started; i++) {
+        pthread_join(j[i].tid, NULL);
+        if (first == EMU_OK)
+            first = j[i].s;
+    }
+    return first;
+}
+
+HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
+{
+    static const char fn[] = "HcclCommInitAll";
+    emu_status s;
+
+    if ((s = EMU_HCCL_NONNULL(NULL, devices, fn)) != EMU_OK ||
+        (s = EMU_HCCL_NONNULL(NULL, comms, fn)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if (!emu_runtime_is_initialized()) {
+        EMU_LOG_ERR("%s: call aclInit first", fn);
+        return emu_hccl_leave(NULL, EMU_EUNINIT);
+    }
+    if ((s = check_devices(ndev, devices, fn)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    struct init_all_job *j = calloc(ndev, sizeof(*j));
+    if (j == NULL)
+        return emu_hccl_leave(NULL, EMU_ENOMEM);
+    s = run_init_all(ndev, devices, j, fn);
+    for (uint32_t i = 0; i < ndev; i++) {
+        if (s == EMU_OK) {
+            comms[i] = j[i].c;
+        } else if (j[i].c != NULL) {
+            /* All or nothing: a member made while another failed is destroyed again. */
+            emu_status ignored = emu_comm_destroy(j[i].c, fn);
+            (void)ignored;
+        }
+    }
+    free(j);
+    return emu_hccl_leave(NULL, s);
+}
+
+HcclResult HcclCommDestroy(HcclComm comm)
+{
+    static const char fn[] = "HcclCommDestroy";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter_any(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = emu_comm_destroy(c, fn)) == EMU_OK)
+        return emu_hccl_leave(NULL, EMU_OK); /* c is gone: nothing to put */
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclGetRankId(HcclComm comm, uint32_t *rank)
+{
+    static const char fn[] = "HcclGetRankId";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, rank, fn)) == EMU_OK)
+        *rank = c->rank;
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclGetRankSize(HcclComm comm, uint32_t *rankSize)
+{
+    static const char fn[] = "HcclGetRankSize";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, rankSize, fn)) == EMU_OK)
+        *rankSize = c->size;
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclGetCommName(HcclComm comm, char *commName)
+{
+    static const char fn[] = "HcclGetCommName";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, commName, fn)) == EMU_OK)
+        memcpy(commName, c->name, COMM_NAME_MAX_LENGTH);
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclCommGetHandleWithName(const char *commName, HcclComm *comm)
+{
+    static const char fn[] = "HcclCommGetHandleWithName";
+    emu_status s;
+
+    if ((s = EMU_HCCL_NONNULL(NULL, commName, fn)) != EMU_OK ||
+        (s = EMU_HCCL_NONNULL(NULL, comm, fn)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if (strnlen(commName, COMM_NAME_MAX_LENGTH) >= COMM_NAME_MAX_LENGTH)
+        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
+                                                 "commName is not terminated within "
+                                                 "%u bytes",
+                                                 COMM_NAME_MAX_LENGTH));
+    struct emu_comm *c = emu_comm_find_name(commName);
+    if (c == NULL) {
+        EMU_LOG_ERR("%s: no live communicator is named \"%s\" in this process", fn, commName);
+        return emu_hccl_leave(NULL, EMU_ENOTFOUND);
+    }
+    *comm = c;
+    return HCCL_SUCCESS;
+}
+
+HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError)
+{
+    static const char fn[] = "HcclGetCommAsyncError";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, asyncError, fn)) == EMU_OK) {
+        pthread_mutex_lock(&c->lock);
+        *asyncError = (HcclResult)emu_api_hccl(emu_thread_async_error(c));
+        pthread_mutex_unlock(&c->lock);
+    }
+    return emu_hccl_leave(c, s);
+}
+
+const char *HcclGetErrorString(HcclResult code)
+{
+    static const char *const text[] = {"success",
+                                       "invalid parameter",
+                                       "null pointer",
+                                       "memory error",
+                                       "internal error",
+                                       "feature not supported",
+                                       "resource not found",
+                                       "resource unavailable",
+                                       "system call failed",
+                                       "timeout",
+                                       "cannot open file",
+                                       "TCP connect failed",
+                                       "RoCE connect failed",
+                                       "TCP transfer failed",
+                                       "RoCE transfer failed",
+                                       "runtime (ACL) call failed",
+                                       "driver call failed",
+                                       "profiling call failed",
+                                       "CCE call failed",
+                                       "network call failed",
+                                       "try again (communicator busy)",
+                                       "error completion from remote",
+                                       "communicator is suspending",
+                                       "operator retry constraint",
+                                       "out of memory"};
+
+    if ((unsigned)code < sizeof(text) / sizeof(text[0]))
+        return text[code];
+    if (code == HCCL_E_IN_STATUS)
+        return "error details are in the status object";
+    return "unknown HcclResult";
+}
+
+#pragma GCC visibility pop

@@ -1,0 +1,330 @@
+/* hccl_core.c - communicator members: creation (rendezvous, rank graph, device entry),
+ * destruction (every resource, in dependency order) and the registry that turns a user's
+ * HcclComm into a live member. Entry points: emu_comm_create(), emu_comm_destroy(). */
+#include "hccl_core.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "hccl_link.h"
+#include "hccl_mem.h"
+#include "hccl_rdv.h"
+#include "hccl_thread.h"
+#include "hccl_topo.h"
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_comm *reg_head;
+
+static uint64_t env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+    const char *s = getenv(name);
+    char *end;
+
+    if (s == NULL || *s == '\0')
+        return def;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || v < lo || v > hi) {
+        EMU_LOG_WARN("%s=%s is not a number in [%llu, %llu]; using %llu", name, s,
+                     (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)def);
+        return def;
+    }
+    return v;
+}
+
+uint64_t emu_comm_connect_timeout_ms(void)
+{
+    /* The vendor range is [120, 7200]; shorter values are accepted so tests and impatient
+     * users need not wait two minutes for a rank that will never come. */
+    return env_num("HCCL_CONNECT_TIMEOUT", EMU_CONNECT_TIMEOUT_DEFAULT_S, 1, 7200) * 1000u;
+}
+
+uint64_t emu_comm_default_buf_bytes(void)
+{
+    /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */
+    return env_num("HCCL_BUFFSIZE", EMU_HCCL_DEFAULT_BUFF_MB, 1, 64u * 1024u) << 20;
+}
+
+emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn, uint32_t rank)
+{
+    struct {
+        size_t size;
+        uint32_t magic;
+        uint32_t version;
+    } h;
+
+    memcpy(&h, cfg->reserved, sizeof(h));
+    if (h.magic != HCCL_COMM_CONFIG_MAGIC_WORD) {
+        EMU_LOG_ERR("%s: rank %u: config was not set up with HcclCommConfigInit (magic 0x%x)", fn,
+                    rank, h.magic);
+        return EMU_EINVAL;
+    }
+    if (h.size < offsetof(HcclCommConfig, hcclAlgo)) {
+        EMU_LOG_ERR("%s: rank %u: config size %zu is too small for a config of version %u", fn,
+                    rank, h.size, h.version);
+        return EMU_EINVAL;
+    }
+    if (cfg->hcclBufferSize == 0) {
+        EMU_LOG_ERR("%s: rank %u: config hcclBufferSize is 0 (MB, at least 1)", fn, rank);
+        return EMU_EINVAL;
+    }
+    if (memchr(cfg->hcclCommName, '\0', sizeof(cfg->hcclCommName)) == NULL) {
+        EMU_LOG_ERR("%s: rank %u: config hcclCommName is not terminated within %u bytes", fn, rank,
+                    COMM_NAME_MAX_LENGTH);
+        return EMU_EINVAL;
+    }
+    if (cfg->hcclExecTimeOut < -1) {
+        EMU_LOG_ERR("%s: rank %u: config hcclExecTimeOut %d is negative", fn, rank,
+                    cfg->hcclExecTimeOut);
+        return EMU_EINVAL;
+    }
+    return EMU_OK;
+}
+
+static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
+{
+    const HcclCommConfig *cfg = a->config;
+
+    c->buf_bytes = emu_comm_default_buf_bytes();
+    c->exec_timeout_s =
+        (int32_t)env_num("HCCL_EXEC_TIMEOUT", EMU_EXEC_TIMEOUT_DEFAULT_S, 0, INT32_MAX);
+    c->connect_timeout_ms = emu_comm_connect_timeout_ms();
+    snprintf(c->name, sizeof(c->name), "hcemu_comm_%016llx", (unsigned long long)a->nonce);
+    if (cfg == NULL)
+        return;
+    if (cfg->hcclBufferSize != HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET)
+        c->buf_bytes = (uint64_t)cfg->hcclBufferSize << 20;
+    if (cfg->hcclExecTimeOut >= 0)
+        c->exec_timeout_s = cfg->hcclExecTimeOut;
+    if (cfg->hcclCommName[0] != '\0')
+        snprintf(c->name, sizeof(c->name), "%s", cfg->hcclCommName);
+}
+
+static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_info *me)
+{
+    memset(me, 0, sizeof(*me));
+    me->dev = a->d->id;
+    me->pid = (int32_t)getpid();
+    snprintf(me->job_dir, sizeof(me->job_dir), "%s", emu_rt.job_dir);
+    if (a->has_table) {
+        me->server = a->server;
+        me->phy_id = a->phy_id;
+        me->ip = a->ip;
+    } else {
+        emu_status s = emu_topo_server_of(a->d->id, a->fn, a->rank, &me->server);
+        if (s != EMU_OK)
+            return s;
+        me->phy_id = a->d->id;
+    }
+    if (me->ip == 0) /* 10.<server>.<device / 256>.<device % 256 + 1> */
+        me->ip = htonl((10u << 24) | ((me->server & 0xFFu) << 16) |
+                       ((me->phy_id >> 8 & 0xFFu) << 8) | ((me->phy_id & 0xFFu) + 1u));
+    return EMU_OK;
+}
+
+/* Two ranks on one device would share its notifies and streams unknowingly. */
+static emu_status check_distinct(const struct emu_comm *c, const char *fn)
+{
+    for (uint32_t i = 0; i < c->size; i++)
+        for (uint32_t j = i + 1; j < c->size; j++)
+            if (c->ranks[i].dev == c->ranks[j].dev &&
+                strcmp(c->ranks[i].job_dir, c->ranks[j].job_dir) == 0) {
+                EMU_COMM_ERR(c, fn, "ranks %u and %u both use device %u (one device per rank)", i,
+                             j, c->ranks[i].dev);
+                return EMU_EINVAL;
+            }
+    return EMU_OK;
+}
+
+/* Make the member visible to kernels on the device (HcommAcquireComm by name). */
+static emu_status publish_on_device(struct emu_comm *c, const char *fn)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+    uint32_t slot = UINT32_MAX;
+    bool dup = false;
+
+    emu_devctl_lock(&ctl->res_lock);
+    for (uint32_t i = 0; i < EMU_MAX_COMMS; i++) {
+        struct emu_comm_ctl *e = &ctl->comms[i];
+        if (emu_load_acquire(&e->state) != 0)
+            dup = dup || strcmp(e->name, c->name) == 0;
+        else if (slot == UINT32_MAX)
+            slot = i;
+    }
+    if (!dup && slot != UINT32_MAX) {
+        struct emu_comm_ctl *e = &ctl->comms[slot];
+        e->rank = c->rank;
+        e->size = c->size;
+        e->comm_id = c->id;
+        emu_store_relaxed(&e->locked, 0);
+        snprintf(e->name, sizeof(e->name), "%s", c->name);
+        /* Pairs with the acquire load of `state` in the executor's HcommAcquireComm. */
+        emu_store_release(&e->state, 1);
+    }
+    emu_devctl_unlock(&ctl->res_lock);
+    if (dup) {
+        EMU_COMM_ERR(c, fn, "device %u already has a communicator named \"%s\"", c->d->id, c->name);
+        return EMU_EINVAL;
+    }
+    if (slot == UINT32_MAX) {
+        EMU_COMM_ERR(c, fn, "device %u has no room for another communicator (%u in use)", c->d->id,
+                     EMU_MAX_COMMS);
+        return EMU_EUNAVAIL;
+    }
+    c->ctl_slot = slot;
+    return EMU_OK;
+}
+
+static void unpublish(struct emu_comm *c)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+
+    if (c->ctl_slot == UINT32_MAX || ctl == NULL)
+        return;
+    emu_devctl_lock(&ctl->res_lock);
+    emu_store_release(&ctl->comms[c->ctl_slot].state, 0);
+    emu_devctl_unlock(&ctl->res_lock);
+    c->ctl_slot = UINT32_MAX;
+}
+
+static void free_comm(struct emu_comm *c, bool joined)
+{
+    emu_graph_destroy(c->graph);
+    emu_rdv_close(c->rdv, c->rank, joined);
+    free(c->ranks);
+    free(c->threads);
+    free(c->spare_notifies);
+    free(c->chans);
+    pthread_mutex_destroy(&c->lock);
+    c->magic = 0;
+    free(c);
+}
+
+static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
+{
+    struct emu_rank_info me;
+    emu_status s = describe_me(a, &me);
+
+    if (s == EMU_OK)
+        s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
+    if (s == EMU_OK)
+        s = emu_rdv_join(c->rdv, a->rank, &me, emu_now_ns() + c->connect_timeout_ms * 1000000u,
+                         a->fn);
+    return s;
+}
+
+emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out)
+{
+    struct emu_comm *c = calloc(1, sizeof(*c));
+    emu_status s;
+
+    if (c == NULL || (c->ranks = calloc(a->size, sizeof(*c->ranks))) == NULL) {
+        free(c);
+        return EMU_ENOMEM;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->d = a->d;
+    c->rank = a->rank;
+    c->size = a->size;
+    c->id = a->nonce;
+    c->ctl_slot = UINT32_MAX;
+    apply_config(c, a);
+    if ((s = join(c, a)) != EMU_OK) {
+        free_comm(c, false);
+        return s;
+    }
+    for (uint32_t r = 0; r < c->size; r++)
+        c->ranks[r] = *emu_rdv_info(c->rdv, r);
+    if ((s = check_distinct(c, a->fn)) != EMU_OK ||
+        (s = emu_graph_create(c->ranks, c->size, c->rank, &c->graph)) != EMU_OK ||
+        (s = publish_on_device(c, a->fn)) != EMU_OK) {
+        free_comm(c, true);
+        return s;
+    }
+    c->magic = EMU_COMM_MAGIC;
+    pthread_mutex_lock(&reg_lock);
+    c->next = reg_head;
+    reg_head = c;
+    pthread_mutex_unlock(&reg_lock);
+    EMU_LOG_INFO("communicator %s: rank %u of %u on device %u", c->name, c->rank, c->size,
+                 c->d->id);
+    *out = c;
+    return EMU_OK;
+}
+
+struct emu_comm *emu_comm_get(const void *user, const char *fn)
+{
+    struct emu_comm *found = NULL;
+
+    pthread_mutex_lock(&reg_lock);
+    for (struct emu_comm *p = reg_head; p != NULL; p = p->next)
+        if (p == user && p->magic == EMU_COMM_MAGIC) {
+            found = p;
+            found->users++;
+            break;
+        }
+    pthread_mutex_unlock(&reg_lock);
+    if (found == NULL)
+        EMU_LOG_ERR("%s: comm %p is not a live communicator (destroyed, or never created)", fn,
+                    user);
+    return found;
+}
+
+void emu_comm_put(struct emu_comm *c)
+{
+    pthread_mutex_lock(&reg_lock);
+    c->users--;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+struct emu_comm *emu_comm_find_name(const char *name)
+{
+    struct emu_comm *first = NULL, *mine = NULL;
+    int dev = emu_runtime_current_device();
+
+    pthread_mutex_lock(&reg_lock);
+    for (struct emu_comm *p = reg_head; p != NULL; p = p->next) {
+        if (strcmp(p->name, name) != 0)
+            continue;
+        if (first == NULL)
+            first = p;
+        if (mine == NULL && dev >= 0 && p->d->id == (uint32_t)dev)
+            mine = p;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return mine != NULL ? mine : first;
+}
+
+emu_status emu_comm_destroy(struct emu_comm *c, const char *fn)
+{
+    pthread_mutex_lock(&reg_lock);
+    bool busy = c->users > 1;
+    if (!busy) {
+        for (struct emu_comm **p = &reg_head; *p != NULL; p = &(*p)->next)
+            if (*p == c) {
+                *p = c->next;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&reg_lock);
+    if (busy) {
+        EMU_COMM_ERR(c, fn, "another call is using communicator %s; try again when it returns",
+                     c->name);
+        return EMU_EAGAIN;
+    }
+    /* Threads first drain their queues: they may still wait on channel notifies. */
+    pthread_mutex_lock(&c->lock);
+    emu_thread_quiesce(c);
+    emu_link_release_all(c);
+    emu_thread_release_all(c);
+    emu_mem_release_all(c);
+    pthread_mutex_unlock(&c->lock);
+    unpublish(c);
+    free_comm(c, true);
+    return EMU_OK;
+}

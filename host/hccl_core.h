@@ -1,0 +1,162 @@
+/* hccl_core.h - the host's communicator object (one member of an HCCL communicator, i.e. one
+ * rank on one device) and the process registry that validates HcclComm values.
+ *
+ * Lock order: registry lock, then a comm's `lock`, then the device locks of runtime.h. The
+ * resource modules (hccl_thread.c, hccl_link.c, hccl_mem.c) run with the comm's lock held;
+ * the vendor forbids concurrent channel calls on one communicator, the lock makes any other
+ * overlap harmless. */
+#ifndef HCEMU_HOST_HCCL_CORE_H
+#define HCEMU_HOST_HCCL_CORE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/status.h"
+#include "hccl/hccl.h"
+#include "runtime.h"
+
+#define EMU_COMM_MAGIC 0x4d4d4f43u /* "COMM" */
+#define EMU_COMM_MAX_RANKS 64u     /* one rank per emulated device at most */
+#define EMU_HCCL_DEFAULT_BUFF_MB 200u
+#define EMU_CONNECT_TIMEOUT_DEFAULT_S 120u
+#define EMU_EXEC_TIMEOUT_DEFAULT_S 1836
+
+struct emu_rdv;
+struct emu_graph;
+struct emu_hstream;
+
+/* What every member knows about one rank after the rendezvous. */
+struct emu_rank_info {
+    uint32_t dev;    /* emulated device id, inside `job_dir` */
+    uint32_t server; /* server index: the rank's layer-0 instance */
+    uint32_t phy_id; /* device id shown in endpoints (rank table device_id, else dev) */
+    uint32_t ip;     /* device NIC IPv4, network byte order */
+    int32_t pid;
+    char job_dir[EMU_PATH_MAX];
+};
+
+enum emu_thread_kind {
+    EMU_THREAD_DEVICE = 1,  /* AICPU_TS: a DEVICE slot of streams[] owned by the comm */
+    EMU_THREAD_WRAPPED = 2, /* CPU_TS around the user's stream (not ours to destroy) */
+    EMU_THREAD_OWNED = 3,   /* CPU_TS around a stream the comm created */
+};
+
+struct emu_thread_rec {
+    uint32_t kind; /* enum emu_thread_kind */
+    uint32_t slot; /* streams[] slot on the comm's device */
+    uint32_t gen;
+    int32_t engine; /* the CommEngine encoded in the handle */
+    uint32_t notify_base;
+    uint32_t notify_num;        /* 0: no range */
+    uint32_t index;             /* index within its acquire call, for reports */
+    struct emu_hstream *stream; /* WRAPPED and OWNED */
+};
+
+/* This side of one channel. The devctl slot holds what the data plane reads; the host copy
+ * keeps the full memory tags (the slot's tag field is shorter). */
+struct emu_chan_rec {
+    uint32_t slot;
+    uint32_t gen;
+    int32_t engine;
+    int32_t protocol;
+    uint32_t remote_rank;
+    uint32_t notify_base; /* local_notify_base */
+    uint32_t notify_num;
+    uint32_t mem_num;
+    CommMem mems[EMU_MAX_CHANNEL_MEMS];
+    char *tags[EMU_MAX_CHANNEL_MEMS]; /* owned strings */
+};
+
+struct emu_ctx_rec {
+    struct emu_ctx_rec *next;
+    char tag[HCCL_RES_TAG_MAX_LEN + 1];
+    int32_t engine;
+    uint64_t size;
+    void *addr; /* device address (device engines) or host memory */
+    bool device;
+};
+
+struct emu_memreg {
+    uint32_t magic;
+    struct emu_memreg *next;
+    char tag[HCCL_RES_TAG_MAX_LEN + 1];
+    CommMem mem;
+};
+
+struct emu_comm {
+    uint32_t magic;
+    struct emu_comm *next; /* registry, under the registry lock */
+    uint32_t users;        /* calls in progress (emu_comm_get), under the registry lock */
+    /* Fixed after creation. */
+    struct emu_hdev *d;
+    uint32_t rank;
+    uint32_t size;
+    uint64_t id;
+    char name[COMM_NAME_MAX_LENGTH];
+    uint32_t ctl_slot; /* our entry of d->ctl->comms[] */
+    uint64_t buf_bytes;
+    int32_t exec_timeout_s;
+    uint64_t connect_timeout_ms;
+    struct emu_rdv *rdv;
+    struct emu_rank_info *ranks; /* [size] */
+    struct emu_graph *graph;
+    /* Protected by `lock`. */
+    pthread_mutex_t lock;
+    uint32_t busy; /* blocking calls in progress; destroy answers EAGAIN meanwhile */
+    void *buf;     /* HCCL buffer, allocated on first use */
+    struct emu_thread_rec *threads;
+    uint32_t n_threads, cap_threads;
+    uint32_t *spare_notifies; /* ranges replaced when a wrapped stream grew; freed at destroy */
+    uint32_t n_spare, cap_spare;
+    uint64_t dedicated[6];       /* cached HcclDedicatedThreadAcquire handles, by type */
+    struct emu_chan_rec **chans; /* one allocation each: GetRemoteMems hands out pointers */
+    uint32_t n_chans, cap_chans;
+    bool peer_mapped[EMU_COMM_MAX_RANKS]; /* EMU_RPC_MAP_PEER sent for that rank's device */
+    struct emu_ctx_rec *ctxs;
+    struct emu_memreg *regs;
+};
+
+/* How a member joins: where to meet, and what this rank brings. */
+struct emu_comm_args {
+    const char *fn; /* vendor call, for messages */
+    struct emu_hdev *d;
+    uint32_t rank;
+    uint32_t size;
+    char rdv_dir[EMU_PATH_MAX];   /* folder of the rendezvous file */
+    uint64_t nonce;               /* names the rendezvous file; becomes the comm id */
+    const HcclCommConfig *config; /* NULL = defaults */
+    /* From a rank table (cluster info); has_table = false for root info. */
+    bool has_table;
+    uint32_t server;
+    uint32_t phy_id;
+    uint32_t ip;
+};
+
+/* Join the communicator described by `a`: rendezvous with every rank (bounded by
+ * HCCL_CONNECT_TIMEOUT), build the rank graph, register the member on the device.
+ * The caller owns *out; release with emu_comm_destroy(). */
+emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out) EMU_MUST_CHECK;
+/* Release every resource of the member (waits boundedly for its device threads). pre: the
+ * caller holds one use (emu_comm_get). EMU_EAGAIN (logged) while another call is using it;
+ * then the caller still holds its use. On success the comm is gone. */
+emu_status emu_comm_destroy(struct emu_comm *c, const char *fn) EMU_MUST_CHECK;
+/* The live comm behind a user's HcclComm with one use taken, or NULL (logged: "fn: comm %p
+ * is not a live communicator"). Pair with emu_comm_put(). */
+struct emu_comm *emu_comm_get(const void *user, const char *fn);
+void emu_comm_put(struct emu_comm *c);
+/* The live comm named `name`; with several (ranks as threads), the one on the calling
+ * thread's device, else the first. */
+struct emu_comm *emu_comm_find_name(const char *name);
+/* Settings from the environment. */
+uint64_t emu_comm_connect_timeout_ms(void);
+uint64_t emu_comm_default_buf_bytes(void);
+/* Validate an HcclCommConfig (fn/rank for the message). */
+emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn,
+                                 uint32_t rank) EMU_MUST_CHECK;
+
+/* Log one error line "fn: rank r: ...". */
+#define EMU_COMM_ERR(c, fn, fmt, ...) EMU_LOG_ERR("%s: rank %u: " fmt, fn, (c)->rank, ##__VA_ARGS__)
+
+#endif

@@ -1,0 +1,53 @@
+/* hccl_graph_priv.h - shared between hccl_topo.c (the cluster description) and hccl_graph.c
+ * (each communicator's rank graph). Nothing else includes it. */
+#ifndef HCEMU_HOST_HCCL_GRAPH_PRIV_H
+#define HCEMU_HOST_HCCL_GRAPH_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/layout.h"
+#include "hccl_topo.h"
+
+struct emu_topo_cfg {
+    bool ok;
+    char path[256];
+    char error[256];
+    uint32_t n_servers;
+    char names[EMU_MAX_DEVICES][64];
+    int32_t server_of_dev[EMU_MAX_DEVICES]; /* -1: not in any server */
+    int32_t intra;                          /* CommProtocol inside a server */
+    uint32_t n_inter;
+    int32_t inter[EMU_TOPO_MAX_INTER]; /* CommProtocols across servers */
+};
+
+/* The process's cluster description (read on first use). */
+const struct emu_topo_cfg *emu_topo_cfg(void);
+
+#define EMU_GRAPH_LAYERS 2u
+
+struct emu_graph_layer {
+    uint32_t n_inst;
+    uint32_t my_inst;                 /* index into ids[] of the instance holding `me` */
+    uint32_t ids[EMU_COMM_MAX_RANKS]; /* instance ids (layer 0: server index; layer 1: 0) */
+    uint32_t sizes[EMU_COMM_MAX_RANKS];
+    uint32_t start[EMU_COMM_MAX_RANKS]; /* first entry of the instance in ranks[] */
+    uint32_t ranks[EMU_COMM_MAX_RANKS]; /* ranks grouped by instance, ascending */
+    uint32_t n_proto;
+    int32_t proto[EMU_TOPO_MAX_INTER];
+};
+
+struct emu_graph {
+    uint32_t n;
+    uint32_t me;
+    uint32_t server[EMU_COMM_MAX_RANKS];
+    uint32_t phy[EMU_COMM_MAX_RANKS];
+    uint32_t dev[EMU_COMM_MAX_RANKS];
+    uint32_t ip[EMU_COMM_MAX_RANKS];
+    uint32_t n_layers;
+    uint32_t layer_ids[EMU_GRAPH_LAYERS];
+    struct emu_graph_layer layer[EMU_GRAPH_LAYERS];
+    CommLink links[EMU_TOPO_MAX_INTER]; /* scratch for HcclRankGraphGetLinks */
+};
+
+#endif

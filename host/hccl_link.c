@@ -1,0 +1,548 @@
+/* hccl_link.c - channels: creation is a two-phase handshake through the rendezvous file.
+ *
+ * For each new channel this side (1) reserves a channels[] slot and a notify range on its
+ * device and posts an offer {slot, notify base and count, memories} for the key (engine,
+ * protocol) in its block towards the peer, (2) waits for the peer's offer with the same
+ * sequence number, fills its slot from it and marks the offer consumed (`got`), (3) waits
+ * until the peer consumed ours. After (3) both slots are complete, so either side may
+ * record into the other's notifies at once, and the next offer for the key may overwrite
+ * this one. Entry point: emu_link_acquire(). */
+#include "hccl_link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/handle.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "hccl_mem.h"
+#include "hccl_rdv.h"
+#include "hccl_rules.h"
+#include "hccl_topo.h"
+#include "notify_pool.h"
+
+/* One channel this call creates. */
+struct pending {
+    uint32_t desc;
+    uint32_t peer;
+    uint32_t key;
+    uint32_t seq;
+    struct emu_rdv_offer *mine;
+    struct emu_chan_rec rec;
+    bool seen;    /* the peer's offer was there: it will judge ours itself */
+    bool got;     /* the peer's offer has been read */
+    bool created; /* rec.slot is reserved */
+};
+
+struct wait_arg {
+    struct emu_comm *c;
+    struct pending *p;
+    uint32_t n;
+    bool acks; /* phase 3: wait for `got`, not for offers */
+};
+
+static uint64_t chan_handle(const struct emu_comm *c, const struct emu_chan_rec *ch)
+{
+    struct emu_handle h = {.kind = EMU_HANDLE_CHANNEL,
+                           .dev = c->d->id,
+                           .engine = (uint32_t)ch->engine,
+                           .exported = false,
+                           .gen = ch->gen,
+                           .index = ch->slot};
+
+    return emu_handle_encode(&h);
+}
+
+static struct emu_chan_rec *find_key(struct emu_comm *c, int32_t engine, uint32_t peer,
+                                     int32_t protocol)
+{
+    for (uint32_t i = 0; i < c->n_chans; i++) {
+        struct emu_chan_rec *ch = c->chans[i];
+        if (ch->engine == engine && ch->remote_rank == peer && ch->protocol == protocol)
+            return ch;
+    }
+    return NULL;
+}
+
+void emu_link_query(struct emu_comm *c, int32_t engine, const HcclChannelDesc *descs, uint32_t n,
+                    ChannelHandle *out)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct emu_chan_rec *ch =
+            find_key(c, engine, descs[i].remoteRank, descs[i].channelProtocol);
+        out[i] = ch != NULL ? chan_handle(c, ch) : 0;
+    }
+}
+
+emu_status emu_link_find(struct emu_comm *c, ChannelHandle raw, struct emu_chan_rec **out,
+                         const char *fn)
+{
+    struct emu_handle h;
+
+    if (emu_handle_decode(raw, EMU_HANDLE_CHANNEL, &h) && h.dev == c->d->id) {
+        for (uint32_t i = 0; i < c->n_chans; i++)
+            if (c->chans[i]->slot == h.index && c->chans[i]->gen == h.gen) {
+                *out = c->chans[i];
+                return EMU_OK;
+            }
+    }
+    EMU_COMM_ERR(c, fn,
+                 "channel 0x%llx is not a channel of this communicator (destroyed, or "
+                 "never acquired)",
+                 (unsigned long long)raw);
+    return EMU_ENOTFOUND;
+}
+
+/* ---- device side: slots and peer references ------------------------------------------- */
+
+static emu_status slot_take(struct emu_comm *c, int32_t engine, struct pending *p)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+    emu_status s = EMU_EUNAVAIL;
+
+    emu_devctl_lock(&ctl->res_lock);
+    for (uint32_t i = 0; i < EMU_MAX_CHANNELS; i++) {
+        struct emu_channel_ctl *cc = &ctl->channels[i];
+        if (emu_load_relaxed(&cc->state) != 0)
+            continue;
+        cc->gen = (cc->gen + 1) & EMU_HANDLE_GEN_MASK;
+        if (cc->gen == 0)
+            cc->gen = 1;
+        cc->engine = engine;
+        cc->protocol = p->rec.protocol;
+        cc->local_rank = c->rank;
+        cc->remote_rank = p->peer;
+        cc->notify_num = p->rec.notify_num;
+        cc->local_notify_base = p->rec.notify_base;
+        cc->remote_notify_base = 0;
+        cc->remote_channel = UINT32_MAX;
+        cc->peer = UINT32_MAX;
+        cc->mem_num = 0;
+        cc->comm_id = c->id;
+        /* Reserved now, complete before any handle names it (emu_link_acquire's end). */
+        emu_store_release(&cc->state, 1);
+        p->rec.slot = i;
+        p->rec.gen = cc->gen;
+        s = EMU_OK;
+        break;
+    }
+    emu_devctl_unlock(&ctl->res_lock);
+    if (s != EMU_OK)
+        EMU_LOG_ERR("device %u: no channel slot left (%u in use)", c->d->id, EMU_MAX_CHANNELS);
+    return s;
+}
+
+/* The peers[] entry for (dev, job folder), shared with every channel to that device. Call
+ * with res_lock held. */
+static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
+{
+    uint32_t free_i = UINT32_MAX;
+
+    for (uint32_t i = 0; i < EMU_MAX_PEERS; i++) {
+        struct emu_peer_ref *e = &ctl->peers[i];
+        if (e->used && e->dev == pi->dev && strcmp(e->job_dir, pi->job_dir) == 0)
+            return i;
+        if (!e->used && free_i == UINT32_MAX)
+            free_i = i;
+    }
+    if (free_i != UINT32_MAX) {
+        struct emu_peer_ref *e = &ctl->peers[free_i];
+        e->dev = pi->dev;
+        snprintf(e->job_dir, sizeof(e->job_dir), "%s", pi->job_dir);
+        e->used = 1;
+    }
+    return free_i;
+}
+
+/* Drop peers[idx] when no live channel names it any more. Call with res_lock held. */
+static void peer_unref(struct emu_devctl *ctl, uint32_t idx)
+{
+    if (idx >= EMU_MAX_PEERS)
+        return;
+    for (uint32_t i = 0; i < EMU_MAX_CHANNELS; i++)
+        if (emu_load_relaxed(&ctl->channels[i].state) != 0 && ctl->channels[i].peer == idx)
+            return;
+    ctl->peers[idx].used = 0;
+}
+
+static void slot_free(struct emu_comm *c, uint32_t slot, uint32_t gen)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+
+    if (ctl == NULL)
+        return;
+    emu_devctl_lock(&ctl->res_lock);
+    struct emu_channel_ctl *cc = &ctl->channels[slot];
+    if (cc->gen == gen && emu_load_relaxed(&cc->state) != 0) {
+        uint32_t peer = cc->peer;
+        emu_store_release(&cc->state, 0);
+        peer_unref(ctl, peer);
+    }
+    emu_devctl_unlock(&ctl->res_lock);
+}
+
+/* Fill our slot from the peer's offer. */
+static emu_status slot_fill(struct emu_comm *c, struct pending *p, const struct emu_rdv_offer *o,
+                            const char *fn)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+    struct emu_channel_ctl *cc = &ctl->channels[p->rec.slot];
+    uint32_t mem_num = o->mem_num < EMU_MAX_CHANNEL_MEMS ? o->mem_num : EMU_MAX_CHANNEL_MEMS;
+
+    emu_devctl_lock(&ctl->res_lock);
+    uint32_t peer = peer_ref(ctl, &c->ranks[p->peer]);
+    cc->peer = peer;
+    cc->remote_notify_base = o->notify_base;
+    cc->remote_channel = o->slot;
+    for (uint32_t m = 0; m < mem_num; m++) {
+        cc->mems[m].addr = o->mems[m].addr;
+        cc->mems[m].size = o->mems[m].size;
+        snprintf(cc->mems[m].tag, sizeof(cc->mems[m].tag), "%s", o->mems[m].tag);
+    }
+    cc->mem_num = mem_num;
+    emu_devctl_unlock(&ctl->res_lock);
+    if (peer == UINT32_MAX) {
+        EMU_COMM_ERR(c, fn,
+                     "device %u already exchanges with %u other devices; no room for "
+                     "rank %u's device",
+                     c->d->id, EMU_MAX_PEERS, p->peer);
+        return EMU_EUNAVAIL;
+    }
+    for (uint32_t m = 0; m < mem_num; m++) {
+        p->rec.mems[m] =
+            (CommMem){COMM_MEM_TYPE_DEVICE, (void *)(uintptr_t)o->mems[m].addr, o->mems[m].size};
+        if ((p->rec.tags[m] = strdup(o->mems[m].tag)) == NULL)
+            return EMU_ENOMEM;
+    }
+    p->rec.mem_num = mem_num;
+    return EMU_OK;
+}
+
+static void rec_free_tags(struct emu_chan_rec *ch)
+{
+    for (uint32_t m = 0; m < EMU_MAX_CHANNEL_MEMS; m++) {
+        free(ch->tags[m]);
+        ch->tags[m] = NULL;
+    }
+}
+
+/* ---- the handshake --------------------------------------------------------------------- */
+
+/* Reserve the local half and post it. */
+static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
+                       struct pending *p, const char *fn)
+{
+    void *buf;
+    uint64_t buf_size;
+    emu_status s;
+
+    p->rec.engine = engine;
+    p->rec.protocol = d->channelProtocol;
+    p->rec.remote_rank = d->remoteRank;
+    p->rec.notify_num = d->notifyNum;
+    if ((s = emu_buf_get(c, false, &buf, &buf_size, fn)) != EMU_OK)
+        return s;
+    if (p->rec.notify_num > 0 &&
+        (s = emu_notify_alloc(c->d, p->rec.notify_num, &p->rec.notify_base)) != EMU_OK)
+        return s;
+    if ((s = slot_take(c, engine, p)) != EMU_OK) {
+        if (p->rec.notify_num > 0)
+            emu_notify_free(c->d, p->rec.notify_base);
+        return s;
+    }
+    p->created = true;
+    p->mine = emu_rdv_my_offer(c->rdv, c->rank, p->peer, p->key);
+    if (p->mine == NULL) {
+        EMU_COMM_ERR(c, fn, "more than %u kinds of channel (engine, protocol) to rank %u",
+                     EMU_RDV_KEYS, p->peer);
+        return EMU_EUNAVAIL;
+    }
+    struct emu_rdv_offer *o = p->mine;
+    o->notify_num = p->rec.notify_num;
+    o->notify_base = p->rec.notify_base;
+    o->slot = p->rec.slot;
+    o->mems[0] = (struct emu_rdv_mem){.addr = (uint64_t)(uintptr_t)buf, .size = buf_size};
+    snprintf(o->mems[0].tag, sizeof(o->mems[0].tag), "HcclBuffer");
+    o->mem_num = 1;
+    for (uint32_t m = 0; m < d->memHandleNum; m++) {
+        const struct emu_memreg *r = emu_memreg_find(c, d->memHandles[m]);
+        o->mems[o->mem_num].addr = (uint64_t)(uintptr_t)r->mem.addr;
+        o->mems[o->mem_num].size = r->mem.size;
+        snprintf(o->mems[o->mem_num].tag, sizeof(o->mems[0].tag), "%s", r->tag);
+        o->mem_num++;
+    }
+    p->seq = emu_load_relaxed(&o->seq) + 1;
+    /* Pairs with the acquire load of `seq` in the peer's offers_ready(). */
+    emu_store_release(&o->seq, p->seq);
+    return EMU_OK;
+}
+
+static bool offers_ready(void *arg)
+{
+    struct wait_arg *w = arg;
+
+    for (uint32_t i = 0; i < w->n; i++) {
+        const struct pending *p = &w->p[i];
+        const struct emu_rdv_offer *o = emu_rdv_peer_offer(w->c->rdv, p->peer, w->c->rank, p->key);
+        if (o == NULL)
+            return false;
+        uint32_t v = w->acks ? emu_load_acquire(&((struct emu_rdv_offer *)o)->got)
+                             : emu_load_acquire(&((struct emu_rdv_offer *)o)->seq);
+        if ((int32_t)(v - p->seq) < 0)
+            return false;
+    }
+    return true;
+}
+
+static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool acks, emu_status s,
+                        uint32_t gone, const char *fn)
+{
+    char list[256];
+    size_t used = 0;
+    uint32_t missing = 0;
+    struct wait_arg one = {.c = c, .n = 1, .acks = acks};
+
+    list[0] = '\0';
+    for (uint32_t i = 0; i < n; i++) {
+        one.p = &p[i];
+        if (offers_ready(&one))
+            continue;
+        missing++;
+        if (used + 16 < sizeof(list))
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
+                                     missing > 1 ? ", " : "", p[i].peer);
+    }
+    if (s == EMU_EREMOTE)
+        EMU_COMM_ERR(c, fn,
+                     "rank %u left the communicator (destroyed, or its process exited) "
+                     "before its channel to rank %u was connected",
+                     gone, c->rank);
+    else
+        EMU_COMM_ERR(c, fn,
+                     "rank%s %s did not acquire the matching channel%s to rank %u "
+                     "(%s, %s) within %llu ms (HCCL_CONNECT_TIMEOUT)",
+                     missing > 1 ? "s" : "", list, missing > 1 ? "s" : "", c->rank,
+                     emu_rules_engine_name(p[0].rec.engine),
+                     emu_topo_protocol_name(p[0].rec.protocol),
+                     (unsigned long long)c->connect_timeout_ms);
+}
+
+static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, bool acks,
+                             uint64_t deadline, const char *fn)
+{
+    uint32_t watch[EMU_COMM_MAX_RANKS] = {0}, nw = 0, gone = 0;
+    struct wait_arg w = {.c = c, .p = p, .n = n, .acks = acks};
+
+    for (uint32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (uint32_t k = 0; k < nw; k++)
+            seen = seen || watch[k] == p[i].peer;
+        if (!seen)
+            watch[nw++] = p[i].peer;
+    }
+    emu_status s = emu_rdv_wait(c->rdv, offers_ready, &w, deadline, watch, nw, &gone);
+    if (s != EMU_OK)
+        report_wait(c, p, n, acks, s, gone, fn);
+    return s;
+}
+
+/* Phase 2: read each peer's offer into our slot and acknowledge it. */
+static emu_status consume(struct emu_comm *c, struct pending *p, uint32_t n, const char *fn)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct emu_rdv_offer *o = emu_rdv_peer_offer(c->rdv, p[i].peer, c->rank, p[i].key);
+        if (emu_load_acquire(&((struct emu_rdv_offer *)o)->seq) != p[i].seq) {
+            EMU_COMM_ERR(c, fn,
+                         "ranks %u and %u disagree on how often their channel (%s, %s) "
+                         "was created (one side destroyed it and the other did not)",
+                         c->rank, p[i].peer, emu_rules_engine_name(p[i].rec.engine),
+                         emu_topo_protocol_name(p[i].rec.protocol));
+            return EMU_EINVAL;
+        }
+        if (o->notify_num != p[i].rec.notify_num) {
+            EMU_COMM_ERR(c, fn,
+                         "channel to rank %u: notifyNum is %u here but %u on rank %u "
+                         "(both sides must agree)",
+                         p[i].peer, p[i].rec.notify_num, o->notify_num, p[i].peer);
+            return EMU_EINVAL;
+        }
+        emu_status s = slot_fill(c, &p[i], o, fn);
+        if (s != EMU_OK)
+            return s;
+        p[i].got = true;
+        /* Pairs with the acquire load of `got` in the peer's phase 3. */
+        emu_store_release(&p[i].mine->got, p[i].seq);
+    }
+    emu_rdv_ring(c->rdv);
+    return EMU_OK;
+}
+
+static void map_peers(struct emu_comm *c, const struct pending *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct emu_rank_info *pi = &c->ranks[p[i].peer];
+        if (c->peer_mapped[p[i].peer])
+            continue;
+        struct emu_rpc_req q = {.op = EMU_RPC_MAP_PEER, .arg0 = pi->dev};
+        struct emu_rpc_rep r;
+        snprintf(q.text, sizeof(q.text), "%s", pi->job_dir);
+        /* Now, while the peer's files surely exist; failing here only means the executor
+         * maps them on first use instead. */
+        if (emu_hdev_rpc(c->d, &q, &r) == EMU_OK)
+            c->peer_mapped[p[i].peer] = true;
+        else
+            EMU_LOG_WARN("device %u: the executor could not map rank %u's device %u now: %s",
+                         c->d->id, p[i].peer, pi->dev, r.msg);
+    }
+}
+
+static void rollback(struct emu_comm *c, struct pending *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        /* Withdraw an offer the peer has not matched yet; once it has, the peer reads ours
+         * and reaches the same verdict (e.g. a notifyNum mismatch) on its own. */
+        if (p[i].mine != NULL && !p[i].seen && emu_load_relaxed(&p[i].mine->seq) == p[i].seq)
+            emu_store_release(&p[i].mine->seq, p[i].seq - 1);
+        if (p[i].created) {
+            slot_free(c, p[i].rec.slot, p[i].rec.gen);
+            if (p[i].rec.notify_num > 0)
+                emu_notify_free(c->d, p[i].rec.notify_base);
+        }
+        rec_free_tags(&p[i].rec);
+    }
+    emu_rdv_ring(c->rdv);
+}
+
+static emu_status keep(struct emu_comm *c, struct pending *p, uint32_t n)
+{
+    if (c->n_chans + n > c->cap_chans) {
+        uint32_t cap = c->cap_chans ? c->cap_chans : 16;
+        while (cap < c->n_chans + n)
+            cap *= 2;
+        void *np = realloc(c->chans, cap * sizeof(*c->chans));
+        if (np == NULL)
+            return EMU_ENOMEM;
+        c->chans = np;
+        c->cap_chans = cap;
+    }
+    struct emu_chan_rec **recs = calloc(n ? n : 1, sizeof(*recs));
+    if (recs == NULL)
+        return EMU_ENOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((recs[i] = malloc(sizeof(*recs[i]))) == NULL) {
+            while (i-- > 0)
+                free(recs[i]);
+            free(recs);
+            return EMU_ENOMEM;
+        }
+    }
+    /* The records own the tags from here on; the pendings forget them. */
+    for (uint32_t i = 0; i < n; i++) {
+        *recs[i] = p[i].rec;
+        memset(p[i].rec.tags, 0, sizeof(p[i].rec.tags));
+        c->chans[c->n_chans++] = recs[i];
+    }
+    free(recs);
+    return EMU_OK;
+}
+
+/* New channels of this call, one per distinct (peer, protocol) without an existing one. */
+static uint32_t plan(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d, uint32_t n,
+                     struct pending *p)
+{
+    uint32_t np = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (find_key(c, engine, d[i].remoteRank, d[i].channelProtocol) != NULL)
+            continue;
+        uint32_t key = emu_rdv_key(engine, d[i].channelProtocol);
+        bool dup = false;
+        for (uint32_t k = 0; k < np && !dup; k++)
+            dup = p[k].peer == d[i].remoteRank && p[k].key == key;
+        if (!dup)
+            p[np++] = (struct pending){.desc = i, .peer = d[i].remoteRank, .key = key};
+    }
+    return np;
+}
+
+static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
+                            struct pending *p, uint32_t np, const char *fn)
+{
+    uint64_t deadline = emu_now_ns() + c->connect_timeout_ms * 1000000u;
+    emu_status s = EMU_OK;
+
+    for (uint32_t i = 0; i < np && s == EMU_OK; i++)
+        s = post(c, engine, &d[p[i].desc], &p[i], fn);
+    if (np > 0)
+        emu_rdv_ring(c->rdv);
+    if (s == EMU_OK)
+        s = wait_phase(c, p, np, false, deadline, fn);
+    for (uint32_t i = 0; i < np && s == EMU_OK; i++)
+        p[i].seen = true;
+    if (s == EMU_OK)
+        s = consume(c, p, np, fn);
+    if (s == EMU_OK)
+        s = wait_phase(c, p, np, true, deadline, fn);
+    if (s == EMU_OK)
+        s = keep(c, p, np);
+    return s;
+}
+
+emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
+                            uint32_t n, ChannelHandle *out, const char *fn)
+{
+    struct pending *p = calloc(n, sizeof(*p));
+
+    if (p == NULL)
+        return EMU_ENOMEM;
+    uint32_t np = plan(c, engine, d, n, p);
+    emu_status s = handshake(c, engine, d, p, np, fn);
+    if (s != EMU_OK) {
+        rollback(c, p, np);
+        free(p);
+        return s;
+    }
+    map_peers(c, p, np);
+    free(p);
+    emu_link_query(c, engine, d, n, out);
+    return EMU_OK;
+}
+
+static void report_set_notifies(struct emu_comm *c, const struct emu_chan_rec *ch)
+{
+    for (uint32_t k = 0; k < ch->notify_num; k++)
+        if (emu_load_acquire(&c->d->ctl->notifies[ch->notify_base + k].value) != 0)
+            EMU_LOG_WARN("HcclCommDestroy: rank %u channel to rank %u (%s, slot %u): notify %u "
+                         "was recorded but never waited for",
+                         c->rank, ch->remote_rank, emu_topo_protocol_name(ch->protocol), ch->slot,
+                         k);
+}
+
+void emu_link_release(struct emu_comm *c, struct emu_chan_rec *ch)
+{
+    slot_free(c, ch->slot, ch->gen);
+    if (ch->notify_num > 0)
+        emu_notify_free(c->d, ch->notify_base);
+    rec_free_tags(ch);
+    /* Keep the array dense: move the last record into the hole. */
+    for (uint32_t i = 0; i < c->n_chans; i++)
+        if (c->chans[i] == ch) {
+            c->chans[i] = c->chans[--c->n_chans];
+            break;
+        }
+    free(ch);
+}
+
+void emu_link_release_all(struct emu_comm *c)
+{
+    bool alive = c->d->ctl != NULL;
+
+    while (c->n_chans > 0) {
+        struct emu_chan_rec *ch = c->chans[c->n_chans - 1];
+        if (alive)
+            report_set_notifies(c, ch);
+        emu_link_release(c, ch);
+    }
+}

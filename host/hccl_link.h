@@ -1,0 +1,28 @@
+/* hccl_link.h - channels (spec/hccl-control-plane.md §7): one channels[] slot on each side's
+ * device, paired through the communicator's rendezvous file. Call with c->lock held. */
+#ifndef HCEMU_HOST_HCCL_LINK_H
+#define HCEMU_HOST_HCCL_LINK_H
+
+#include <stdint.h>
+
+#include "common/status.h"
+#include "hccl_core.h"
+
+/* descs are already validated by the boundary (remote rank, protocol, notifyNum, memory
+ * handles). Existing channels with the same (engine, remoteRank, protocol) are returned;
+ * the others are created pairwise with their peers, bounded by HCCL_CONNECT_TIMEOUT. On
+ * failure the channels created by this call are released again. */
+emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChannelDesc *descs,
+                            uint32_t n, ChannelHandle *out, const char *fn) EMU_MUST_CHECK;
+/* The existing handle for each desc, or 0. */
+void emu_link_query(struct emu_comm *c, int32_t engine, const HcclChannelDesc *descs, uint32_t n,
+                    ChannelHandle *out);
+/* The channel of this comm behind `h`; EMU_ENOTFOUND (logged) otherwise. */
+emu_status emu_link_find(struct emu_comm *c, ChannelHandle h, struct emu_chan_rec **out,
+                         const char *fn) EMU_MUST_CHECK;
+/* Release one channel (HcclChannelDestroy). */
+void emu_link_release(struct emu_comm *c, struct emu_chan_rec *ch);
+/* Destroy: report notifies left set, release every channel. */
+void emu_link_release_all(struct emu_comm *c);
+
+#endif

@@ -1,0 +1,407 @@
+/* hccl_rdv.c - the rendezvous file of a communicator (see hccl_rdv.h).
+ *
+ * The file is created complete: a temporary file is sized and stamped, then link()ed to its
+ * final name, so an opener never sees a half-made header; the loser of a creation race uses
+ * the winner's file. Layout: header page, members[nranks], then for every ordered pair
+ * (from, to) EMU_RDV_KEYS offers written by `from` only. */
+#include "hccl_rdv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+
+#define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
+#define RDV_VERSION 1u
+#define RDV_HDR_BYTES 4096u
+#define WAIT_SLICE_NS 50000000ull /* liveness checks while waiting */
+
+/* GAVE_UP: joined, then timed out waiting for the others - it did come, so the ranks still
+ * waiting do not name it as missing, and it may try again. */
+enum {
+    MEMBER_EMPTY = 0,
+    MEMBER_CLAIMING = 1,
+    MEMBER_JOINED = 2,
+    MEMBER_LEFT = 3,
+    MEMBER_GAVE_UP = 4,
+};
+
+struct rdv_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nranks;
+    uint64_t nonce;
+    _Atomic uint32_t arrived; /* members in state JOINED */
+    _Atomic uint32_t refs;    /* members that joined and have not left */
+    _Atomic uint32_t bell;    /* bumped by every publication; futex word */
+};
+
+struct rdv_member {
+    _Atomic uint32_t state;
+    uint32_t reserved;
+    struct emu_rank_info info;
+};
+
+struct emu_rdv {
+    uint8_t *base;
+    size_t len;
+    uint32_t nranks;
+    struct rdv_hdr *hdr;
+    struct rdv_member *members;
+    struct emu_rdv_offer *offers;
+    char path[EMU_PATH_MAX + 64];
+};
+
+static size_t file_bytes(uint32_t nranks)
+{
+    return RDV_HDR_BYTES + (size_t)nranks * sizeof(struct rdv_member) +
+           (size_t)nranks * nranks * EMU_RDV_KEYS * sizeof(struct emu_rdv_offer);
+}
+
+/* The file must be ours and private: another user must not be able to steer a join. */
+static emu_status check_owner(int fd, const char *path, const char *fn, uint32_t rank)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+        EMU_LOG_ERR("%s: rank %u: rendezvous file %s is not a private file of this user "
+                    "(uid %u); refusing to join",
+                    fn, rank, path, (unsigned)geteuid());
+        return EMU_EINVAL;
+    }
+    return EMU_OK;
+}
+
+/* Make the complete file under a temporary name and link it into place; EEXIST when another
+ * rank was faster (then use its file). */
+static int create_file(const char *path, uint32_t nranks, uint64_t nonce)
+{
+    char tmp[sizeof(((struct emu_rdv *)0)->path) + 48];
+    void *p;
+
+    snprintf(tmp, sizeof(tmp), "%s.%d.%d.tmp", path, (int)getpid(), emu_gettid());
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -errno;
+    int err = 0;
+    if (ftruncate(fd, (off_t)file_bytes(nranks)) != 0 ||
+        emu_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK) {
+        err = errno != 0 ? errno : EIO;
+    } else {
+        struct rdv_hdr *h = p;
+        h->magic = RDV_MAGIC;
+        h->version = RDV_VERSION;
+        h->nranks = nranks;
+        h->nonce = nonce;
+        emu_unmap(p, RDV_HDR_BYTES);
+        if (link(tmp, path) != 0)
+            err = errno;
+    }
+    unlink(tmp);
+    if (err != 0) {
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
+/* Dead, or a zombie its parent has not reaped yet (it will never post again). */
+static bool pid_gone(int32_t pid)
+{
+    char path[64], stat[256];
+
+    if (pid <= 0)
+        return false;
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, stat, sizeof(stat) - 1);
+    close(fd);
+    stat[n > 0 ? n : 0] = '\0';
+    const char *rp = strrchr(stat, ')');
+    return rp != NULL && rp[1] == ' ' && rp[2] == 'Z';
+}
+
+/* A file whose members' processes are dead is left over from a crashed run: remove it. */
+static bool is_stale(const struct emu_rdv *r)
+{
+    for (uint32_t i = 0; i < r->nranks; i++) {
+        uint32_t st = emu_load_acquire(&r->members[i].state);
+        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && pid_gone(r->members[i].info.pid))
+            return true;
+    }
+    return false;
+}
+
+static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const char *fn,
+                           uint32_t rank)
+{
+    struct stat st;
+    void *p;
+
+    if (emu_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK)
+        return EMU_ESYSCALL;
+    struct rdv_hdr h = *(struct rdv_hdr *)p;
+    emu_unmap(p, RDV_HDR_BYTES);
+    if (h.magic != RDV_MAGIC || h.version != RDV_VERSION) {
+        EMU_LOG_ERR("%s: rank %u: %s is not an hcemu rendezvous file", fn, rank, r->path);
+        return EMU_EINVAL;
+    }
+    if (h.nranks != nranks) {
+        EMU_LOG_ERR("%s: rank %u: nRanks is %u here but %u for the ranks that joined first", fn,
+                    rank, nranks, h.nranks);
+        return EMU_EINVAL;
+    }
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != file_bytes(nranks)) {
+        EMU_LOG_ERR("%s: rank %u: rendezvous file %s has the wrong size", fn, rank, r->path);
+        return EMU_EINVAL;
+    }
+    r->len = file_bytes(nranks);
+    if (emu_map_shared(fd, 0, r->len, NULL, 0, &p) != EMU_OK)
+        return EMU_ESYSCALL;
+    r->base = p;
+    r->nranks = nranks;
+    r->hdr = p;
+    r->members = (struct rdv_member *)(r->base + RDV_HDR_BYTES);
+    r->offers = (struct emu_rdv_offer *)(r->members + nranks);
+    return EMU_OK;
+}
+
+static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, const char *fn,
+                            uint32_t rank, bool *stale)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(r->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 && errno == ENOENT) {
+            fd = create_file(r->path, nranks, nonce);
+            if (fd == -EEXIST)
+                continue;
+            if (fd < 0) {
+                EMU_LOG_ERR("%s: rank %u: cannot create the rendezvous file %s: %s", fn, rank,
+                            r->path, strerror(-fd));
+                return EMU_EFILE;
+            }
+        } else if (fd < 0) {
+            EMU_LOG_ERR("%s: rank %u: cannot open the rendezvous file %s: %s", fn, rank, r->path,
+                        strerror(errno));
+            return EMU_EFILE;
+        }
+        emu_status s = check_owner(fd, r->path, fn, rank);
+        if (s == EMU_OK)
+            s = map_file(r, fd, nranks, fn, rank);
+        close(fd);
+        if (s == EMU_OK && is_stale(r)) {
+            *stale = true;
+            emu_unmap(r->base, r->len);
+            r->base = NULL;
+        }
+        return s;
+    }
+    EMU_LOG_ERR("%s: rank %u: cannot create or open %s", fn, rank, r->path);
+    return EMU_EFILE;
+}
+
+emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const char *fn,
+                        uint32_t rank, struct emu_rdv **out)
+{
+    struct emu_rdv *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return EMU_ENOMEM;
+    int n = snprintf(r->path, sizeof(r->path), "%s/hcemu-comm-%016llx.rdv", dir,
+                     (unsigned long long)nonce);
+    if (n < 0 || (size_t)n >= sizeof(r->path)) {
+        EMU_LOG_ERR("%s: rank %u: rendezvous folder %s is too long", fn, rank, dir);
+        free(r);
+        return EMU_EINVAL;
+    }
+    bool stale = false;
+    emu_status s = open_once(r, nonce, nranks, fn, rank, &stale);
+    if (s == EMU_OK && stale) {
+        EMU_LOG_WARN("%s: rank %u: removing %s, left by a run whose processes have exited", fn,
+                     rank, r->path);
+        unlink(r->path);
+        stale = false;
+        s = open_once(r, nonce, nranks, fn, rank, &stale);
+    }
+    if (s != EMU_OK || stale) {
+        if (r->base != NULL)
+            emu_unmap(r->base, r->len);
+        free(r);
+        return s != EMU_OK ? s : EMU_EINTERNAL;
+    }
+    *out = r;
+    return EMU_OK;
+}
+
+void emu_rdv_ring(struct emu_rdv *r)
+{
+    emu_fetch_add_release(&r->hdr->bell, 1);
+    emu_futex_wake(&r->hdr->bell, INT32_MAX);
+}
+
+static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
+{
+    const struct rdv_member *m = &r->members[rank];
+    uint32_t st = emu_load_acquire(&m->state);
+
+    return st == MEMBER_LEFT || (st == MEMBER_JOINED && pid_gone(m->info.pid));
+}
+
+emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uint64_t deadline,
+                        const uint32_t *watch, uint32_t n, uint32_t *gone)
+{
+    for (;;) {
+        /* Pairs with the release add in emu_rdv_ring(): a publication made before the bell
+         * moved is visible to ready(). Loading the bell first means a ring between the
+         * check and the sleep changes the word, so the futex does not sleep through it. */
+        uint32_t seen = emu_load_acquire(&r->hdr->bell);
+        if (ready(arg))
+            return EMU_OK;
+        for (uint32_t i = 0; i < n; i++) {
+            if (rank_gone(r, watch[i])) {
+                *gone = watch[i];
+                return EMU_EREMOTE;
+            }
+        }
+        uint64_t now = emu_now_ns();
+        if (now >= deadline)
+            return EMU_ETIMEOUT;
+        uint64_t slice = now + WAIT_SLICE_NS;
+        (void)emu_futex_wait(&r->hdr->bell, seen, slice < deadline ? slice : deadline);
+    }
+}
+
+static bool all_arrived(void *arg)
+{
+    struct emu_rdv *r = arg;
+
+    return emu_load_acquire(&r->hdr->arrived) >= r->nranks;
+}
+
+static void report_missing(const struct emu_rdv *r, uint32_t rank, uint64_t waited_ms,
+                           const char *fn)
+{
+    char list[512];
+    size_t used = 0;
+    uint32_t missing = 0;
+
+    list[0] = '\0';
+    for (uint32_t i = 0; i < r->nranks; i++) {
+        uint32_t st = emu_load_acquire(&r->members[i].state);
+        if (st == MEMBER_JOINED || st == MEMBER_GAVE_UP)
+            continue;
+        missing++;
+        if (used + 16 < sizeof(list))
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
+                                     missing > 1 ? ", " : "", i);
+    }
+    EMU_LOG_ERR("%s: rank %u: rank%s %s of %u did not join within %llu ms "
+                "(HCCL_CONNECT_TIMEOUT)",
+                fn, rank, missing > 1 ? "s" : "", list, r->nranks, (unsigned long long)waited_ms);
+}
+
+emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_info *me,
+                        uint64_t deadline, const char *fn)
+{
+    struct rdv_member *m = &r->members[rank];
+    uint32_t expect = MEMBER_EMPTY;
+    uint64_t start = emu_now_ns();
+
+    bool claimed = emu_cas_acq_rel(&m->state, &expect, MEMBER_CLAIMING);
+    if (!claimed && expect == MEMBER_GAVE_UP)
+        claimed = emu_cas_acq_rel(&m->state, &expect, MEMBER_CLAIMING);
+    if (!claimed) {
+        EMU_LOG_ERR("%s: rank %u: rank %u has already joined this communicator (pid %d); "
+                    "each rank joins once",
+                    fn, rank, rank, (int)m->info.pid);
+        return EMU_EINVAL;
+    }
+    m->info = *me;
+    emu_fetch_add_acq_rel(&r->hdr->refs, 1);
+    /* Pairs with the acquire loads of `state` by the other members. */
+    emu_store_release(&m->state, MEMBER_JOINED);
+    emu_fetch_add_acq_rel(&r->hdr->arrived, 1);
+    emu_rdv_ring(r);
+    uint32_t gone;
+    emu_status s = emu_rdv_wait(r, all_arrived, r, deadline, NULL, 0, &gone);
+    if (s == EMU_OK)
+        return EMU_OK;
+    report_missing(r, rank, (emu_now_ns() - start) / 1000000u, fn);
+    /* Withdraw, so the ranks still waiting see an honest count. */
+    emu_fetch_sub_acq_rel(&r->hdr->arrived, 1);
+    emu_fetch_sub_acq_rel(&r->hdr->refs, 1);
+    emu_store_release(&m->state, MEMBER_GAVE_UP);
+    emu_rdv_ring(r);
+    return s;
+}
+
+const struct emu_rank_info *emu_rdv_info(const struct emu_rdv *r, uint32_t rank)
+{
+    return &r->members[rank].info;
+}
+
+void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
+{
+    if (r == NULL)
+        return;
+    uint32_t left = 1;
+    if (joined) {
+        emu_store_release(&r->members[rank].state, MEMBER_LEFT);
+        left = emu_fetch_sub_acq_rel(&r->hdr->refs, 1);
+        emu_rdv_ring(r);
+    } else {
+        left = emu_load_acquire(&r->hdr->refs) == 0 ? 1 : 2;
+    }
+    /* The last member out removes the file; a mapping outlives the name. */
+    if (left == 1)
+        unlink(r->path);
+    emu_unmap(r->base, r->len);
+    free(r);
+}
+
+static struct emu_rdv_offer *block(const struct emu_rdv *r, uint32_t from, uint32_t to)
+{
+    return &r->offers[((size_t)from * r->nranks + to) * EMU_RDV_KEYS];
+}
+
+struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key)
+{
+    struct emu_rdv_offer *b = block(r, me, peer);
+
+    for (uint32_t i = 0; i < EMU_RDV_KEYS; i++)
+        if (emu_load_relaxed(&b[i].key) == key)
+            return &b[i];
+    for (uint32_t i = 0; i < EMU_RDV_KEYS; i++) {
+        if (emu_load_relaxed(&b[i].key) == 0) {
+            /* Only `me` writes this block; the key is published before any seq. */
+            emu_store_release(&b[i].key, key);
+            return &b[i];
+        }
+    }
+    return NULL;
+}
+
+const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
+                                               uint32_t key)
+{
+    const struct emu_rdv_offer *b = block(r, peer, me);
+
+    for (uint32_t i = 0; i < EMU_RDV_KEYS; i++)
+        if (emu_load_acquire(&((struct emu_rdv_offer *)b)[i].key) == key)
+            return &b[i];
+    return NULL;
+}

@@ -1,0 +1,96 @@
+/* hccl_rdv.h - the rendezvous of one communicator: a shared file in a job folder that every
+ * member maps, where ranks announce themselves (init) and post the halves of their channels
+ * (HcclChannelAcquire), and a futex "bell" every poster rings.
+ *
+ * Only the owner's uid may use the file: it is created 0600 in a 0700 folder, and every
+ * opener checks that the file belongs to it (st_uid == euid, no group/other bits). */
+#ifndef HCEMU_HOST_HCCL_RDV_H
+#define HCEMU_HOST_HCCL_RDV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/devctl.h"
+#include "common/status.h"
+#include "hccl_core.h"
+
+#define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */
+#define EMU_ROOT_INFO_VERSION 1u
+#define EMU_RDV_KEYS 4u /* distinct (engine, protocol) channels per ordered rank pair */
+
+/* The first bytes of an HcclRootInfo made by HcclGetRootInfo (the rest is zero). */
+struct emu_root_info {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t uid;   /* only this user may join */
+    uint64_t nonce; /* names the rendezvous file; becomes the communicator id */
+    int32_t pid;    /* process that made it, for messages */
+    uint32_t reserved;
+    char dir[EMU_PATH_MAX]; /* job folder holding the rendezvous file */
+};
+_Static_assert(sizeof(struct emu_root_info) <= HCCL_ROOT_INFO_BYTES, "root info fits");
+
+struct emu_rdv_mem {
+    uint64_t addr;
+    uint64_t size;
+    char tag[HCCL_RES_TAG_MAX_LEN + 1];
+};
+
+/* One side's half of a channel: written by its owner only, published by `seq`. */
+struct emu_rdv_offer {
+    _Atomic uint32_t key; /* emu_rdv_key(); 0 = unused entry */
+    _Atomic uint32_t seq; /* posts made for this key; the publication word */
+    _Atomic uint32_t got; /* the peer's seq this side has consumed (second half of the handshake) */
+    uint32_t notify_num;
+    uint32_t notify_base; /* in the poster's device pool */
+    uint32_t slot;        /* the poster's channels[] slot */
+    uint32_t mem_num;
+    uint32_t reserved;
+    struct emu_rdv_mem mems[EMU_MAX_CHANNEL_MEMS];
+};
+
+struct emu_rdv;
+
+/* Fill a root info: a fresh rendezvous in this process's job folder, or - when HCEMU_RANK,
+ * HCEMU_RANK_SIZE and HCEMU_JOB_PATH are set - the job's n-th rendezvous (n counts this
+ * process's calls), which every rank derives alike from HCEMU_JOB_ID / HCEMU_JOB_PATH. */
+emu_status emu_rootinfo_make(void *blob, const char *fn) EMU_MUST_CHECK;
+/* A random nonce (never 0), for a rendezvous nobody derives. */
+uint64_t emu_rootinfo_fresh_nonce(void);
+/* Check a root info passed to an init call (magic, version, same user). */
+emu_status emu_rootinfo_read(const void *blob, struct emu_root_info *out, const char *fn,
+                             uint32_t rank) EMU_MUST_CHECK;
+
+static inline uint32_t emu_rdv_key(int32_t engine, int32_t protocol)
+{
+    return 1u + (uint32_t)engine * 16u + (uint32_t)protocol;
+}
+
+/* Open (creating when first) the rendezvous file "hcemu-comm-<nonce>.rdv" in `dir` for `nranks`
+ * members. EMU_EINVAL when the file was made for another rank count or by another user.
+ * The caller owns *out: emu_rdv_close() it. */
+emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const char *fn,
+                        uint32_t rank, struct emu_rdv **out) EMU_MUST_CHECK;
+/* Announce `me` as `rank` and wait until every rank has (deadline as emu_now_ns()).
+ * EMU_ETIMEOUT names the missing ranks; the slot is withdrawn on failure. */
+emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_info *me,
+                        uint64_t deadline, const char *fn) EMU_MUST_CHECK;
+/* The announcement of `rank` (valid after a successful join). */
+const struct emu_rank_info *emu_rdv_info(const struct emu_rdv *r, uint32_t rank);
+/* Leave: a joined member marks itself gone; the last reference removes the file. NULL ok. */
+void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined);
+
+/* My entry for `key` in the block [me -> peer], claimed when absent (NULL when full). */
+struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key);
+/* The peer's entry for `key` in [peer -> me], or NULL. */
+const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
+                                               uint32_t key);
+/* Wake every waiter (after publishing with a release store). */
+void emu_rdv_ring(struct emu_rdv *r);
+/* Wait until ready(arg) is true. Returns EMU_ETIMEOUT at the deadline, EMU_EREMOTE (with
+ * *gone = the rank) when a rank in watch[0..n) destroyed its member or its process died. */
+emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uint64_t deadline,
+                        const uint32_t *watch, uint32_t n, uint32_t *gone) EMU_MUST_CHECK;
+
+#endif

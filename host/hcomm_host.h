@@ -1,0 +1,40 @@
+/* hcomm_host.h - the host (CPU_TS) side of the HCOMM data plane: thread handles checked
+ * against the device control blocks this process has mapped, notify record/wait tasks queued
+ * on the thread's ACL stream, and the per-OS-thread settings (default wait timeout, batch
+ * mode). Called only by host/api_hcomm.c. */
+#ifndef HCEMU_HOST_HCOMM_HOST_H
+#define HCEMU_HOST_HCOMM_HOST_H
+
+#include <stdint.h>
+
+#include "common/status.h"
+
+#define EMU_HCOMM_HOST_DEFAULT_WAIT_S (1836u + 27u) /* device default + the host library's 27 s */
+
+/* What the boundary knows about a call, for the one refusal line. */
+struct emu_hcomm_call {
+    const char *fn;
+    uint64_t callsite;
+    uint32_t dev;  /* UINT32_MAX until a thread was validated */
+    uint32_t slot;
+};
+
+/* Log one refusal line naming rank, thread, call and call site. */
+void emu_hcomm_refuse(const struct emu_hcomm_call *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Refuse with EMU_ENOTSUP, saying what the host library cannot do and why. */
+emu_status emu_hcomm_not_supported(const struct emu_hcomm_call *c, const char *why) EMU_MUST_CHECK;
+/* Queue on CPU_TS thread `thread` a record of notify `idx` of `dst` (an AICPU_TS thread
+ * exported to CPU_TS, or another CPU_TS thread). */
+emu_status emu_hcomm_record(struct emu_hcomm_call *c, uint64_t thread, uint64_t dst,
+                            uint32_t idx) EMU_MUST_CHECK;
+/* Queue on CPU_TS thread `thread` a wait for its own notify `idx`; timeout_s 0 = forever. */
+emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
+                          uint32_t timeout_s) EMU_MUST_CHECK;
+/* Per-OS-thread settings. */
+uint32_t emu_hcomm_default_wait_s(void);
+emu_status emu_hcomm_set_default_wait(const struct emu_hcomm_call *c, float s) EMU_MUST_CHECK;
+emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag,
+                           int start) EMU_MUST_CHECK;
+
+#endif
