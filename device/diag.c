@@ -227,18 +227,20 @@ static void describe_wire(const struct emu_task *t, struct emu_diag_desc *d)
         add_acc(d, w->u.memset.dst, 0, w->u.memset.len, 1);
         break;
     case EMU_TASK_NOTIFY_RECORD:
-        *d = (struct emu_diag_desc){.sync_op = EMU_SYNC_RECORD, .sync_dev = w->u.notify.dev,
-                                    .sync_slot = w->u.notify.slot};
+        *d = (struct emu_diag_desc){
+            .sync_op = EMU_SYNC_RECORD, .sync_dev = w->u.notify.dev, .sync_slot = w->u.notify.slot};
         break;
     case EMU_TASK_NOTIFY_WAIT:
-        *d = (struct emu_diag_desc){.sync_op = EMU_SYNC_WAIT, .sync_dev = emu_exec_g.dev,
-                                    .sync_slot = w->u.wait.slot};
+        *d = (struct emu_diag_desc){
+            .sync_op = EMU_SYNC_WAIT, .sync_dev = emu_exec_g.dev, .sync_slot = w->u.wait.slot};
         break;
     case EMU_TASK_EVENT_RECORD:
     case EMU_TASK_EVENT_WAIT:
-        *d = (struct emu_diag_desc){
-            .sync_op = t->kind == EMU_TASK_EVENT_RECORD ? EMU_SYNC_RECORD : EMU_SYNC_WAIT,
-            .sync_dev = w->u.event.dev, .sync_slot = w->u.event.slot, .event = true};
+        *d = (struct emu_diag_desc){.sync_op = t->kind == EMU_TASK_EVENT_RECORD ? EMU_SYNC_RECORD
+                                                                                : EMU_SYNC_WAIT,
+                                    .sync_dev = w->u.event.dev,
+                                    .sync_slot = w->u.event.slot,
+                                    .event = true};
         break;
     default:
         break;
@@ -283,8 +285,8 @@ static bool host_symbolize(int pid, uint64_t pc, char *out, size_t len)
     while (!ok && fgets(line, sizeof(line), f) != NULL) {
         unsigned long long lo, hi, off;
         file[0] = '\0';
-        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &lo, &hi, &off, file) < 3 ||
-            pc < lo || pc >= hi || file[0] != '/')
+        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &lo, &hi, &off, file) < 3 || pc < lo ||
+            pc >= hi || file[0] != '/')
             continue;
         ok = emu_symbolize_pc(file, pc - lo + off, out, len);
         break;
@@ -373,9 +375,8 @@ const char *emu_diag_site_text(uint32_t site)
 void emu_diag_thread_name(uint32_t dev, uint32_t stream, char *out, size_t len)
 {
     struct emu_devctl *ctl = emu_diag_ctl(dev);
-    const struct emu_stream_ctl *sc = ctl != NULL && stream < EMU_MAX_STREAMS
-                                          ? &ctl->streams[stream]
-                                          : NULL;
+    const struct emu_stream_ctl *sc =
+        ctl != NULL && stream < EMU_MAX_STREAMS ? &ctl->streams[stream] : NULL;
     char rank[24] = "";
 
     if (sc == NULL) {
@@ -385,8 +386,8 @@ void emu_diag_thread_name(uint32_t dev, uint32_t stream, char *out, size_t len)
     if (sc->rank != UINT32_MAX && sc->kind != EMU_STREAM_FREE)
         snprintf(rank, sizeof(rank), "rank %u ", sc->rank);
     if (sc->kind == EMU_STREAM_ACL)
-        snprintf(out, len, "%shost stream%s%s%s (dev %u stream %u)", rank,
-                 sc->label[0] ? " '" : "", sc->label, sc->label[0] ? "'" : "", dev, stream);
+        snprintf(out, len, "%shost stream%s%s%s (dev %u stream %u)", rank, sc->label[0] ? " '" : "",
+                 sc->label, sc->label[0] ? "'" : "", dev, stream);
     else if (strncmp(sc->label, "rank ", 5) == 0) /* the control plane's "rank R thread i" */
         snprintf(out, len, "%s (dev %u stream %u)", sc->label, dev, stream);
     else if (sc->label[0] != '\0')
@@ -438,8 +439,7 @@ struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool 
         if (!e->used) {
             if (!add)
                 return NULL;
-            *e = (struct emu_race_notify){.used = 1, .dev = dev, .slot = slot,
-                                          .is_event = event};
+            *e = (struct emu_race_notify){.used = 1, .dev = dev, .slot = slot, .is_event = event};
             if (emu_diag_cfg.race)
                 memset(&m->notify_clk[h], 0, sizeof(m->notify_clk[h]));
             return e;

@@ -24,11 +24,11 @@
 #define EMU_DIAG_MAGIC 0x3147414944454d48ull /* "HMEDIAG1" */
 #define EMU_DIAG_MAX_SITES 4096u
 #define EMU_DIAG_SITE_LEN 128u
-#define EMU_DIAG_HANG_PENDING 4u   /* queued records remembered per parked stream */
-#define EMU_RACE_MAX_TIDS 512u     /* (device, stream) pairs with their own clock entry */
+#define EMU_DIAG_HANG_PENDING 4u    /* queued records remembered per parked stream */
+#define EMU_RACE_MAX_TIDS 512u      /* (device, stream) pairs with their own clock entry */
 #define EMU_RACE_MAX_NOTIFIES 4096u /* distinct notify/event slots carrying clocks */
-#define EMU_RACE_SHADOW 4096u      /* recent accesses remembered per device */
-#define EMU_RACE_MAX_PAIRS 256u    /* race reports deduplicated by call-site pair */
+#define EMU_RACE_SHADOW 4096u       /* recent accesses remembered per device */
+#define EMU_RACE_MAX_PAIRS 256u     /* race reports deduplicated by call-site pair */
 #define EMU_DIAG_NONE UINT32_MAX
 
 /* A vector clock: one epoch per tid. */

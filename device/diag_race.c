@@ -139,8 +139,7 @@ static bool overlaps(const struct emu_race_access *a, uint64_t addr, uint64_t le
 
 /* Check access `x` against the device's shadow, prune what it supersedes, then insert it.
  * Returns true with *hit filled for the first race found. */
-static bool check_access(const struct emu_race_access *x, const uint32_t *clk,
-                         struct race_hit *hit)
+static bool check_access(const struct emu_race_access *x, const uint32_t *clk, struct race_hit *hit)
 {
     struct emu_race_shadow *sh = &emu_diag_shm->shadow[x->dev];
     uint32_t used = sh->next < EMU_RACE_SHADOW ? sh->next : EMU_RACE_SHADOW;
@@ -191,8 +190,8 @@ static bool seen_pair(uint32_t a, uint32_t b)
 
 static const char *mem_kind(uint32_t dev, uint64_t addr, uint64_t *base)
 {
-    static const char *const names[] = {"", "device memory", "HCCL buffer", "engine context",
-                                        "kernel arguments", "staging buffer"};
+    static const char *const names[] = {
+        "", "device memory", "HCCL buffer", "engine context", "kernel arguments", "staging buffer"};
     struct emu_devctl *ctl = emu_diag_ctl(dev);
     const char *k = "device memory";
 
@@ -308,17 +307,25 @@ void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d)
         const struct emu_access *a = &d->acc[i];
         if (a->dev >= EMU_MAX_DEVICES || a->len == 0)
             continue;
-        struct emu_race_access x = {.addr = a->addr, .len = a->len, .seq = t->seq, .tid = tid,
-                                    .epoch = clk[tid], .site = site,
-                                    .stream = (uint16_t)t->stream, .dev = (uint8_t)a->dev,
-                                    .write = (uint8_t)(a->write != 0), .kind = t->kind,
-                                    .tdev = (uint8_t)emu_exec_g.dev, .rank = sc->rank};
+        struct emu_race_access x = {.addr = a->addr,
+                                    .len = a->len,
+                                    .seq = t->seq,
+                                    .tid = tid,
+                                    .epoch = clk[tid],
+                                    .site = site,
+                                    .stream = (uint16_t)t->stream,
+                                    .dev = (uint8_t)a->dev,
+                                    .write = (uint8_t)(a->write != 0),
+                                    .kind = t->kind,
+                                    .tdev = (uint8_t)emu_exec_g.dev,
+                                    .rank = sc->rank};
         if (check_access(&x, clk, &hits[n_hits]) &&
             !seen_pair(hits[n_hits].mine.site, hits[n_hits].theirs.site))
             n_hits++;
     }
     if (d->sync_op == EMU_SYNC_RECORD) {
-        struct emu_race_notify *e = emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, true);
+        struct emu_race_notify *e =
+            emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, true);
         if (e != NULL) {
             join(notify_clock(e)->c, clk, NT);
             e->n_pub++;
@@ -338,7 +345,8 @@ void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool d
         return;
     if (d->sync_op != EMU_SYNC_NONE) {
         emu_diag_shm_lock();
-        struct emu_race_notify *e = emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, false);
+        struct emu_race_notify *e =
+            emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, false);
         if (e != NULL && d->sync_op == EMU_SYNC_RECORD) {
             e->n_done++;
         } else if (e != NULL && done) {

@@ -96,8 +96,8 @@ static void publish_parked(void)
         for (uint32_t k = 0; k < c->n_pending; k++) {
             h.pending[k].dev = c->pending[k].dev;
             h.pending[k].slot = c->pending[k].slot;
-            h.pending[k].site = emu_diag_site_pc(c->pending[k].pc, c->stream,
-                                                 c->pending[k].from_kernel);
+            h.pending[k].site =
+                emu_diag_site_pc(c->pending[k].pc, c->stream, c->pending[k].from_kernel);
         }
         emu_diag_shm_lock();
         emu_diag_shm->hang[emu_exec_g.dev][c->stream] = h;
@@ -166,7 +166,11 @@ static uint32_t collect_waits(struct wait_node *w, uint64_t now)
             if (now - sc->parked_since_ns < emu_diag_cfg.hang_ms * 1000000ull / 2)
                 continue;
             const struct emu_diag_hang *h = &emu_diag_shm->hang[d][s];
-            w[n++] = (struct wait_node){d, s, sc->parked_slot, park, sc->parked_since_ns,
+            w[n++] = (struct wait_node){d,
+                                        s,
+                                        sc->parked_slot,
+                                        park,
+                                        sc->parked_since_ns,
                                         h->since_ns == sc->parked_since_ns ? h : NULL,
                                         sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d)};
         }

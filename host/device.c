@@ -26,6 +26,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "event.h"
 #include "fault.h"
 #include "kernel.h"
 #include "mem.h"
@@ -235,6 +236,7 @@ static void reap(struct emu_hdev *d)
 void emu_hdev_close(struct emu_hdev *d)
 {
     emu_stream_forget_device(d);
+    emu_event_forget_device(d);
     emu_kernel_forget_device(d->id);
     emu_mem_forget_device(d);
     if (d->ctl != NULL)

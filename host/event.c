@@ -221,3 +221,29 @@ uint32_t emu_acl_notify_id(const struct emu_acl_notify *n)
 {
     return (n->d->id << 24) | n->slot;
 }
+
+void emu_event_forget_device(struct emu_hdev *d)
+{
+    pthread_mutex_lock(&reg_lock);
+    for (struct emu_event **p = &events; *p != NULL;) {
+        struct emu_event *e = *p;
+        if (e->d == d) {
+            *p = e->next;
+            e->magic = 0;
+            free(e);
+        } else {
+            p = &e->next;
+        }
+    }
+    for (struct emu_acl_notify **p = &notifies; *p != NULL;) {
+        struct emu_acl_notify *n = *p;
+        if (n->d == d) {
+            *p = n->next;
+            n->magic = 0;
+            free(n);
+        } else {
+            p = &n->next;
+        }
+    }
+    pthread_mutex_unlock(&reg_lock);
+}

@@ -27,5 +27,8 @@ emu_status emu_acl_notify_record(struct emu_acl_notify *n, struct emu_hstream *s
 emu_status emu_acl_notify_wait(struct emu_acl_notify *n, struct emu_hstream *s, uint32_t timeout_s,
                                uint64_t callsite) EMU_MUST_CHECK;
 uint32_t emu_acl_notify_id(const struct emu_acl_notify *n);
+/* Drop the events and notifies of device d (device close): their slots live in the control
+ * block that goes away, so later uses of the handles are refused instead of followed. */
+void emu_event_forget_device(struct emu_hdev *d);
 
 #endif

@@ -199,7 +199,10 @@ static emu_status slot_fill(struct emu_comm *c, struct pending *p, const struct 
     for (uint32_t m = 0; m < mem_num; m++) {
         cc->mems[m].addr = o->mems[m].addr;
         cc->mems[m].size = o->mems[m].size;
-        snprintf(cc->mems[m].tag, sizeof(cc->mems[m].tag), "%s", o->mems[m].tag);
+        /* Tags longer than the control block keeps are cut, as reports only show them. */
+        size_t n = strnlen(o->mems[m].tag, sizeof(cc->mems[m].tag) - 1);
+        memcpy(cc->mems[m].tag, o->mems[m].tag, n);
+        cc->mems[m].tag[n] = '\0';
     }
     cc->mem_num = mem_num;
     emu_devctl_unlock(&ctl->res_lock);

@@ -61,9 +61,16 @@ struct emu_rdv {
     char path[EMU_PATH_MAX + 64];
 };
 
+/* Offers start on a 64-byte boundary: member records have an odd size for some rank
+ * counts, and offers hold 64-bit atomics. */
+static size_t offers_offset(uint32_t nranks)
+{
+    return (RDV_HDR_BYTES + (size_t)nranks * sizeof(struct rdv_member) + 63) & ~(size_t)63;
+}
+
 static size_t file_bytes(uint32_t nranks)
 {
-    return RDV_HDR_BYTES + (size_t)nranks * sizeof(struct rdv_member) +
+    return offers_offset(nranks) +
            (size_t)nranks * nranks * EMU_RDV_KEYS * sizeof(struct emu_rdv_offer);
 }
 
@@ -176,7 +183,7 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
     r->nranks = nranks;
     r->hdr = p;
     r->members = (struct rdv_member *)(r->base + RDV_HDR_BYTES);
-    r->offers = (struct emu_rdv_offer *)(r->members + nranks);
+    r->offers = (struct emu_rdv_offer *)(r->base + offers_offset(nranks));
     return EMU_OK;
 }
 

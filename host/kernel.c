@@ -350,10 +350,42 @@ static emu_status resolve_on(struct emu_func *f, struct emu_hdev *d, uint32_t *f
     return EMU_OK;
 }
 
+/* The list of a thread lives until the thread ends: a key destructor frees it then. */
+static pthread_key_t args_key;
+static pthread_once_t args_key_once = PTHREAD_ONCE_INIT;
+
+static void args_free_cb(void *p)
+{
+    struct emu_args *a = p;
+
+    for (uint32_t i = 0; a != NULL && a->magic == ARGS_MAGIC && i < a->n; i++)
+        free(a->params[i].ph_buf);
+    if (a == thread_args)
+        thread_args = NULL;
+    free(a);
+}
+
+static void args_key_init(void)
+{
+    pthread_key_create(&args_key, args_free_cb);
+}
+
+/* At process exit the main thread's list is freed by this destructor (thread-specific
+ * destructors do not run for the thread that calls exit()). */
+__attribute__((destructor)) static void args_free_main(void)
+{
+    if (thread_args != NULL)
+        args_free_cb(thread_args);
+}
+
 emu_status emu_args_init(struct emu_func *f, struct emu_args **out)
 {
-    if (thread_args == NULL && (thread_args = calloc(1, sizeof(*thread_args))) == NULL)
-        return EMU_ENOMEM;
+    pthread_once(&args_key_once, args_key_init);
+    if (thread_args == NULL) {
+        if ((thread_args = calloc(1, sizeof(*thread_args))) == NULL)
+            return EMU_ENOMEM;
+        pthread_setspecific(args_key, thread_args);
+    }
     struct emu_args *a = thread_args;
     /* The previous list of this thread is dropped, with its placeholder buffers. */
     if (a->magic == ARGS_MAGIC)

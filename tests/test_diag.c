@@ -6,6 +6,7 @@
  * kernel, and a timeline that parses as JSON with the expected tracks and flows. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <json-c/json.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,12 +41,24 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int remove_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 /* Run test_diag_host with DIAG_CASE=kcase and the extra "K=V" settings (NULL-terminated). */
 static void run_case(struct run *r, const char *kcase, ...)
 {
     int fds[2];
     size_t len = 0;
     double t0 = now_s();
+    char jobdir[96];
+
+    /* A private job folder, removed below even when the program could not remove it (a
+     * failing rank thread exits the process while another is still in a call). */
+    snprintf(jobdir, sizeof(jobdir), "/dev/shm/hcemu-test-diag-%d-jobs", getpid());
+    assert_true(mkdir(jobdir, 0700) == 0 || errno == EEXIST);
 
     memset(r, 0, sizeof(*r));
     r->out = calloc(1, OUT_MAX + 1);
@@ -61,12 +75,12 @@ static void run_case(struct run *r, const char *kcase, ...)
         close(fds[1]);
         setenv("DIAG_CASE", kcase, 1);
         setenv("HCEMU_DEVICES", "2", 1);
+        setenv("HCEMU_JOB_DIR", jobdir, 1);
         va_start(ap, kcase);
         while ((kv = va_arg(ap, const char *)) != NULL)
             putenv((char *)kv);
         va_end(ap);
-        execl(DIAG_HOST, DIAG_HOST, "--ranks", "2", "--bytes", "64K", "--iters", "1",
-              (char *)NULL);
+        execl(DIAG_HOST, DIAG_HOST, "--ranks", "2", "--bytes", "64K", "--iters", "1", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -89,6 +103,12 @@ static void run_case(struct run *r, const char *kcase, ...)
     waitpid(pid, &st, 0);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     r->seconds = now_s() - t0;
+    nftw(jobdir, remove_cb, 16, FTW_DEPTH | FTW_PHYS);
+    /* Sanitizer builds: the host program and the executors it started stay clean. */
+    if (strstr(r->out, "AddressSanitizer") != NULL || strstr(r->out, "runtime error:") != NULL) {
+        print_error("sanitizer report in the output:\n%s\n", r->out);
+        fail();
+    }
 }
 
 static void expect_text(const struct run *r, const char *text)

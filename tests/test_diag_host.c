@@ -31,8 +31,7 @@ static int call(struct ex_rank *r, void *in, void *out, uint64_t count)
     struct ex_shape s;
     ThreadHandle host_thread, main_on_cpu;
 
-    if (ex_param_init(&p, r, "diag", in, out, count, HCCL_DATA_TYPE_INT32,
-                      HCCL_CMD_ALLGATHER) != 0)
+    if (ex_param_init(&p, r, "diag", in, out, count, HCCL_DATA_TYPE_INT32, HCCL_CMD_ALLGATHER) != 0)
         return -1;
     ex_shape_mesh(&s, r, 2, 2, 2);
     if (ex_op_resources(r, &s, &p, &host_thread, &main_on_cpu) != 0)

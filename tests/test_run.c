@@ -93,8 +93,7 @@ static struct run run_argv(char *const argv[], int sig, size_t ready, int delay_
         }
         if (now_s() - t0 > RUN_DEADLINE_S) {
             kill(pid, SIGKILL);
-            fail_msg("%s did not finish within %d s; output:\n%s", argv[0], RUN_DEADLINE_S,
-                     r.out);
+            fail_msg("%s did not finish within %d s; output:\n%s", argv[0], RUN_DEADLINE_S, r.out);
         }
         if (poll(&p, 1, 50) <= 0)
             continue;
@@ -189,9 +188,14 @@ static void usage_errors_exit_2(void **state)
 {
     (void)state;
     const char *bad[][4] = {
-        {NULL}, {"-n", "0", RUN_RANK_BIN, NULL}, {"-n", "x", RUN_RANK_BIN, NULL},
-        {"-n", "65", RUN_RANK_BIN, NULL}, {"-n", "2", NULL}, {"--timeout", "0", RUN_RANK_BIN},
-        {"--schedules", "0", RUN_RANK_BIN}, {"--bogus", NULL},
+        {NULL},
+        {"-n", "0", RUN_RANK_BIN, NULL},
+        {"-n", "x", RUN_RANK_BIN, NULL},
+        {"-n", "65", RUN_RANK_BIN, NULL},
+        {"-n", "2", NULL},
+        {"--timeout", "0", RUN_RANK_BIN},
+        {"--schedules", "0", RUN_RANK_BIN},
+        {"--bogus", NULL},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct run r = hcemu_run(0, 0, bad[i][0], bad[i][1], bad[i][2], NULL);
@@ -384,8 +388,8 @@ static void ctrl_c_with_devices_leaves_no_executor(void **state)
 static void ctrl_c_during_an_allgather_leaves_nothing(void **state)
 {
     (void)state;
-    char *argv[] = {HCEMU_RUN_BIN, "-n", "4", EXAMPLE_ALLGATHER_BIN, "--bytes", "64K",
-                    "--iters", "1000000", NULL};
+    char *argv[] = {HCEMU_RUN_BIN, "-n",      "4", EXAMPLE_ALLGATHER_BIN, "--bytes", "64K",
+                    "--iters",     "1000000", NULL};
     struct run r = run_argv(argv, SIGINT, 0, 2000);
 
     assert_int_equal(r.status, 130);

@@ -191,6 +191,10 @@ static void memcpy_rejects_ranges_past_an_allocation(void **state)
     /* Inside the rounded span (100 -> 128) but past the 100 bytes asked for. */
     assert_int_equal(aclrtMemcpy((uint8_t *)d + 104, 8, h, 8, ACL_MEMCPY_HOST_TO_DEVICE),
                      ACL_ERROR_RT_PARAM_INVALID);
+    /* A count that would wrap the address space. */
+    assert_int_equal(aclrtMemcpy((uint8_t *)d + 1, SIZE_MAX, h, SIZE_MAX,
+                                 ACL_MEMCPY_HOST_TO_DEVICE),
+                     ACL_ERROR_RT_PARAM_INVALID);
     /* The last byte is fine. */
     assert_int_equal(aclrtMemcpy((uint8_t *)d + 99, 1, h, 1, ACL_MEMCPY_HOST_TO_DEVICE),
                      ACL_SUCCESS);

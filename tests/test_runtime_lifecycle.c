@@ -144,6 +144,33 @@ static void a_second_init_starts_afresh_with_no_streams_of_the_first(void **stat
     assert_int_equal(aclFinalize(), ACL_SUCCESS);
 }
 
+static void handles_of_a_finalized_runtime_are_refused_not_followed(void **state)
+{
+    (void)state;
+    aclrtEvent e;
+    aclrtNotify n;
+    uint32_t id;
+
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateEvent(&e), ACL_SUCCESS);
+    assert_int_equal(aclrtRecordEvent(e, NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSynchronizeEvent(e), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+    /* The device memory behind these handles is gone: they must be refused, not used. */
+    assert_int_equal(aclrtSynchronizeEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtRecordEvent(e, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtGetNotifyId(n, &id), ACL_ERROR_RT_INVALID_HANDLE);
+    /* Nor do they come back to life in the next run. */
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    assert_int_equal(aclrtSynchronizeEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtDestroyEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+}
+
 /* ---- an executor killed with SIGKILL ------------------------------------------------------ */
 
 struct killer {
@@ -366,6 +393,8 @@ int main(int argc, char **argv)
                                   nothing_left),
         cmocka_unit_test_teardown(finalize_reference_counts_down_to_the_last_init, nothing_left),
         cmocka_unit_test_teardown(a_second_init_starts_afresh_with_no_streams_of_the_first,
+                                  nothing_left),
+        cmocka_unit_test_teardown(handles_of_a_finalized_runtime_are_refused_not_followed,
                                   nothing_left),
         cmocka_unit_test_teardown(a_killed_executor_fails_its_device_while_others_keep_working,
                                   nothing_left),

@@ -46,34 +46,34 @@ struct options {
 
 /* Output of one pipe, cut into lines. */
 struct line_buf {
-    int fd;      /* read end, -1 after EOF */
-    int out;     /* where prefixed lines go: 1 or 2 */
+    int fd;  /* read end, -1 after EOF */
+    int out; /* where prefixed lines go: 1 or 2 */
     size_t used;
     char data[LINE_MAX_BYTES];
 };
 
 struct rank_proc {
-    pid_t pid;        /* also the rank's process group id */
+    pid_t pid; /* also the rank's process group id */
     bool done;
-    int status;       /* wait status once done */
+    int status;               /* wait status once done */
     struct line_buf pipes[2]; /* stdout, stderr */
 };
 
 struct job {
     const struct options *opt;
-    unsigned seed;            /* 0 = no HCEMU_SEED */
+    unsigned seed; /* 0 = no HCEMU_SEED */
     char dir[PATH_MAX];
     char id[64];
     int sigfd;
     struct rank_proc *ranks;
-    uint32_t live;            /* ranks not reaped yet */
+    uint32_t live; /* ranks not reaped yet */
     /* Why the job is being stopped (first cause wins). */
-    int fail_rank;            /* -1 none */
-    int fail_status;          /* our exit code for that failure */
-    int interrupted;          /* signal number forwarded to the ranks, 0 none */
+    int fail_rank;   /* -1 none */
+    int fail_status; /* our exit code for that failure */
+    int interrupted; /* signal number forwarded to the ranks, 0 none */
     bool timed_out;
-    uint64_t kill_at_ns;      /* SIGKILL the ranks left at this time; 0 none */
-    uint64_t timeout_at_ns;   /* 0 none */
+    uint64_t kill_at_ns;         /* SIGKILL the ranks left at this time; 0 none */
+    uint64_t timeout_at_ns;      /* 0 none */
     uint64_t orphans_kill_at_ns; /* SIGKILL leftover descendants at this time; 0 not armed */
 };
 
@@ -426,8 +426,7 @@ static void on_deadlines(struct job *job)
 {
     uint64_t now = now_ns();
 
-    if (job->timeout_at_ns != 0 && now >= job->timeout_at_ns && !job->timed_out &&
-        job->live > 0) {
+    if (job->timeout_at_ns != 0 && now >= job->timeout_at_ns && !job->timed_out && job->live > 0) {
         job->timed_out = true;
         say("the job did not finish within %g s; stopping it", job->opt->timeout_s);
         stop_ranks(job, SIGTERM);

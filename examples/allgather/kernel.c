@@ -17,10 +17,10 @@ enum { ACK = 0, DATA = 1, FIN = 2 /* reserved, unused */ };
 #define MAX_SLICE (256ull << 20)
 
 /* Any failing Hcomm call fails the kernel task, which the host sees at synchronisation. */
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 /* Pre-sync (§7.2): the main thread releases every slave for this loop. */

@@ -20,19 +20,19 @@
 
 enum { ACK = 0, DATA = 1 };
 
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 struct ring {
     ThreadHandle t;
     const struct ex_channel_res *left, *right;
     uint32_t n, me;
-    uint8_t *buf;          /* my HCCL buffer: the piece being reduced */
-    uint64_t piece;        /* elements in this loop's piece */
-    uint64_t block;        /* elements per block (the last blocks may be shorter or empty) */
+    uint8_t *buf;   /* my HCCL buffer: the piece being reduced */
+    uint64_t piece; /* elements in this loop's piece */
+    uint64_t block; /* elements per block (the last blocks may be shorter or empty) */
     HcommDataType type;
 };
 
@@ -74,8 +74,12 @@ static int ring_step(const struct ring *g, uint32_t j)
 static int ring_allreduce(const struct ex_op_param *p, const struct ex_res_ctx *res)
 {
     struct ring g = {
-        .t = res->threads[0], .n = p->rank_size, .me = p->rank, .buf = res->hccl_buf,
-        .left = &res->channels[0], .right = &res->channels[res->channel_num - 1],
+        .t = res->threads[0],
+        .n = p->rank_size,
+        .me = p->rank,
+        .buf = res->hccl_buf,
+        .left = &res->channels[0],
+        .right = &res->channels[res->channel_num - 1],
         .type = (HcommDataType)p->data_type,
     };
     uint64_t per_loop = res->hccl_buf_size / 4 / 128 * 128;

@@ -16,10 +16,10 @@
 
 enum { ACK = 0, DATA = 1, FIN = 2 /* reserved, unused */ };
 
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 static int start_slaves(const struct ex_res_ctx *res)
@@ -47,8 +47,7 @@ static int exchange(ThreadHandle t, const struct ex_channel_res *ch, const uint8
 {
     TRY(HcommChannelNotifyRecordOnThread(t, ch->handle, ACK));
     TRY(HcommChannelNotifyWaitOnThread(t, ch->handle, ACK, EX_NOTIFY_TIMEOUT));
-    TRY(HcommWriteOnThread(t, ch->handle, (uint8_t *)ch->peer_buf + peer_recv_off, send_slot,
-                           len));
+    TRY(HcommWriteOnThread(t, ch->handle, (uint8_t *)ch->peer_buf + peer_recv_off, send_slot, len));
     TRY(HcommChannelNotifyRecordOnThread(t, ch->handle, DATA));
     TRY(HcommChannelNotifyWaitOnThread(t, ch->handle, DATA, EX_NOTIFY_TIMEOUT));
     return 0;
@@ -79,8 +78,8 @@ static int mesh_alltoall(const struct ex_op_param *p, const struct ex_res_ctx *r
         TRY(start_slaves(res));
         for (uint32_t i = 0; i < res->channel_num; i++) {
             uint32_t peer = res->channels[i].peer_rank;
-            TRY(exchange(res->threads[i], &res->channels[i], buf + peer * stride,
-                         (n + me) * stride, len));
+            TRY(exchange(res->threads[i], &res->channels[i], buf + peer * stride, (n + me) * stride,
+                         len));
         }
         TRY(join_slaves(res));
         for (uint32_t i = 0; i < res->channel_num; i++) {

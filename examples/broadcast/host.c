@@ -49,8 +49,11 @@ static int broadcast(struct ex_rank *r, void *in, void *out, uint64_t count)
         uint32_t t = r->size > 1 ? r->size - 1 : 1;
         ex_shape_mesh(&shape, r, t, t, 2);
     } else {
-        shape = (struct ex_shape){.thread_num = 1, .notifies_per_thread = 1,
-                                  .channel_notifies = 2, .peer_num = 1, .peers = {root}};
+        shape = (struct ex_shape){.thread_num = 1,
+                                  .notifies_per_thread = 1,
+                                  .channel_notifies = 2,
+                                  .peer_num = 1,
+                                  .peers = {root}};
     }
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)

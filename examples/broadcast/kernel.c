@@ -16,10 +16,10 @@
 
 enum { ACK = 0, DATA = 1 };
 
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 static int start_slaves(const struct ex_res_ctx *res)

@@ -34,13 +34,13 @@ static char kernel_json[PATH_MAX];
 static bool process_mode;
 
 /* Logs "rank r: <call> failed: <code> (<text>)" once, where the failing call is known. */
-#define EX_CHECK(r, call)                                                                      \
-    do {                                                                                       \
-        int rc_ = (int)(call);                                                                 \
-        if (rc_ != 0) {                                                                        \
-            ex_report_failure((r), #call, rc_);                                                \
-            return -1;                                                                         \
-        }                                                                                      \
+#define EX_CHECK(r, call)                                                                          \
+    do {                                                                                           \
+        int rc_ = (int)(call);                                                                     \
+        if (rc_ != 0) {                                                                            \
+            ex_report_failure((r), #call, rc_);                                                    \
+            return -1;                                                                             \
+        }                                                                                          \
     } while (0)
 
 static void ex_report_failure(const struct ex_rank *r, const char *call, int rc)
@@ -69,8 +69,8 @@ int ex_param_init(struct ex_op_param *p, const struct ex_rank *r, const char *ta
     memset(p, 0, sizeof(*p));
     /* The samples refuse to run their Atlas 350 flow anywhere else. */
     if (soc == NULL || strstr(soc, "Ascend950") == NULL) {
-        fprintf(stderr, "rank %u: SoC %s is not an Ascend950 (Atlas 350); set HCEMU_SOC\n",
-                r->rank, soc ? soc : "(unknown)");
+        fprintf(stderr, "rank %u: SoC %s is not an Ascend950 (Atlas 350); set HCEMU_SOC\n", r->rank,
+                soc ? soc : "(unknown)");
         return -1;
     }
     snprintf(p->tag, sizeof(p->tag), "%s", tag);
@@ -127,8 +127,8 @@ static int describe_channel(const struct ex_rank *r, uint32_t peer, uint32_t not
 }
 
 /* flow.md §2.4-2.8, the engine-context miss: build the resources and serialise them. */
-static int build_resources(struct ex_rank *r, const struct ex_shape *shape,
-                           struct ex_op_param *p, ThreadHandle *main_on_cpu)
+static int build_resources(struct ex_rank *r, const struct ex_shape *shape, struct ex_op_param *p,
+                           ThreadHandle *main_on_cpu)
 {
     static _Thread_local struct ex_res_ctx res; /* 2.6 KiB: off the stack, one per rank */
     static _Thread_local HcclChannelDesc descs[EX_MAX_RANKS];
@@ -151,33 +151,31 @@ static int build_resources(struct ex_rank *r, const struct ex_shape *shape,
             return -1;
     if (shape->peer_num > 0) {
         ChannelHandle handles[EX_MAX_RANKS];
-        EX_CHECK(r, HcclChannelAcquire(comm, COMM_ENGINE_AICPU_TS, descs, shape->peer_num,
-                                       handles));
+        EX_CHECK(r,
+                 HcclChannelAcquire(comm, COMM_ENGINE_AICPU_TS, descs, shape->peer_num, handles));
         for (uint32_t i = 0; i < shape->peer_num; i++) {
             struct ex_channel_res *c = &res.channels[i];
             c->handle = handles[i];
             c->peer_rank = shape->peers[i];
             c->notify_num = shape->channel_notifies;
-            EX_CHECK(r, HcclChannelGetHcclBuffer(comm, c->handle, &c->peer_buf,
-                                                 &c->peer_buf_size));
+            EX_CHECK(r, HcclChannelGetHcclBuffer(comm, c->handle, &c->peer_buf, &c->peer_buf_size));
         }
     }
     /* 2.7: the main thread as the host names it, for the start signal. */
-    EX_CHECK(r, HcclThreadExportToCommEngine(comm, 1, &res.threads[0], COMM_ENGINE_CPU_TS,
-                                             main_on_cpu));
+    EX_CHECK(
+        r, HcclThreadExportToCommEngine(comm, 1, &res.threads[0], COMM_ENGINE_CPU_TS, main_on_cpu));
     /* 2.8: the resource context in device memory, in one of the two styles of the samples. */
     if (shape->aicpu_memcpy_ctx) {
         EX_CHECK(r, HcclEngineCtxCreate(comm, p->tag, COMM_ENGINE_AICPU, sizeof(res), &dev_ctx));
-        EX_CHECK(r, aclrtMemcpy(dev_ctx, sizeof(res), &res, sizeof(res),
-                                ACL_MEMCPY_HOST_TO_DEVICE));
+        EX_CHECK(r,
+                 aclrtMemcpy(dev_ctx, sizeof(res), &res, sizeof(res), ACL_MEMCPY_HOST_TO_DEVICE));
     } else {
-        EX_CHECK(r, HcclEngineCtxCreate(comm, p->tag, COMM_ENGINE_AICPU_TS, sizeof(res),
-                                        &dev_ctx));
+        EX_CHECK(r, HcclEngineCtxCreate(comm, p->tag, COMM_ENGINE_AICPU_TS, sizeof(res), &dev_ctx));
         EX_CHECK(r, HcclEngineCtxCopy(comm, COMM_ENGINE_AICPU_TS, p->tag, &res, sizeof(res), 0));
     }
     /* ...and the host's own cache: host engines return host memory, written directly. */
-    EX_CHECK(r, HcclEngineCtxCreate(comm, p->tag, COMM_ENGINE_CPU_TS,
-                                    sizeof(struct ex_host_cache), &host_ctx));
+    EX_CHECK(r, HcclEngineCtxCreate(comm, p->tag, COMM_ENGINE_CPU_TS, sizeof(struct ex_host_cache),
+                                    &host_ctx));
     struct ex_host_cache *cache = host_ctx;
     cache->main_thread = res.threads[0];
     cache->start_idx = res.start_idx;
@@ -197,8 +195,7 @@ int ex_op_resources(struct ex_rank *r, const struct ex_shape *shape, struct ex_o
 
     /* 2.2: the host stream as a CPU_TS thread with one notify (index 0: "kernel done"), and
      * its name inside the kernel. Bound to this call's stream, so never cached. */
-    EX_CHECK(r, HcclThreadAcquireWithStream(comm, COMM_ENGINE_CPU_TS, r->stream, 1,
-                                            host_thread));
+    EX_CHECK(r, HcclThreadAcquireWithStream(comm, COMM_ENGINE_CPU_TS, r->stream, 1, host_thread));
     EX_CHECK(r, HcclThreadExportToCommEngine(comm, 1, host_thread, COMM_ENGINE_AICPU_TS,
                                              &p->host_thread));
     /* 2.3: the tag's device context: a hit reuses every resource of an earlier call. */
@@ -250,9 +247,9 @@ int ex_op_launch(struct ex_rank *r, struct ex_op_param *p, ThreadHandle host_thr
 /* ---- one rank: flow.md §1.4, the calls, §4.6 read back, §5 teardown --------------------- */
 
 struct ex_result {
-    bool ok;           /* every API call succeeded and every byte was right */
+    bool ok; /* every API call succeeded and every byte was right */
     bool api_failed;
-    uint64_t wrong;    /* wrong elements in the last checked call */
+    uint64_t wrong; /* wrong elements in the last checked call */
     uint64_t first_bad;
     uint32_t got, want;
     uint64_t in_bytes, out_bytes;
@@ -352,8 +349,8 @@ out:
 static void print_rank_line(const struct ex_rank *r, const struct ex_result *res)
 {
     char line[512];
-    int n = snprintf(line, sizeof(line), "rank %u/%u (device %d): %s ", r->rank, r->size,
-                     r->dev, r->ex->name);
+    int n = snprintf(line, sizeof(line), "rank %u/%u (device %d): %s ", r->rank, r->size, r->dev,
+                     r->ex->name);
 
     if (res->api_failed)
         snprintf(line + n, sizeof(line) - (size_t)n, "FAILED (see the error above)");
@@ -499,8 +496,8 @@ static int find_kernel(const char *json)
     snprintf(kernel_json, sizeof(kernel_json), "%s/%s/%s", dir, EX_INSTALLED_KERNEL_DIR, json);
     if (access(kernel_json, R_OK) == 0)
         return 0;
-    fprintf(stderr, "cannot find the kernel descriptor %s next to %s or in %s/%s\n", json, exe,
-            dir, EX_INSTALLED_KERNEL_DIR);
+    fprintf(stderr, "cannot find the kernel descriptor %s next to %s or in %s/%s\n", json, exe, dir,
+            EX_INSTALLED_KERNEL_DIR);
     return -1;
 }
 
@@ -535,8 +532,8 @@ static int run_threads(const struct ex_example *ex, const struct ex_opts *o)
     uint32_t ndev = 0, bad = 0;
 
     if (aclrtGetDeviceCount(&ndev) != ACL_SUCCESS || ndev < o->ranks) {
-        fprintf(stderr, "%s: %u ranks need %u devices, there are %u (HCEMU_DEVICES)\n",
-                ex->name, o->ranks, o->ranks, ndev);
+        fprintf(stderr, "%s: %u ranks need %u devices, there are %u (HCEMU_DEVICES)\n", ex->name,
+                o->ranks, o->ranks, ndev);
         return 1;
     }
     /* 1.3: the root info, made on the root's device and shared through memory. */
@@ -549,8 +546,8 @@ static int run_threads(const struct ex_example *ex, const struct ex_opts *o)
     if (t == NULL)
         return 1;
     for (uint32_t i = 0; i < o->ranks; i++) {
-        t[i].r = (struct ex_rank){.rank = i, .size = o->ranks, .dev = (int32_t)i, .opts = o,
-                                  .ex = ex};
+        t[i].r =
+            (struct ex_rank){.rank = i, .size = o->ranks, .dev = (int32_t)i, .opts = o, .ex = ex};
         t[i].root = root;
         if (pthread_create(&t[i].tid, NULL, rank_thread_main, &t[i]) != 0) {
             fprintf(stderr, "%s: cannot start rank thread %u\n", ex->name, i);
@@ -562,10 +559,11 @@ static int run_threads(const struct ex_example *ex, const struct ex_opts *o)
         bad += !t[i].res.ok || t[i].res.api_failed;
     }
     if (bad == 0)
-        printf("%s: PASS - %u ranks as threads, %llu bytes in per rank, %u calls each\n",
-               ex->name, o->ranks, (unsigned long long)t[0].res.in_bytes, o->iters);
+        printf("%s: PASS - %u ranks as threads, %llu bytes in per rank, %u calls each\n", ex->name,
+               o->ranks, (unsigned long long)t[0].res.in_bytes, o->iters);
     else
         printf("%s: FAIL - %u of %u ranks wrong or failed\n", ex->name, bad, o->ranks);
+    fflush(stdout); /* the verdict must survive whatever happens at exit */
     free(t);
     aclrtFreeHost(root);
     aclrtResetDevice(0);
@@ -619,6 +617,7 @@ static void print_job_verdict(const struct ex_example *ex, const struct ex_rank 
                ex->name, r->size, (unsigned long long)res->in_bytes, r->opts->iters);
     else
         printf("%s: FAIL - %u of %u ranks wrong or failed\n", ex->name, bad, r->size);
+    fflush(stdout);
 }
 
 static int run_process(const struct ex_example *ex, struct ex_opts *o)
@@ -629,8 +628,10 @@ static int run_process(const struct ex_example *ex, struct ex_opts *o)
     HcclRootInfo *root = NULL;
 
     if (ns == NULL || atoi(rs) < 0 || atoi(ns) <= atoi(rs) || atoi(ns) > (int)EX_MAX_RANKS) {
-        fprintf(stderr, "%s: HCEMU_RANK=%s needs HCEMU_RANK_SIZE above it (start with "
-                        "hcemu-run)\n", ex->name, rs);
+        fprintf(stderr,
+                "%s: HCEMU_RANK=%s needs HCEMU_RANK_SIZE above it (start with "
+                "hcemu-run)\n",
+                ex->name, rs);
         return 2;
     }
     r.rank = (uint32_t)atoi(rs);

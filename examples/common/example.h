@@ -17,11 +17,11 @@
 
 /* Command-line options (ex_main parses them; see ex_usage in example.c). */
 struct ex_opts {
-    uint32_t ranks;  /* thread mode: rank count; process mode: HCEMU_RANK_SIZE */
-    uint64_t bytes;  /* each rank's input size */
-    uint32_t iters;  /* operator calls; >= 2 so the engine-context hit path runs */
-    uint32_t root;   /* broadcast root */
-    bool push;       /* p2p: push variant instead of read-based */
+    uint32_t ranks; /* thread mode: rank count; process mode: HCEMU_RANK_SIZE */
+    uint64_t bytes; /* each rank's input size */
+    uint32_t iters; /* operator calls; >= 2 so the engine-context hit path runs */
+    uint32_t root;  /* broadcast root */
+    bool push;      /* p2p: push variant instead of read-based */
 };
 
 /* One rank: a device, a communicator and a stream, driven by one OS thread. */
@@ -42,7 +42,7 @@ struct ex_shape {
     uint32_t notifies_per_thread; /* the main thread's last notify is the host start signal */
     uint32_t peer_num;            /* one UB_CTP channel per peer, in this order */
     uint32_t peers[EX_MAX_RANKS];
-    uint32_t channel_notifies;    /* notifyNum of every channel */
+    uint32_t channel_notifies; /* notifyNum of every channel */
     /* The P2P sample's style: the device context is a COMM_ENGINE_AICPU engine context
      * filled with aclrtMemcpy instead of HcclEngineCtxCopy. */
     bool aicpu_memcpy_ctx;
@@ -50,9 +50,9 @@ struct ex_shape {
 
 /* An example: its buffers, its data and its operator. Elements are 4 bytes. */
 struct ex_example {
-    const char *name;        /* "allgather" */
-    const char *json;        /* descriptor file name, next to the executable */
-    const char *kernel;      /* kernel name: a top-level key of the descriptor */
+    const char *name;   /* "allgather" */
+    const char *json;   /* descriptor file name, next to the executable */
+    const char *kernel; /* kernel name: a top-level key of the descriptor */
     /* Element counts of this rank's input and output, and the operator's `count`. */
     void (*sizes)(const struct ex_rank *r, uint64_t *in_elems, uint64_t *out_elems,
                   uint64_t *count);

@@ -45,7 +45,9 @@ static int send_recv(struct ex_rank *r, void *in, void *out, uint64_t count)
 {
     struct ex_op_param p;
     struct ex_shape shape = {
-        .thread_num = 1, .notifies_per_thread = 1, .channel_notifies = 2,
+        .thread_num = 1,
+        .notifies_per_thread = 1,
+        .channel_notifies = 2,
         .aicpu_memcpy_ctx = true,
     };
 

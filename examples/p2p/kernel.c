@@ -19,10 +19,10 @@
 
 enum { READY = 0, DONE = 1 };
 
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 static int send_chunk(ThreadHandle t, const struct ex_channel_res *ch, uint8_t *L,
@@ -59,8 +59,8 @@ static int orchestrate(const struct ex_op_param *p, const struct ex_res_ctx *res
         return HcommLocalCopyOnThread(t, p->output, p->input, bytes) != 0;
     const struct ex_channel_res *ch = &res->channels[0];
     /* Both sides cut the same chunks: every rank's HCCL buffer has the same size. */
-    uint64_t chunk = res->hccl_buf_size < ch->peer_buf_size ? res->hccl_buf_size
-                                                            : ch->peer_buf_size;
+    uint64_t chunk =
+        res->hccl_buf_size < ch->peer_buf_size ? res->hccl_buf_size : ch->peer_buf_size;
     int sender = p->rank % 2 == 0, push = p->variant == 1;
     for (uint64_t off = 0; off < bytes; off += chunk) {
         uint64_t len = bytes - off < chunk ? bytes - off : chunk;

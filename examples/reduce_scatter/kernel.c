@@ -16,10 +16,10 @@
 
 enum { ACK = 0, DATA = 1 };
 
-#define TRY(call)                                                                              \
-    do {                                                                                       \
-        if ((call) != 0)                                                                       \
-            return 1;                                                                          \
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
     } while (0)
 
 static int ring_reduce_scatter(const struct ex_op_param *p, const struct ex_res_ctx *res)
@@ -38,15 +38,14 @@ static int ring_reduce_scatter(const struct ex_op_param *p, const struct ex_res_
     for (uint64_t done = 0; done < p->count; done += per_loop) {
         uint64_t m = p->count - done < per_loop ? p->count - done : per_loop;
         for (uint32_t b = 0; b < n; b++)
-            TRY(HcommLocalCopyOnThread(t, buf + b * stride, in + (b * p->count + done) * 4,
-                                       m * 4));
+            TRY(HcommLocalCopyOnThread(t, buf + b * stride, in + (b * p->count + done) * 4, m * 4));
         TRY(HcommChannelNotifyRecordOnThread(t, left->handle, ACK));
         for (uint32_t s = 0; s + 1 < n; s++) {
             uint64_t off = (uint64_t)((me + 2 * n - s - 1) % n) * stride;
             TRY(HcommChannelNotifyWaitOnThread(t, right->handle, ACK, EX_NOTIFY_TIMEOUT));
             TRY(HcommWriteReduceWithNotifyOnThread(t, right->handle,
-                                                   (uint8_t *)right->peer_buf + off, buf + off,
-                                                   m, type, HCOMM_REDUCE_SUM, DATA));
+                                                   (uint8_t *)right->peer_buf + off, buf + off, m,
+                                                   type, HCOMM_REDUCE_SUM, DATA));
             TRY(HcommChannelNotifyWaitOnThread(t, left->handle, DATA, EX_NOTIFY_TIMEOUT));
             if (s + 2 < n) /* the next loop's first ACK follows its copy-in */
                 TRY(HcommChannelNotifyRecordOnThread(t, left->handle, ACK));

@@ -20,8 +20,8 @@ struct kctx {
     struct ex_res_ctx res;
     ThreadHandle main, slave;
     ChannelHandle ch;
-    uint8_t *L;       /* this rank's HCCL buffer */
-    uint8_t *R;       /* the peer's HCCL buffer, through the channel */
+    uint8_t *L; /* this rank's HCCL buffer */
+    uint8_t *R; /* the peer's HCCL buffer, through the channel */
     uint64_t peer_size;
     uint8_t *in, *out;
     uint64_t bytes;
