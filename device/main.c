@@ -5,7 +5,9 @@
  * Creates the device's files in the job folder, maps its memory at the device's global
  * window, starts the TS scheduler, publishes READY and serves host requests until the last
  * host disconnects. Started by the host library on first use of the device. */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,24 @@ static void remove_files(const char *dir, uint32_t dev)
             unlink(path);
 }
 
+/* A job folder made by a host process is named hcemu-<uid>-<pid>-<n> and removed by that
+ * host. When the host died without cleaning up (SIGKILL), its executors are the last ones
+ * who know the folder: the last to leave removes it. */
+static void remove_orphaned_job(const char *job)
+{
+    const char *base = strrchr(job, '/');
+    unsigned uid, n;
+    int pid;
+    char tail;
+
+    base = base != NULL ? base + 1 : job;
+    if (sscanf(base, "hcemu-%u-%d-%u%c", &uid, &pid, &n, &tail) != 3 || pid <= 0)
+        return;
+    if (kill(pid, 0) == 0 || errno != ESRCH)
+        return;
+    emu_rmtree(job);
+}
+
 int main(int argc, char **argv)
 {
     struct options o = {0};
@@ -121,6 +141,7 @@ int main(int argc, char **argv)
     }
     emu_server_run(lfd);
     emu_diag_fini();
+    remove_orphaned_job(o.job);
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
     emu_futex_wake(&ctl->state, INT32_MAX);
     remove_files(o.job, o.dev);

@@ -56,6 +56,8 @@ static void on_host_fault(int sig, siginfo_t *si, void *uc)
             (void)ignored;
         }
     }
+    /* The process is about to die: leave no executors or job files behind. */
+    emu_runtime_cleanup_now();
     /* Hand over to whoever was there before (a sanitizer, the user, or the default). */
     if (prev->sa_flags & SA_SIGINFO) {
         if (prev->sa_sigaction != NULL) {

@@ -80,7 +80,7 @@ static emu_status make_job_dir(void)
     return s;
 }
 
-static void cleanup_now(void)
+void emu_runtime_cleanup_now(void)
 {
     if (atomic_exchange(&cleanup_started, 1))
         return;
@@ -104,12 +104,12 @@ static void cleanup_now(void)
 
 static void on_exit_cb(void)
 {
-    cleanup_now();
+    emu_runtime_cleanup_now();
 }
 
 static void on_signal(int sig)
 {
-    cleanup_now();
+    emu_runtime_cleanup_now();
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -56,6 +56,9 @@ emu_status emu_runtime_init(void) EMU_MUST_CHECK;
 /* Stop using every device and remove the job folder if this process made it. */
 void emu_runtime_fini(void);
 bool emu_runtime_is_initialized(void);
+/* Disconnect from the executors, reap them and remove the job folder if this process made
+ * it. Async-signal-safe enough for exit paths: atexit, SIGINT/SIGTERM, and a host crash. */
+void emu_runtime_cleanup_now(void);
 
 /* Current device of the calling OS thread, or -1. */
 int emu_runtime_current_device(void);
