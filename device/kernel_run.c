@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
+#include "spin.h"
 
 #define MAX_IMAGES 256u
 #define MAX_FUNCS 4096u
@@ -245,10 +246,12 @@ static void run_block(struct launch *l, uint32_t block)
     cur_ctx.launch_seq = l->seq;
     cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
+    emu_spin_busy(1);
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, argt) == FFI_OK)
         ffi_call(&cif, FFI_FN(funcs[l->func].entry), &ret, argv);
     else
         ret = UINT32_MAX;
+    emu_spin_busy(-1);
     if (emu_kernel_exit_hook != NULL)
         emu_kernel_exit_hook();
     in_kernel = false;

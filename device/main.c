@@ -23,6 +23,7 @@
 #include "kernel_run.h"
 #include "sched.h"
 #include "server.h"
+#include "spin.h"
 
 struct emu_exec emu_exec_g;
 
@@ -127,7 +128,8 @@ int main(int argc, char **argv)
     ctl->exec_pid = getpid();
     ctl->window_base = emu_window_base(o.dev);
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
-        emu_server_listen(sock, &lfd) != EMU_OK || emu_fault_install() != EMU_OK ||
+        (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
+        emu_fault_install() != EMU_OK ||
         (emu_diag_init(), 0) ||
         emu_sched_start(0) != EMU_OK)
         goto fail;

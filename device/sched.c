@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "exec.h"
 #include "report.h"
+#include "spin.h"
 
 #define NONE UINT32_MAX
 #define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
@@ -45,7 +46,6 @@ static uint64_t next_seq;
 static bool stopping;
 static pthread_t workers[MAX_WORKERS];
 static unsigned n_workers;
-static _Atomic uint32_t busy_workers;
 /* HCEMU_SEED: a seeded pick among runnable streams, one task per turn, one worker. Zero
  * keeps the FIFO run queue and QUANTUM. Set before the workers start. */
 static uint64_t seed_state;
@@ -436,21 +436,17 @@ static void intake(void)
         emu_futex_wake(&sq->head, INT32_MAX);
 }
 
-static bool may_spin(void)
-{
-    /* Spinning only helps when a core is free for the thread that will ring. */
-    return emu_load_relaxed(&busy_workers) + 1 < emu_cpu_count();
-}
-
 static void idle_wait(uint32_t bell, uint64_t deadline)
 {
     struct emu_devctl *ctl = emu_exec_ctl();
 
-    if (may_spin()) {
+    /* Spin only when a core of the machine is free for the thread that will ring. */
+    if (emu_spin_begin()) {
         uint64_t until = emu_now_ns() + SPIN_NS;
         while (emu_load_acquire(&ctl->doorbell) == bell && emu_now_ns() < until &&
                emu_now_ns() < deadline)
             emu_cpu_relax();
+        emu_spin_end();
         if (emu_load_acquire(&ctl->doorbell) != bell)
             return;
     }
@@ -466,7 +462,7 @@ static void *worker_main(void *arg)
     struct emu_devctl *ctl = emu_exec_ctl();
     (void)arg;
 
-    emu_fetch_add_relaxed(&busy_workers, 1);
+    emu_spin_busy(1);
     pthread_mutex_lock(&lock);
     while (!stopping) {
         /* Pairs with the release increment in emu_devctl_ring(). */
@@ -484,9 +480,9 @@ static void *worker_main(void *arg)
         }
         uint64_t deadline = nearest_deadline();
         pthread_mutex_unlock(&lock);
-        emu_fetch_sub_acq_rel(&busy_workers, 1);
+        emu_spin_busy(-1);
         idle_wait(bell, deadline);
-        emu_fetch_add_relaxed(&busy_workers, 1);
+        emu_spin_busy(1);
         pthread_mutex_lock(&lock);
     }
     pthread_mutex_unlock(&lock);
