@@ -1,0 +1,14 @@
+# dataplane_comm: the HCOMM data plane driven through the real control plane (HcclGetRootInfo,
+# HcclCommInitRootInfo, thread/channel acquisition, exports, memory registration, engine
+# contexts) on 2, 3 and 8 ranks as threads and 3 ranks as processes. Kernels: the dp_exec
+# program interpreter and the flow.md AllGather (dpc_flow.c).
+hcemu_add_kernel(dpc_kernels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dp_exec.c
+                 ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dpc_flow.c ENTRIES dp_exec dpc_flow)
+target_include_directories(dpc_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include)
+
+emu_add_test(dataplane_comm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dataplane_comm.c
+             ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c
+             LIBS hcemu hcemu_common TIMEOUT 180 LABELS dataplane)
+target_compile_definitions(test_dataplane_comm PRIVATE
+    DPC_KERNELS_JSON="${CMAKE_BINARY_DIR}/kernels/dpc_kernels.json")
+add_dependencies(test_dataplane_comm dpc_kernels hcemu-device)
