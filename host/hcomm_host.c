@@ -7,8 +7,10 @@
  * job); waits park the stream on the device until the notify is set or the timeout passes,
  * and a timeout fails the stream, reported by aclrtSynchronizeStream. */
 #include "hcomm_host.h"
+#include "loader/symbolize.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -32,6 +34,21 @@ static void callsite(uint64_t pc, char *out, size_t len)
 {
     Dl_info info;
 
+    /* With debug info: "function (file.c:line)" of the call (pc - 1 lies inside it). The
+     * main program appears in dladdr with an empty name: read it through /proc/self/exe. */
+    struct link_map *lm = NULL;
+    if (pc != 0 && dladdr1((void *)(uintptr_t)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) != 0 &&
+        lm != NULL) {
+        const char *path =
+            info.dli_fname != NULL && info.dli_fname[0] != '\0' ? info.dli_fname : "/proc/self/exe";
+        char line[256];
+        /* l_addr is the load bias: pc - l_addr is the ELF address, PIE or not. */
+        if (emu_symbolize(path, pc - 1 - (uint64_t)lm->l_addr, line, sizeof(line)) == EMU_OK &&
+            strchr(line, ':') != NULL) {
+            snprintf(out, len, "%s", line);
+            return;
+        }
+    }
     if (pc != 0 && dladdr((void *)(uintptr_t)pc, &info) != 0 && info.dli_sname != NULL) {
         const char *img = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
         snprintf(out, len, "%s+0x%llx (%s)", info.dli_sname,
