@@ -150,7 +150,7 @@ void emu_diag_init(void)
     if (emu_diag_cfg.trace)
         emu_trace_init();
     hooks_on = emu_diag_cfg.race || emu_diag_cfg.trace;
-    emu_diag_submit_on = emu_diag_cfg.race;
+    emu_diag_submit_on = emu_diag_cfg.race || (emu_diag_cfg.trace && seed != 0);
     emu_diag_watchdog_start();
 }
 
@@ -163,7 +163,12 @@ void emu_diag_fini(void)
         emu_trace_fini();
     if (emu_diag_cfg.race)
         emu_race_fini();
-    atomic_fetch_and(&emu_diag_shm->live_mask, ~(1ull << emu_exec_g.dev));
+    uint64_t bit = 1ull << emu_exec_g.dev;
+    uint64_t left = atomic_fetch_and(&emu_diag_shm->live_mask, ~bit) & ~bit;
+    /* Every executor appended its events before clearing its bit: the last one out sees them
+     * all. An executor that starts later sorts again when it leaves. */
+    if (left == 0 && emu_diag_cfg.trace && seed != 0)
+        emu_trace_sort();
 }
 
 void emu_diag_task_start(struct emu_task *t)
@@ -197,6 +202,8 @@ void emu_diag_task_submit(struct emu_task *t)
 {
     if (emu_diag_cfg.race)
         emu_race_submit(t);
+    if (emu_diag_cfg.trace && seed != 0)
+        emu_trace_submit(t);
 }
 
 void emu_diag_task_free(struct emu_task *t)

@@ -63,6 +63,7 @@ struct emu_race_notify {
     uint32_t n_done; /* of those, records whose run() has finished */
     uint64_t flow;   /* trace flow id of the last record, 0 = none */
     uint32_t flow_dev, flow_stream;
+    uint64_t flow_vend; /* HCEMU_SEED: virtual end (ns) of that record */
 };
 
 /* One remembered access to device memory. */
@@ -167,8 +168,14 @@ void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d);
 void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
 void emu_race_fini(void);
 
-/* diag_trace.c: called when emu_diag_cfg.trace. */
+/* diag_trace.c: called when emu_diag_cfg.trace. With HCEMU_SEED the trace uses virtual time,
+ * ids derived from (device, stream, index in the stream), and is sorted at job end. */
 void emu_trace_init(void);
+/* HCEMU_SEED: number the task in its stream and note its kernel's virtual start (scheduler
+ * lock held, from emu_diag_task_submit). */
+void emu_trace_submit(struct emu_task *t);
+/* HCEMU_SEED: the last executor of the job left; rewrite the file in a canonical order. */
+void emu_trace_sort(void);
 void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d);
 void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
 /* Append buffered events to the trace file (any thread). */

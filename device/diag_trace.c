@@ -7,7 +7,19 @@
  * and each append rewrites that tail, so it parses as a JSON array after any append: a job
  * that fails (or an executor that dies between appends) still leaves a valid file. Buffers
  * are appended by the watchdog thread every tick (<= 200 ms), when they grow past 1 MiB, and
- * at executor exit. The first executor of the job truncates the file. */
+ * at executor exit. The first executor of the job truncates the file.
+ *
+ * With HCEMU_SEED the trace is a function of the program (and the seed), not of the clock:
+ *  - virtual time: every stream (device, slot) has a virtual clock. A task starts at the
+ *    latest of the end of the previous task of its stream, the virtual start of the kernel
+ *    that queued it (kstart[] of its origin host stream, noted when it is queued), and for a
+ *    wait the virtual end of the record that released it (flow_vend in the shared notify
+ *    entry). Its duration comes from a fixed cost model (vcost). Only the one scheduler
+ *    worker of the device calls the start/end hooks, so the clocks need no lock.
+ *  - ids: a flow id is (device, stream, index of the record in its stream); "seq" is that
+ *    index.
+ *  - order: the last executor of the job to leave rewrites the file sorted by (pid, tid, ts,
+ *    text), dropping duplicate lines (emu_trace_sort). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -36,6 +48,15 @@ static size_t len, cap;
 static bool dev_named, rank_named;
 static uint8_t stream_named[EMU_MAX_STREAMS];
 static bool write_failed;
+
+/* HCEMU_SEED virtual time (see the top of the file). */
+#define VT_TASK_NS 1000u    /* every task: 1 us */
+#define VT_BYTES_PER_NS 20u /* plus its bytes at 20 GB/s */
+#define VT_KERNEL_NS 5000u  /* a kernel launch: 5 us */
+static bool vt;
+static uint64_t vclock[EMU_MAX_STREAMS]; /* virtual end of the last task of each stream */
+static uint64_t kstart[EMU_MAX_STREAMS]; /* virtual start of each host stream's last kernel */
+static uint32_t vindex[EMU_MAX_STREAMS]; /* tasks queued so far per stream (scheduler lock) */
 
 /* Notify names for slices, per (device, slot, event): naming scans the control block. */
 #define NAME_CACHE 4096u
@@ -162,31 +183,6 @@ static void name_tracks(uint32_t s)
          dev, s, s);
 }
 
-void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d)
-{
-    uint64_t id = 0;
-
-    if (d->sync_op != EMU_SYNC_RECORD || t->stream >= EMU_MAX_STREAMS)
-        return;
-    id = emu_fetch_add_relaxed(&emu_diag_shm->next_flow, 1);
-    emu_diag_shm_lock();
-    struct emu_race_notify *e = emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, true);
-    if (e != NULL) {
-        e->flow = id;
-        e->flow_dev = emu_exec_g.dev;
-        e->flow_stream = t->stream;
-    }
-    emu_diag_shm_unlock();
-    if (e == NULL)
-        return;
-    pthread_mutex_lock(&buf_lock);
-    name_tracks(t->stream);
-    emit(",\n{\"ph\":\"s\",\"name\":\"notify\",\"cat\":\"notify\",\"id\":%llu,\"pid\":%u,"
-         "\"tid\":%u,\"ts\":%.3f}",
-         (unsigned long long)id, emu_exec_g.dev, t->stream, us(t->start_ns));
-    pthread_mutex_unlock(&buf_lock);
-}
-
 static uint64_t bytes_of(const struct emu_diag_desc *d)
 {
     uint64_t b = 0;
@@ -197,9 +193,71 @@ static uint64_t bytes_of(const struct emu_diag_desc *d)
     return b;
 }
 
+/* Virtual duration of a task (ns). */
+static uint64_t vcost(const struct emu_task *t, const struct emu_diag_desc *d)
+{
+    if (t->kind == EMU_TASK_KERNEL)
+        return VT_KERNEL_NS;
+    return VT_TASK_NS + bytes_of(d) / VT_BYTES_PER_NS;
+}
+
+/* A flow id that names its record: (device, stream, index in the stream), below 2^53 so
+ * JSON readers keep it exact. */
+static uint64_t vt_flow_id(uint32_t stream, uint32_t index)
+{
+    return ((uint64_t)emu_exec_g.dev * EMU_MAX_STREAMS + stream) << 32 | index;
+}
+
+void emu_trace_submit(struct emu_task *t)
+{
+    if (t->stream >= EMU_MAX_STREAMS)
+        return;
+    t->vt_index = ++vindex[t->stream];
+    /* The kernel of `origin` is running (it is queuing this task), so kstart[origin] is its
+     * start, written by the worker before the kernel's blocks were posted. */
+    if (t->from_kernel && t->origin < EMU_MAX_STREAMS)
+        t->vt_floor = kstart[t->origin];
+}
+
+void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d)
+{
+    uint64_t id = 0;
+
+    if (t->stream >= EMU_MAX_STREAMS)
+        return;
+    if (vt) {
+        t->start_ns = vclock[t->stream] > t->vt_floor ? vclock[t->stream] : t->vt_floor;
+        if (t->kind == EMU_TASK_KERNEL)
+            kstart[t->stream] = t->start_ns;
+    }
+    if (d->sync_op != EMU_SYNC_RECORD)
+        return;
+    id = vt ? vt_flow_id(t->stream, t->vt_index)
+            : emu_fetch_add_relaxed(&emu_diag_shm->next_flow, 1);
+    emu_diag_shm_lock();
+    struct emu_race_notify *e = emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, true);
+    if (e != NULL) {
+        e->flow = id;
+        e->flow_dev = emu_exec_g.dev;
+        e->flow_stream = t->stream;
+        e->flow_vend = t->start_ns + vcost(t, d);
+    }
+    emu_diag_shm_unlock();
+    if (e == NULL)
+        return;
+    /* Virtual slices touch: a flow end inside a slice, not on its edge, binds to it. */
+    uint64_t ts = vt ? t->start_ns + vcost(t, d) / 2 : t->start_ns;
+    pthread_mutex_lock(&buf_lock);
+    name_tracks(t->stream);
+    emit(",\n{\"ph\":\"s\",\"name\":\"notify\",\"cat\":\"notify\",\"id\":%llu,\"pid\":%u,"
+         "\"tid\":%u,\"ts\":%.3f}",
+         (unsigned long long)id, emu_exec_g.dev, t->stream, us(ts));
+    pthread_mutex_unlock(&buf_lock);
+}
+
 void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done)
 {
-    uint64_t end = emu_now_ns(), flow = 0;
+    uint64_t end = emu_now_ns(), flow = 0, flow_vend = 0;
     char site[EMU_DIAG_SITE_LEN * 2], what[200], esc[420];
 
     if (t->stream >= EMU_MAX_STREAMS)
@@ -210,6 +268,7 @@ void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool 
             emu_diag_notify_entry(d->sync_dev, d->sync_slot, d->event, false);
         if (e != NULL) {
             flow = e->flow;
+            flow_vend = e->flow_vend;
             if (!d->event)
                 e->flow = 0; /* consumed: later waits need a new record */
         }
@@ -224,6 +283,20 @@ void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool 
         snprintf(what, sizeof(what), ",\"notify\":\"%.150s\"", esc);
     }
     uint64_t start = t->start_ns != 0 ? t->start_ns : end;
+    double pad = 0.002, flow_ts;
+    uint64_t seq = t->seq;
+    if (vt) {
+        start = t->start_ns;
+        if (flow != 0 && flow_vend > start)
+            start = flow_vend; /* a wait ends no earlier than the record that released it */
+        end = start + vcost(t, d);
+        vclock[t->stream] = end;
+        pad = 0;
+        seq = t->vt_index;
+        flow_ts = us(start + (end - start) / 2);
+    } else {
+        flow_ts = us(end);
+    }
     pthread_mutex_lock(&buf_lock);
     name_tracks(t->stream);
     char status[96] = "";
@@ -232,12 +305,12 @@ void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool 
     emit(",\n{\"ph\":\"X\",\"name\":\"%s%s\",\"cat\":\"task\",\"pid\":%u,\"tid\":%u,"
          "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"site\":\"%s\",\"seq\":%llu%s%s}}",
          emu_report_kind_name(t->kind), done ? "" : " (failed)", emu_exec_g.dev, t->stream,
-         us(start), us(end - start) + 0.002, (unsigned long long)bytes_of(d), site,
-         (unsigned long long)t->seq, what, status);
+         us(start), us(end - start) + pad, (unsigned long long)bytes_of(d), site,
+         (unsigned long long)seq, what, status);
     if (flow != 0)
         emit(",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"notify\",\"cat\":\"notify\","
              "\"id\":%llu,\"pid\":%u,\"tid\":%u,\"ts\":%.3f}",
-             (unsigned long long)flow, emu_exec_g.dev, t->stream, us(end));
+             (unsigned long long)flow, emu_exec_g.dev, t->stream, flow_ts);
     bool full = len >= FLUSH_AT;
     pthread_mutex_unlock(&buf_lock);
     if (full)
@@ -308,6 +381,8 @@ void emu_trace_init(void)
     uint32_t zero = 0;
     bool first = atomic_compare_exchange_strong(&emu_diag_shm->trace_started, &zero, 1);
 
+    vt = emu_diag_seed() != 0;
+
     pthread_mutex_lock(&buf_lock);
     emit(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,"
          "\"args\":{\"name\":\"device %u\"}}",
@@ -326,4 +401,116 @@ void emu_trace_init(void)
 void emu_trace_fini(void)
 {
     emu_trace_flush();
+}
+
+/* One event of the file, for emu_trace_sort. */
+struct line {
+    const char *p;
+    size_t n;
+    long long pid, tid;
+    double ts; /* -1 for metadata ("M", no ts) */
+};
+
+static long long field_ll(const char *p, const char *key)
+{
+    const char *f = strstr(p, key);
+
+    return f != NULL ? strtoll(f + strlen(key), NULL, 10) : -1;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+    const struct line *x = a, *y = b;
+
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    size_t n = x->n < y->n ? x->n : y->n;
+    int c = memcmp(x->p, y->p, n);
+    return c != 0 ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* Split the body of the file (between "[\n" and "\n]\n") into its event lines, each NUL
+ * terminated in place (the trailing "," dropped). */
+static size_t split_lines(char *body, size_t n, struct line *out)
+{
+    size_t k = 0;
+    char *p = body, *end = body + n;
+
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *e = nl != NULL ? nl : end;
+        size_t len = (size_t)(e - p);
+        if (len > 0 && p[len - 1] == ',')
+            len--;
+        p[len] = '\0';
+        if (len > 0) {
+            const char *ts = strstr(p, "\"ts\":");
+            out[k] = (struct line){.p = p,
+                                   .n = len,
+                                   .pid = field_ll(p, "\"pid\":"),
+                                   .tid = field_ll(p, "\"tid\":"),
+                                   .ts = ts != NULL ? strtod(ts + 5, NULL) : -1.0};
+            k++;
+        }
+        p = e + 1;
+    }
+    return k;
+}
+
+void emu_trace_sort(void)
+{
+    int fd = open(emu_diag_cfg.trace_path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    char *text = NULL, *outb = NULL;
+    struct line *lines = NULL;
+
+    if (fd < 0)
+        return;
+    flock(fd, LOCK_EX);
+    if (fstat(fd, &st) != 0 || st.st_size < 5)
+        goto out;
+    size_t size = (size_t)st.st_size;
+    text = malloc(size + 1);
+    if (text == NULL || pread(fd, text, size, 0) != (ssize_t)size)
+        goto out;
+    text[size] = '\0';
+    if (memcmp(text, "[\n", 2) != 0 || memcmp(text + size - 3, TAIL, 3) != 0)
+        goto out; /* not ours: leave it */
+    size_t body = size - 5, n_lines = 1;
+    for (size_t i = 2; i < size - 3; i++)
+        n_lines += text[i] == '\n';
+    lines = calloc(n_lines, sizeof(*lines));
+    outb = malloc(size + 8);
+    if (lines == NULL || outb == NULL)
+        goto out;
+    size_t n = split_lines(text + 2, body, lines);
+    qsort(lines, n, sizeof(*lines), line_cmp);
+    size_t o = 0;
+    memcpy(outb, "[\n", 2);
+    o = 2;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && line_cmp(&lines[i], &lines[i - 1]) == 0)
+            continue; /* the same event twice (a track named by two executors' tables) */
+        if (o > 2) {
+            memcpy(outb + o, ",\n", 2);
+            o += 2;
+        }
+        memcpy(outb + o, lines[i].p, lines[i].n);
+        o += lines[i].n;
+    }
+    memcpy(outb + o, TAIL, 3);
+    o += 3;
+    /* Never longer than the input: write over it, then cut. */
+    if (!write_all(fd, outb, o, 0) || ftruncate(fd, (off_t)o) != 0)
+        EMU_LOG_WARN("trace: cannot rewrite %s in canonical order", emu_diag_cfg.trace_path);
+out:
+    flock(fd, LOCK_UN);
+    close(fd);
+    free(lines);
+    free(outb);
+    free(text);
 }

@@ -16,6 +16,7 @@
 #include "common/os.h"
 #include "diag.h"
 #include "exec.h"
+#include "kernel_run.h"
 #include "report.h"
 #include "spin.h"
 
@@ -33,6 +34,7 @@ struct stream_rt {
     uint32_t state;
     uint32_t next_run;
     uint32_t parked_pos; /* index in parked[] while parked */
+    uint32_t kernel;     /* HCEMU_SEED: parked on its kernel entry (counted in n_kernels) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,6 +52,16 @@ static unsigned n_workers;
  * keeps the FIFO run queue and QUANTUM. Set before the workers start. */
 static uint64_t seed_state;
 static uint32_t quantum = QUANTUM;
+/* HCEMU_SEED "kernel gate": while a kernel entry runs, the worker picks no stream, so every
+ * task the kernel queues (eager or batch) is queued before the next seeded choice and the
+ * choices do not depend on how fast the kernel submits. A kernel blocked in a join
+ * (emu_sched_wait_idle from kernel code) opens the gate, or it would wait for itself; any
+ * other way of waiting for device work from kernel code opens it after GATE_MAX_NS. */
+#define GATE_MAX_NS 1000000000ull
+static uint32_t n_kernels;  /* streams parked on a running kernel entry */
+static uint32_t n_joiners;  /* kernel threads inside emu_sched_wait_idle */
+static uint64_t gate_since; /* when the gate last closed; 0 = open */
+static bool gate_warned;
 
 /* Task memory: kernels create millions of small tasks that workers retire, so tasks are
  * recycled instead of going through malloc. Each OS thread keeps a small cache; caches trade
@@ -128,6 +140,27 @@ static void runq_push(uint32_t s)
     runq_tail = s;
 }
 
+/* HCEMU_SEED: whether the kernel gate holds the runnable streams back now. Lock held. */
+static bool gate_closed(uint64_t now)
+{
+    if (seed_state == 0 || n_kernels <= n_joiners || runq_head == NONE) {
+        gate_since = 0;
+        return false;
+    }
+    if (gate_since == 0)
+        gate_since = now;
+    if (now - gate_since < GATE_MAX_NS)
+        return true;
+    if (!gate_warned) {
+        gate_warned = true;
+        EMU_LOG_WARN("HCEMU_SEED: a kernel has run for more than %llu ms while other streams "
+                     "were runnable, without HcommThreadJoin; letting them run (this device's "
+                     "schedule may now depend on timing)",
+                     (unsigned long long)(GATE_MAX_NS / 1000000u));
+    }
+    return false;
+}
+
 /* Unlink and return a runnable stream chosen by the seeded generator (xorshift64*). */
 static uint32_t runq_pop_seeded(void)
 {
@@ -175,6 +208,10 @@ static void park_add(uint32_t s, struct emu_task *t)
 
     streams[s].state = S_PARKED;
     streams[s].parked_pos = n_parked;
+    if (seed_state != 0 && t->park == EMU_PARK_KERNEL) {
+        streams[s].kernel = 1;
+        n_kernels++;
+    }
     parked[n_parked++] = s;
     sc->parked_slot = t->park_slot;
     sc->parked_callsite = t->callsite;
@@ -187,6 +224,10 @@ static void park_remove(uint32_t s)
 {
     uint32_t pos = streams[s].parked_pos;
 
+    if (streams[s].kernel) {
+        streams[s].kernel = 0;
+        n_kernels--;
+    }
     parked[pos] = parked[--n_parked];
     streams[parked[pos]].parked_pos = pos;
     emu_store_release(&emu_exec_ctl()->streams[s].parked, EMU_PARK_NONE);
@@ -473,12 +514,15 @@ static void *worker_main(void *arg)
             last_scan_bell = bell;
             scan_parked(now);
         }
-        uint32_t s = runq_pop();
+        bool gated = gate_closed(now);
+        uint32_t s = gated ? NONE : runq_pop();
         if (s != NONE) {
             run_stream(s);
             continue;
         }
         uint64_t deadline = nearest_deadline();
+        if (gated && gate_since + GATE_MAX_NS < deadline)
+            deadline = gate_since + GATE_MAX_NS;
         pthread_mutex_unlock(&lock);
         emu_spin_busy(-1);
         idle_wait(bell, deadline);
@@ -566,8 +610,16 @@ bool emu_sched_stream_is_idle(uint32_t slot)
 emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline)
 {
     emu_status st = EMU_OK;
+    bool joiner = seed_state != 0 && emu_kernel_current() != NULL;
 
     pthread_mutex_lock(&lock);
+    if (joiner) {
+        /* Open the kernel gate while this kernel waits for its thread (see gate_closed). */
+        n_joiners++;
+        pthread_mutex_unlock(&lock);
+        emu_devctl_ring(emu_exec_ctl());
+        pthread_mutex_lock(&lock);
+    }
     while (streams[slot].count != 0) {
         if (deadline == UINT64_MAX) {
             pthread_cond_wait(&idle_cv, &lock);
@@ -590,6 +642,8 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline)
         }
         pthread_cond_timedwait(&idle_cv, &lock, &ts);
     }
+    if (joiner)
+        n_joiners--;
     pthread_mutex_unlock(&lock);
     return st;
 }

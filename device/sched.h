@@ -58,7 +58,10 @@ struct emu_task {
     uint32_t sync_slot;
     uint32_t from_kernel;        /* submitted by kernel code (call site inside an image) */
     uint8_t started;             /* run() was called once (diagnostics saw the start) */
-    uint64_t start_ns;           /* diagnostics: when run() was first called (traces) */
+    uint64_t start_ns;           /* diagnostics: when run() was first called (traces); with
+                                  * HCEMU_SEED the task's virtual start instead */
+    uint64_t vt_floor;           /* HCEMU_SEED traces: virtual start of the kernel that queued it */
+    uint32_t vt_index;           /* HCEMU_SEED traces: 1-based index of the task in its stream */
     void *diag;                  /* diagnostics state (race clocks); freed by emu_diag_task_free */
     union {
         struct emu_wire_task wire; /* host tasks, verbatim */
