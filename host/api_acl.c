@@ -68,8 +68,10 @@ aclError aclFinalizeReference(uint64_t *refCount)
     if (refs > 0)
         emu_rt.init_refs--;
     pthread_mutex_unlock(&emu_rt.lock);
-    if (refs == 0)
+    if (refs == 0) {
+        EMU_LOG_ERR("aclFinalizeReference: the runtime is not initialised");
         return ACL_ERROR_REPEAT_FINALIZE;
+    }
     *refCount = refs - 1;
     if (refs == 1)
         emu_runtime_fini();
@@ -122,8 +124,11 @@ aclError aclrtSetDevice(int32_t deviceId)
 aclError aclrtResetDevice(int32_t deviceId)
 {
     NEED_INIT("aclrtResetDevice");
-    if (deviceId < 0 || (uint32_t)deviceId >= emu_rt.ndev)
+    if (deviceId < 0 || (uint32_t)deviceId >= emu_rt.ndev) {
+        EMU_LOG_ERR("aclrtResetDevice(%d): devices are 0..%u (HCEMU_DEVICES)", deviceId,
+                    emu_rt.ndev - 1);
         return out(EMU_EDEVICE);
+    }
     struct emu_hdev *d = &emu_rt.devs[deviceId];
     pthread_mutex_lock(&d->lock);
     bool last = d->set_refs == 1;
@@ -143,6 +148,7 @@ aclError aclrtResetDevice(int32_t deviceId)
 aclError aclrtGetDevice(int32_t *deviceId)
 {
     NULL_CHECK(deviceId, "aclrtGetDevice");
+    NEED_INIT("aclrtGetDevice");
     int dev = emu_runtime_current_device();
     if (dev < 0) {
         EMU_LOG_ERR("aclrtGetDevice: no device is set on this thread");
@@ -585,15 +591,19 @@ aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
 
 aclError aclrtGetLastError(aclrtLastErrLevel level)
 {
-    if (level != ACL_RT_THREAD_LEVEL)
+    if (level != ACL_RT_THREAD_LEVEL) {
+        EMU_LOG_ERR("aclrtGetLastError: level %d is not ACL_RT_THREAD_LEVEL", (int)level);
         return ACL_ERROR_RT_PARAM_INVALID;
+    }
     return emu_api_last_error(1);
 }
 
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
 {
-    if (level != ACL_RT_THREAD_LEVEL)
+    if (level != ACL_RT_THREAD_LEVEL) {
+        EMU_LOG_ERR("aclrtPeekAtLastError: level %d is not ACL_RT_THREAD_LEVEL", (int)level);
         return ACL_ERROR_RT_PARAM_INVALID;
+    }
     return emu_api_last_error(0);
 }
 

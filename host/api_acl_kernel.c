@@ -13,6 +13,16 @@ static aclError out(emu_status s)
     return emu_api_acl(s);
 }
 
+/* Calls that load, resolve or launch need the runtime: binaries outlive aclFinalize (so
+ * aclrtBinaryUnLoad can still free them), but nothing may be resolved or run from them. */
+#define NEED_INIT(fn)                                                                          \
+    do {                                                                                       \
+        if (!emu_runtime_is_initialized()) {                                                   \
+            EMU_LOG_ERR("%s: call aclInit first", fn);                                         \
+            return out(EMU_EUNINIT);                                                           \
+        }                                                                                      \
+    } while (0)
+
 #define CHECK(cond, fn, ...)                                                                   \
     do {                                                                                       \
         if (!(cond)) {                                                                         \
@@ -57,8 +67,7 @@ aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *op
     emu_status s;
 
     CHECK(binPath != NULL && binHandle != NULL, "aclrtBinaryLoadFromFile", "NULL argument");
-    if (!emu_runtime_is_initialized())
-        return out(EMU_EUNINIT);
+    NEED_INIT("aclrtBinaryLoadFromFile");
     if ((s = read_options(options, &o)) != EMU_OK || (s = emu_bin_load_file(binPath, &o, &b)) != EMU_OK)
         return out(s);
     *binHandle = b;
@@ -74,8 +83,7 @@ aclError aclrtBinaryLoadFromData(const void *data, size_t length,
 
     CHECK(data != NULL && binHandle != NULL && length > 0, "aclrtBinaryLoadFromData",
           "NULL argument or empty image");
-    if (!emu_runtime_is_initialized())
-        return out(EMU_EUNINIT);
+    NEED_INIT("aclrtBinaryLoadFromData");
     if ((s = read_options(options, &o)) != EMU_OK ||
         (s = emu_bin_load_data(data, length, &o, &b)) != EMU_OK)
         return out(s);
@@ -92,6 +100,7 @@ aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kern
 
     CHECK(binHandle != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtBinaryGetFunction", "NULL argument");
+    NEED_INIT("aclrtBinaryGetFunction");
     if ((s = emu_bin_check(binHandle, &b)) != EMU_OK ||
         (s = emu_bin_get_function(b, kernelName, &f)) != EMU_OK)
         return out(s);
@@ -119,6 +128,7 @@ aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
 
     CHECK(handle != NULL && funcName != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtRegisterCpuFunc", "NULL argument");
+    NEED_INIT("aclrtRegisterCpuFunc");
     if ((s = emu_bin_check(handle, &b)) != EMU_OK ||
         (s = emu_bin_register(b, funcName, kernelName, &f)) != EMU_OK)
         return out(s);
@@ -133,6 +143,7 @@ aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHa
     emu_status s;
 
     CHECK(funcHandle != NULL && argsHandle != NULL, "aclrtKernelArgsInit", "NULL argument");
+    NEED_INIT("aclrtKernelArgsInit");
     if ((s = emu_func_check(funcHandle, &f)) != EMU_OK || (s = emu_args_init(f, &a)) != EMU_OK)
         return out(s);
     *argsHandle = a;
@@ -223,6 +234,17 @@ static emu_status read_cfg(const aclrtLaunchKernelCfg *cfg, uint64_t *timeout_us
             have_us = true;
             *timeout_us = ((uint64_t)at->value.timeoutUs.timeoutHigh << 32) |
                           at->value.timeoutUs.timeoutLow;
+        } else if (at->id == ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE &&
+                   at->value.engineType != ACL_RT_ENGINE_TYPE_AIC &&
+                   at->value.engineType != ACL_RT_ENGINE_TYPE_AIV) {
+            EMU_LOG_ERR("launch config attribute %zu: engine type %d is not AIC or AIV", i,
+                        (int)at->value.engineType);
+            return EMU_EINVAL;
+        } else if (at->id < ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE ||
+                   at->id > ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING) {
+            EMU_LOG_ERR("launch config attribute %zu: id %d is not an aclrtLaunchKernelAttrId", i,
+                        (int)at->id);
+            return EMU_EINVAL;
         }
         /* Other attributes (scheduling mode, UB size, prefetch, dump, profiling) do not
          * change what an AICPU kernel computes. */
@@ -250,6 +272,7 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
     CHECK(reserve == NULL, "aclrtLaunchKernelWithConfig", "reserve must be NULL");
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernelWithConfig",
           "numBlocks %u must be in [1, 1024]", numBlocks);
+    NEED_INIT("aclrtLaunchKernelWithConfig");
     if ((st = emu_func_check(funcHandle, &f)) != EMU_OK ||
         (st = emu_args_check(argsHandle, &a)) != EMU_OK || (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
@@ -271,6 +294,7 @@ aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const
           "NULL function or arguments, or argsSize 0");
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernel",
           "numBlocks %u must be in [1, 1024]", numBlocks);
+    NEED_INIT("aclrtLaunchKernel");
     if ((st = emu_func_check(funcHandle, &f)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);

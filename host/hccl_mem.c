@@ -70,7 +70,9 @@ emu_status emu_ctx_create(struct emu_comm *c, const char *tag, int32_t engine, u
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
         if (s == EMU_OK) /* recycled device memory would otherwise show stale bytes */
             memset(alias_of(c, x->addr), 0, size);
-    } else if (size > SIZE_MAX || (x->addr = calloc(1, (size_t)size)) == NULL) {
+    } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
+                                        * huge sizes never reach (sanitizer) allocators */
+               || (x->addr = calloc(1, (size_t)size)) == NULL) {
         EMU_COMM_ERR(c, fn, "cannot allocate a %llu-byte host context", (unsigned long long)size);
         s = EMU_ENOMEM;
     }

@@ -473,8 +473,14 @@ emu_status emu_args_placeholder_buffer(struct emu_args *a, void *ph, size_t size
 {
     struct emu_param *p = param_of(a, ph);
 
-    if (p == NULL || !p->placeholder || size == 0 || size > EMU_ARGS_MAX_BYTES)
+    if (p == NULL)
+        return EMU_EINVAL; /* param_of logged it */
+    if (!p->placeholder || size == 0 || size > EMU_ARGS_MAX_BYTES) {
+        EMU_LOG_ERR("aclrtKernelArgsGetPlaceHolderBuffer: %s",
+                    !p->placeholder ? "the parameter is not a placeholder"
+                                    : "dataSize must be in [1, 64 KiB]");
         return EMU_EINVAL;
+    }
     uint8_t *nb = realloc(p->ph_buf, size);
     if (nb == NULL)
         return EMU_ENOMEM;
@@ -488,7 +494,9 @@ emu_status emu_args_update(struct emu_args *a, void *ph, const void *param, size
 {
     struct emu_param *p = param_of(a, ph);
 
-    if (p == NULL || p->placeholder || size != p->size) {
+    if (p == NULL)
+        return EMU_EINVAL; /* param_of logged it */
+    if (p->placeholder || size != p->size) {
         EMU_LOG_ERR("aclrtKernelArgsParaUpdate: the new value must have the size of the old");
         return EMU_EINVAL;
     }
