@@ -34,11 +34,37 @@ static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint
     return EMU_RUN_FAIL;
 }
 
-/* Move (or reduce) the payload's bytes; DONE or FAIL. */
+/* Seeded schedules: a transfer through a channel is delivered now or deferred by up to
+ * 50 us, by a seeded choice, so that concurrent deliveries into one peer land in orders the
+ * default schedule rarely produces. PARK while deferred; false when delivery may go on. */
+#define DEFER_MAX_NS 50000u
+
+static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
+{
+    if (t->park == EMU_PARK_DEFER) {
+        if (emu_now_ns() < t->deadline_ns)
+            return true;
+        t->park = 0;
+        t->deadline_ns = 0;
+        return false;
+    }
+    if (o->channel == EMU_DP_NONE || t->park != 0)
+        return false;
+    uint64_t r = emu_sched_seed_draw();
+    if ((r & 1u) == 0)
+        return false;
+    t->park = EMU_PARK_DEFER;
+    t->deadline_ns = emu_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
+    return true;
+}
+
+/* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */
 static enum emu_run_result move(struct emu_task *t, bool reduce)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
+    if (deferred(t, o))
+        return EMU_RUN_PARK;
     if (o->len == 0)
         return EMU_RUN_DONE;
     if (!emu_dp_range_alive(o->src_map, o->src, o->len))

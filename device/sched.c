@@ -161,6 +161,21 @@ static bool gate_closed(uint64_t now)
     return false;
 }
 
+/* A second seeded sequence, for the choices tasks make (emu_sched_seed_draw). Separate from
+ * seed_state so that a task's draw does not shift the stream picks. Worker thread only. */
+static uint64_t draw_state;
+
+uint64_t emu_sched_seed_draw(void)
+{
+    if (draw_state == 0)
+        return 0;
+    draw_state ^= draw_state >> 12;
+    draw_state ^= draw_state << 25;
+    draw_state ^= draw_state >> 27;
+    uint64_t r = draw_state * 0x2545f4914f6cdd1dull;
+    return r != 0 ? r : 1;
+}
+
 /* Unlink and return a runnable stream chosen by the seeded generator (xorshift64*). */
 static uint32_t runq_pop_seeded(void)
 {
@@ -543,6 +558,7 @@ emu_status emu_sched_start(unsigned n)
         seed_state = seed * 0x9e3779b97f4a7c15ull + emu_exec_g.dev + 1;
         if (seed_state == 0)
             seed_state = 1;
+        draw_state = seed_state ^ 0xd1b54a32d192ed03ull;
         quantum = 1;
         n = 1;
     }

@@ -102,6 +102,11 @@ void emu_sched_inspect_parked(void (*cb)(uint32_t slot, const struct emu_task *h
 /* Consume a binary notify slot (1 -> 0); true when it was set. Any thread. */
 bool emu_notify_try_consume(struct emu_devctl *ctl, uint32_t slot);
 
+/* Seeded schedules (HCEMU_SEED): the next number of this device's seeded sequence, for
+ * choices tasks make themselves (when to deliver a remote transfer); 0 when not seeded.
+ * Call only from run() functions: in seeded mode one worker runs them all. */
+uint64_t emu_sched_seed_draw(void);
+
 /* Run functions of the host task kinds (task_host.c). */
 emu_status emu_task_from_wire(const struct emu_wire_task *w, struct emu_task *t) EMU_MUST_CHECK;
 
