@@ -7,6 +7,7 @@
  * host disconnects. Started by the host library on first use of the device. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,24 @@ static void remove_files(const char *dir, uint32_t dev)
             unlink(path);
 }
 
+/* Whether `pid` runs: a zombie (dead, not yet reaped by its parent) counts as gone. */
+static bool process_alive(int pid)
+{
+    char path[64], buf[256];
+
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return false;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return true;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *state = strrchr(buf, ')'); /* the name may contain spaces and parentheses */
+    return !(state != NULL && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
+}
+
 /* A job folder made by a host process is named hcemu-<uid>-<pid>-<n> and removed by that
  * host. When the host died without cleaning up (SIGKILL), its executors are the last ones
  * who know the folder: the last to leave removes it. */
@@ -97,7 +116,7 @@ static void remove_orphaned_job(const char *job)
     base = base != NULL ? base + 1 : job;
     if (sscanf(base, "hcemu-%u-%d-%u%c", &uid, &pid, &n, &tail) != 3 || pid <= 0)
         return;
-    if (kill(pid, 0) == 0 || errno != ESRCH)
+    if (process_alive(pid))
         return;
     emu_rmtree(job);
 }

@@ -116,7 +116,8 @@ static void on_signal(int sig)
 
 static void install_signal_cleanup(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* Signals that end the process by default: clean up, then die of the same signal. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGABRT};
 
     for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
         struct sigaction old;
