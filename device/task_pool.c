@@ -1,0 +1,76 @@
+/* task_pool.c - memory of scheduler tasks (emu_task_create / emu_task_destroy).
+ *
+ * Kernels create millions of small tasks that scheduler workers retire, so tasks are recycled
+ * instead of going through malloc each time. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "sched.h"
+
+/* Each OS thread keeps a small cache; caches trade whole chains of POOL_BATCH tasks with one
+ * shared stack under `pool_lock`, so the lock is taken once per POOL_BATCH tasks. Creators
+ * (kernel threads) and destroyers (workers) differ, which is why the shared stack exists. */
+#define POOL_BATCH 64u
+
+struct task_cache {
+    struct emu_task *head;
+    uint32_t n;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Chains of POOL_BATCH tasks linked through `next`; the chains themselves are linked
+ * through the first task's `priv`. */
+static struct emu_task *pool_chains;
+static _Thread_local struct task_cache cache;
+
+struct emu_task *emu_task_create(void)
+{
+    if (cache.head == NULL) {
+        pthread_mutex_lock(&pool_lock);
+        struct emu_task *chain = pool_chains;
+        if (chain != NULL)
+            pool_chains = (struct emu_task *)chain->priv; /* next chain */
+        pthread_mutex_unlock(&pool_lock);
+        if (chain == NULL)
+            return calloc(1, sizeof(struct emu_task));
+        cache.head = chain;
+        cache.n = POOL_BATCH;
+    }
+    struct emu_task *t = cache.head;
+    cache.head = t->next;
+    cache.n--;
+    memset(t, 0, sizeof(*t));
+    return t;
+}
+
+static void task_recycle(struct emu_task *t)
+{
+    t->next = cache.head;
+    cache.head = t;
+    if (++cache.n < 2 * POOL_BATCH)
+        return;
+    /* Hand a whole chain of POOL_BATCH to the shared stack; keep the rest. */
+    struct emu_task *chain = cache.head, *last = chain;
+    for (uint32_t i = 1; i < POOL_BATCH; i++)
+        last = last->next;
+    cache.head = last->next;
+    cache.n -= POOL_BATCH;
+    last->next = NULL;
+    pthread_mutex_lock(&pool_lock);
+    chain->priv = pool_chains;
+    pool_chains = chain;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+void emu_task_destroy(struct emu_task *t)
+{
+    if (t == NULL)
+        return;
+    if (t->release != NULL)
+        t->release(t);
+    if (t->diag != NULL)
+        emu_diag_task_free(t);
+    task_recycle(t);
+}
