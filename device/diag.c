@@ -15,6 +15,7 @@
 
 #include "common/atomic.h"
 #include "common/job.h"
+#include "common/env.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "diag_priv.h"
@@ -38,15 +39,6 @@ struct site_ent {
 };
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct site_ent site_cache[SITE_CACHE];
-
-static uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *v = getenv(name);
-
-    if (v == NULL || *v == '\0')
-        return dflt;
-    return strtoull(v, NULL, 0);
-}
 
 uint64_t emu_diag_seed(void)
 {
@@ -127,13 +119,13 @@ static void read_cfg(void)
 {
     const char *tp = getenv("HCEMU_TRACE");
 
-    emu_diag_cfg.hang_ms = env_u64("HCEMU_HANG_MS", 2000);
-    emu_diag_cfg.race = env_u64("HCEMU_RACECHECK", 0) != 0;
+    emu_diag_cfg.hang_ms = emu_env_u64("HCEMU_HANG_MS", 2000, 0, 86400000);
+    emu_diag_cfg.race = emu_env_u64("HCEMU_RACECHECK", 0, 0, 1) != 0;
     if (tp != NULL && *tp != '\0') {
         emu_diag_cfg.trace = true;
         snprintf(emu_diag_cfg.trace_path, sizeof(emu_diag_cfg.trace_path), "%s", tp);
     }
-    seed = env_u64("HCEMU_SEED", 0);
+    seed = emu_env_u64("HCEMU_SEED", 0, 0, UINT64_MAX);
 }
 
 void emu_diag_init(void)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/atomic.h"
+#include "common/env.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "hccl_link.h"
@@ -21,33 +22,17 @@
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_comm *reg_head;
 
-static uint64_t env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
-{
-    const char *s = getenv(name);
-    char *end;
-
-    if (s == NULL || *s == '\0')
-        return def;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' || v < lo || v > hi) {
-        EMU_LOG_WARN("%s=%s is not a number in [%llu, %llu]; using %llu", name, s,
-                     (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)def);
-        return def;
-    }
-    return v;
-}
-
 uint64_t emu_comm_connect_timeout_ms(void)
 {
     /* The vendor range is [120, 7200]; shorter values are accepted so tests and impatient
      * users need not wait two minutes for a rank that will never come. */
-    return env_num("HCCL_CONNECT_TIMEOUT", EMU_CONNECT_TIMEOUT_DEFAULT_S, 1, 7200) * 1000u;
+    return emu_env_u64("HCCL_CONNECT_TIMEOUT", EMU_CONNECT_TIMEOUT_DEFAULT_S, 1, 7200) * 1000u;
 }
 
 uint64_t emu_comm_default_buf_bytes(void)
 {
     /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */
-    return env_num("HCCL_BUFFSIZE", EMU_HCCL_DEFAULT_BUFF_MB, 1, 64u * 1024u) << 20;
+    return emu_env_u64("HCCL_BUFFSIZE", EMU_HCCL_DEFAULT_BUFF_MB, 1, 64u * 1024u) << 20;
 }
 
 emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn, uint32_t rank)
@@ -92,7 +77,7 @@ static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
 
     c->buf_bytes = emu_comm_default_buf_bytes();
     c->exec_timeout_s =
-        (int32_t)env_num("HCCL_EXEC_TIMEOUT", EMU_EXEC_TIMEOUT_DEFAULT_S, 0, INT32_MAX);
+        (int32_t)emu_env_u64("HCCL_EXEC_TIMEOUT", EMU_EXEC_TIMEOUT_DEFAULT_S, 0, INT32_MAX);
     c->connect_timeout_ms = emu_comm_connect_timeout_ms();
     snprintf(c->name, sizeof(c->name), "hcemu_comm_%016llx", (unsigned long long)a->nonce);
     if (cfg == NULL)

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "common/product.h"
@@ -21,26 +22,10 @@ struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local int current_dev = -1;
 static _Atomic int cleanup_started;
 
-static uint64_t env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
-{
-    const char *s = getenv(name);
-    char *end;
-
-    if (s == NULL || *s == '\0')
-        return def;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' || v < lo || v > hi) {
-        EMU_LOG_WARN("%s=%s is not a number in [%llu, %llu]; using %llu", name, s,
-                     (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)def);
-        return def;
-    }
-    return v;
-}
-
 static void read_config(void)
 {
-    emu_rt.ndev = (uint32_t)env_u64("HCEMU_DEVICES", 8, 1, EMU_MAX_DEVICES);
-    emu_rt.dev_mem = env_u64("HCEMU_DEVICE_MEM_GB", EMU_DEFAULT_DEVICE_MEM >> 30, 1,
+    emu_rt.ndev = (uint32_t)emu_env_u64("HCEMU_DEVICES", 8, 1, EMU_MAX_DEVICES);
+    emu_rt.dev_mem = emu_env_u64("HCEMU_DEVICE_MEM_GB", EMU_DEFAULT_DEVICE_MEM >> 30, 1,
                              EMU_WINDOW_SIZE >> 30)
                      << 30;
     snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", emu_product_soc());
