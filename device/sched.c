@@ -37,7 +37,9 @@ struct stream_rt {
     uint32_t kernel;     /* HCEMU_SEED: parked on its kernel entry (counted in n_kernels) */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Adaptive: critical sections are short and workers contend on every hand-off; spinning
+ * briefly beats sleeping in the kernel. */
+static pthread_mutex_t lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
 static struct stream_rt streams[EMU_MAX_STREAMS];
 static uint32_t runq_head = NONE, runq_tail = NONE;
