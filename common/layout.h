@@ -9,9 +9,17 @@
 #include <stdint.h>
 
 #define EMU_MAX_DEVICES 64u
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer allows application mappings only in a few ranges; the low one
+ * [4 KiB, 512 GiB) takes 64 windows of 6 GiB from 64 GiB up. */
+#define EMU_WINDOW_BASE 0x001000000000ull
+#define EMU_WINDOW_SIZE (6ull << 30)
+#define EMU_DEFAULT_DEVICE_MEM (4ull << 30)
+#else
 #define EMU_WINDOW_BASE 0x200000000000ull /* 32 TiB: above ASan's shadow, far from heap and stacks */
 #define EMU_WINDOW_SIZE (64ull << 30)     /* 64 GiB of address space per device */
 #define EMU_DEFAULT_DEVICE_MEM (32ull << 30)
+#endif
 #define EMU_ALLOC_ALIGN 64u /* aclrtMalloc returns 64-byte aligned addresses */
 #define EMU_ALLOC_ROUND 32u /* and rounds sizes up to 32 bytes on 950 */
 

@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 static char log_role[32] = "host";
-static int log_level = -1;
+static _Atomic int log_level = -1;
 static _Thread_local char log_context[48];
 static _Thread_local char log_last_error[512];
 static _Thread_local int log_has_error;
@@ -46,10 +47,13 @@ void emu_log_set_context(const char *context)
 
 int emu_log_enabled(enum emu_log_level level)
 {
-    /* A benign race: every thread computes the same value. */
-    if (log_level < 0)
-        log_level = level_from_env();
-    return (int)level <= log_level;
+    /* Every thread computes the same value, so racing first calls agree. */
+    int current = atomic_load_explicit(&log_level, memory_order_relaxed);
+    if (current < 0) {
+        current = level_from_env();
+        atomic_store_explicit(&log_level, current, memory_order_relaxed);
+    }
+    return (int)level <= current;
 }
 
 void emu_log_print(enum emu_log_level level, const char *fmt, ...)

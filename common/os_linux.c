@@ -73,8 +73,15 @@ emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int f
 {
     int flags = MAP_SHARED;
 
-    if (fixed)
+    if (fixed) {
+#if defined(__SANITIZE_THREAD__)
+        /* ThreadSanitizer's mmap does not know MAP_FIXED_NOREPLACE; the windows it allows
+         * (common/layout.h) are reserved for devices, so MAP_FIXED is safe there. */
+        flags |= MAP_FIXED;
+#else
         flags |= MAP_FIXED_NOREPLACE;
+#endif
+    }
     void *p = mmap(addr, len, PROT_READ | PROT_WRITE, flags, fd, (off_t)offset);
     if (p == MAP_FAILED) {
         EMU_LOG_ERR("mmap of %zu bytes at %p failed: %s", len, addr, strerror(errno));

@@ -42,6 +42,8 @@ struct launch {
     _Atomic uint32_t failed_ret; /* first non-zero return value */
     _Atomic uint32_t failed;
     uint32_t func;
+    void *entry;      /* copied from funcs[] under img_lock: the table grows concurrently */
+    const char *name; /* points into funcs[], whose entries never change once added */
     uint32_t blocks;
     uint32_t origin;
     uint64_t args;
@@ -242,13 +244,13 @@ static void run_block(struct launch *l, uint32_t block)
 
     cur_ctx.origin = l->origin;
     cur_ctx.block = block;
-    cur_ctx.kernel = funcs[l->func].name;
+    cur_ctx.kernel = l->name;
     cur_ctx.launch_seq = l->seq;
     cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
     emu_spin_busy(1);
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, argt) == FFI_OK)
-        ffi_call(&cif, FFI_FN(funcs[l->func].entry), &ret, argv);
+        ffi_call(&cif, FFI_FN(l->entry), &ret, argv);
     else
         ret = UINT32_MAX;
     emu_spin_busy(-1);
@@ -326,12 +328,12 @@ static enum emu_run_result poll_launch(struct emu_task *t, struct launch *l)
 {
     if (emu_load_acquire(&l->remaining) != 0) {
         if (emu_now_ns() >= l->deadline_ns)
-            emu_fault_device_failed(funcs[l->func].name, 1);
+            emu_fault_device_failed(l->name, 1);
         return EMU_RUN_PARK;
     }
     if (emu_load_acquire(&l->failed)) {
         snprintf(t->note, sizeof(t->note), "kernel %s returned %u (non-zero)",
-                 funcs[l->func].name, emu_load_acquire(&l->failed_ret));
+                 l->name, emu_load_acquire(&l->failed_ret));
         t->status = EMU_EKERNEL_FAIL;
         return EMU_RUN_FAIL;
     }
@@ -345,7 +347,12 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
 
     if (l != NULL)
         return poll_launch(t, l);
-    if (w->u.kernel.func >= n_funcs || w->u.kernel.blocks == 0) {
+    pthread_mutex_lock(&img_lock);
+    bool known = w->u.kernel.func < n_funcs;
+    void *entry = known ? funcs[w->u.kernel.func].entry : NULL;
+    const char *name = known ? funcs[w->u.kernel.func].name : NULL;
+    pthread_mutex_unlock(&img_lock);
+    if (!known || w->u.kernel.blocks == 0) {
         t->status = EMU_EHANDLE;
         return EMU_RUN_FAIL;
     }
@@ -355,6 +362,8 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
         return EMU_RUN_FAIL;
     }
     l->func = w->u.kernel.func;
+    l->entry = entry;
+    l->name = name;
     l->blocks = w->u.kernel.blocks;
     l->args = w->u.kernel.args;
     l->origin = t->origin;

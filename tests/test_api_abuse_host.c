@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/layout.h"
+
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -129,7 +131,7 @@ static void *rnd_ptr(int i)
 {
     static const uint64_t v[] = {0xdeadbeefcafef00dull, 0x1ull, 0xffffffffffffffffull,
                                  0x00007fff00001000ull,
-                                 0x200000000000ull + 0xF00000000ull /* device 0, unmapped */};
+                                 EMU_WINDOW_BASE + EMU_WINDOW_SIZE - 4096 /* device 0, unmapped */};
     return (void *)(uintptr_t)v[i];
 }
 #define NRND 5
