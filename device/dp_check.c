@@ -53,8 +53,8 @@ void emu_dp_refuse(const struct emu_dp_call *c, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     who(c, whom, sizeof(whom));
-    if (c->callsite != 0)
-        emu_kernel_symbolize(c->callsite, site, sizeof(site));
+    if (c->callsite != 0) /* a return address: - 1 lies in the call, so the line is the call's */
+        emu_kernel_symbolize(c->callsite - 1, site, sizeof(site));
     else
         snprintf(site, sizeof(site), "unknown call site");
     EMU_LOG_ERR("%s: %s refused: %s; called from %s", whom, c->fn, msg, site);
