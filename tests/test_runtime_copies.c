@@ -24,19 +24,13 @@ static char parent[RT_PATH];
 static int group_setup(void **state)
 {
     (void)state;
-    if (rt_job_parent_make(parent, sizeof(parent)) != 0 || aclInit(NULL) != ACL_SUCCESS)
-        return -1;
-    return aclrtSetDevice(1) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS ? 0 : -1;
+    return rt_group_open(parent, sizeof(parent), 2);
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    int ok = aclrtResetDevice(1) == ACL_SUCCESS && aclrtResetDevice(0) == ACL_SUCCESS &&
-             aclFinalize() == ACL_SUCCESS;
-    ok = ok && rt_job_dirs(parent, NULL, 0) == 0 && rt_wait_executors_gone(parent, 5000) == 0;
-    rt_job_parent_remove(parent);
-    return ok ? 0 : -1;
+    return rt_group_close(parent, 2);
 }
 
 /* Each test starts on device 0. */

@@ -27,18 +27,13 @@ static int group_setup(void **state)
     (void)state;
     /* The default device count is what the eight-thread test relies on. */
     unsetenv("HCEMU_DEVICES");
-    if (rt_job_parent_make(parent, sizeof(parent)) != 0)
-        return -1;
-    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
+    return rt_group_open(parent, sizeof(parent), 0);
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    int ok = aclFinalize() == ACL_SUCCESS;
-    ok = ok && rt_job_dirs(parent, NULL, 0) == 0 && rt_wait_executors_gone(parent, 5000) == 0;
-    rt_job_parent_remove(parent);
-    return ok ? 0 : -1;
+    return rt_group_close(parent, 0);
 }
 
 static void device_count_is_eight_by_default(void **state)

@@ -1,6 +1,7 @@
 /* rt_support.c - see rt_support.h. */
 #include "rt_support.h"
 
+#include <acl/acl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -283,4 +284,27 @@ int rt_all_bytes(const void *p, size_t n, uint8_t v)
         if (b[i] != v)
             return 0;
     return 1;
+}
+
+int rt_group_open(char *parent, size_t len, int ndev)
+{
+    if (rt_job_parent_make(parent, len) != 0 || aclInit(NULL) != ACL_SUCCESS)
+        return -1;
+    for (int d = ndev - 1; d >= 0; d--)
+        if (aclrtSetDevice(d) != ACL_SUCCESS)
+            return -1;
+    return 0;
+}
+
+int rt_group_close(const char *parent, int ndev)
+{
+    int ok = 1;
+
+    for (int d = ndev - 1; d >= 0; d--)
+        ok = aclrtResetDevice(d) == ACL_SUCCESS && ok;
+    ok = aclFinalize() == ACL_SUCCESS && ok;
+    /* Nothing may outlive aclFinalize: no job folder, no executor. */
+    ok = ok && rt_job_dirs(parent, NULL, 0) == 0 && rt_wait_executors_gone(parent, 5000) == 0;
+    rt_job_parent_remove(parent);
+    return ok ? 0 : -1;
 }

@@ -21,6 +21,14 @@ void rt_job_parent_remove(const char *parent);
 /* Number of job folders under `parent`; the first one's path goes to `out` (may be NULL). */
 int rt_job_dirs(const char *parent, char *out, size_t len);
 
+/* Group set-up shared by the runtime tests: a private job parent (rt_job_parent_make),
+ * aclInit, then aclrtSetDevice on devices ndev-1 .. 0, so device 0 is current (ndev may be
+ * 0). Returns 0 on success. */
+int rt_group_open(char *parent, size_t len, int ndev);
+/* Undo rt_group_open: reset the devices, aclFinalize, and check that nothing outlived it (no
+ * job folder, no executor) before removing the parent. Returns 0 when all of that held. */
+int rt_group_close(const char *parent, int ndev);
+
 /* Executors whose job folder lies under `prefix` (their "--job" argument starts with it),
  * found through /proc. With dev >= 0 only that device's. Fills up to `max` pids; returns the
  * count (zombies are not counted: they run nothing). */
