@@ -41,6 +41,10 @@ unsigned emu_cpu_count(void);
 /* Thread id of the calling thread (for reports). */
 int emu_gettid(void);
 
+/* "symbol+0xoff (image)" for a code address, from the dynamic symbol tables; false when no
+ * symbol covers it. For reports where no debug information helped. */
+int emu_symbol_of(uint64_t pc, char *out, size_t len);
+
 /* Create directories along `path` with `mode`; existing ones are fine. */
 emu_status emu_mkdir_p(const char *path, unsigned mode) EMU_MUST_CHECK;
 /* Remove a directory tree (best effort, no symlink following). */

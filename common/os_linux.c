@@ -2,6 +2,7 @@
 #include "os.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -191,4 +192,16 @@ void emu_rmtree(const char *path)
         closedir(d);
     }
     rmdir(path);
+}
+
+int emu_symbol_of(uint64_t pc, char *out, size_t len)
+{
+    Dl_info info;
+
+    if (pc == 0 || dladdr((void *)(uintptr_t)pc, &info) == 0 || info.dli_sname == NULL)
+        return 0;
+    const char *img = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
+    snprintf(out, len, "%s+0x%llx (%s)", info.dli_sname,
+             (unsigned long long)(pc - (uint64_t)(uintptr_t)info.dli_saddr), img ? img + 1 : "?");
+    return 1;
 }

@@ -212,19 +212,13 @@ bool emu_kernel_image_of(uint64_t pc, uint64_t *base, const char **path)
 
 void emu_kernel_symbolize(uint64_t pc, char *out, size_t len)
 {
-    Dl_info info;
     uint64_t base;
     const char *path;
 
     if (emu_kernel_image_of(pc, &base, &path) && emu_symbolize_pc(path, pc - base, out, len))
         return;
-    if (dladdr((void *)(uintptr_t)pc, &info) != 0 && info.dli_sname != NULL) {
-        const char *img = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
-        snprintf(out, len, "%s+0x%llx (%s)", info.dli_sname,
-                 (unsigned long long)(pc - (uint64_t)(uintptr_t)info.dli_saddr),
-                 img ? img + 1 : "?");
+    if (emu_symbol_of(pc, out, len))
         return;
-    }
     snprintf(out, len, "0x%llx", (unsigned long long)pc);
 }
 

@@ -20,6 +20,7 @@
 #include "common/atomic.h"
 #include "common/handle.h"
 #include "common/log.h"
+#include "common/os.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -49,13 +50,8 @@ static void callsite(uint64_t pc, char *out, size_t len)
             return;
         }
     }
-    if (pc != 0 && dladdr((void *)(uintptr_t)pc, &info) != 0 && info.dli_sname != NULL) {
-        const char *img = info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
-        snprintf(out, len, "%s+0x%llx (%s)", info.dli_sname,
-                 (unsigned long long)(pc - (uint64_t)(uintptr_t)info.dli_saddr),
-                 img ? img + 1 : "?");
+    if (emu_symbol_of(pc, out, len))
         return;
-    }
     snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
 }
 
