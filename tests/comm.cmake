@@ -1,5 +1,5 @@
 # The HCCL control plane: communicators, rank graph, threads, channels, buffers, engine
-# contexts (host/hccl_*.c, host/api_hccl*.c). Ranks as threads (test_comm), bad input
+# contexts (host/hccl/). Ranks as threads (test_comm), bad input
 # (test_comm_bad) and ranks as processes (test_comm_proc). Each test owns a temporary job
 # folder under /dev/shm and removes it.
 set(EMU_COMM_UTIL ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c)

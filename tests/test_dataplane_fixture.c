@@ -12,7 +12,7 @@
 #include "common/devctl.h"
 #include "common/handle.h"
 #include "common/os.h"
-#include "host/stream.h"
+#include "host/acl/stream.h"
 
 static char *log_since(struct dpf *f, long mark);
 

@@ -11,7 +11,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "hccl_rules.h"
-#include "mem.h"
+#include "host/acl/mem.h"
 
 #define MEMREG_MAGIC 0x47455252u /* "RREG" */
 

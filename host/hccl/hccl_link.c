@@ -21,7 +21,7 @@
 #include "hccl_rdv.h"
 #include "hccl_rules.h"
 #include "hccl_topo.h"
-#include "notify_pool.h"
+#include "host/acl/notify_pool.h"
 
 /* One channel this call creates. */
 struct pending {

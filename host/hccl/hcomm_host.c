@@ -21,8 +21,8 @@
 #include "common/handle.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "runtime.h"
-#include "stream.h"
+#include "host/acl/runtime.h"
+#include "host/acl/stream.h"
 
 #define ENGINE_CPU_TS 1u
 #define ENGINE_AICPU_TS 3u

@@ -17,8 +17,8 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "hccl_rules.h"
-#include "notify_pool.h"
-#include "stream.h"
+#include "host/acl/notify_pool.h"
+#include "host/acl/stream.h"
 
 #define QUIESCE_MS 10000 /* how long destroy waits for device threads to drain */
 

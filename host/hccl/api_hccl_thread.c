@@ -8,7 +8,7 @@
 #include "hccl_api.h"
 #include "hccl_rules.h"
 #include "hccl_thread.h"
-#include "stream.h"
+#include "host/acl/stream.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

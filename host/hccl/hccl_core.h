@@ -15,7 +15,7 @@
 #include "common/devctl.h"
 #include "common/status.h"
 #include "hccl/hccl.h"
-#include "runtime.h"
+#include "host/acl/runtime.h"
 
 #define EMU_COMM_MAGIC 0x4d4d4f43u /* "COMM" */
 #define EMU_COMM_MAX_RANKS 64u     /* one rank per emulated device at most */

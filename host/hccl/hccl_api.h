@@ -3,7 +3,7 @@
 #ifndef HCEMU_HOST_HCCL_API_H
 #define HCEMU_HOST_HCCL_API_H
 
-#include "api_result.h"
+#include "host/acl/api_result.h"
 #include "common/log.h"
 #include "hccl_core.h"
 
