@@ -1,4 +1,4 @@
-/* handle.h - ThreadHandle and ChannelHandle encoding (DESIGN §3).
+/* handle.h - ThreadHandle and ChannelHandle encoding (docs/ARCHITECTURE.md, "Handles").
  *
  * Handles travel through device memory, so they are global identifiers, not pointers:
  *   63..56 magic (0xE7 thread, 0xC7 channel)   55..50 device   49..47 engine

@@ -1,6 +1,6 @@
 /* product.h - which product the emulated SoC is (HCEMU_SOC), and what it lacks.
  *
- * The spec's support columns are keyed by product: Atlas 350 (Ascend950*), A3
+ * The vendor's support columns are keyed by product: Atlas 350 (Ascend950*), A3
  * (Ascend910_93*), A2 (Ascend910B*). Every "this product lacks X" decision asks here. */
 #ifndef HCEMU_COMMON_PRODUCT_H
 #define HCEMU_COMMON_PRODUCT_H

@@ -1,4 +1,4 @@
-/* api_hcomm.c - the device-side Hcomm* functions AICPU kernels call (spec hcomm-data-plane.md).
+/* api_hcomm.c - the device-side Hcomm* functions AICPU kernels call (docs/DATA_PLANE.md).
  *
  * The boundary: each function names itself and its call site, checks its handles, lets a
  * builder (dp_build.c) check the rest and make the task, queues it (dp_submit.c) and converts
@@ -8,7 +8,7 @@
  * name here is exported from hcemu-device with default visibility, so dlopen'ed kernels bind
  * to it (tests/test_dataplane_exports.c checks the list against loader/device_api_names.h).
  *
- * Choices where the spec leaves room (documented here and in the issue report):
+ * Choices where the vendor documents leave room (docs/DECISIONS.md):
  * - len / count 0 is accepted: a task that moves nothing (the WithNotify forms still record);
  * - local copy with overlapping dst/src is refused (HCCL_E_PARA), except dst == src;
  * - reduce op PROD is refused (HCCL_E_PARA), following the docs (reduce.h);
@@ -59,7 +59,7 @@ static int32_t not_supported(const struct emu_dp_call *c, const char *what)
     "host-CPU RoCE call (COMM_ENGINE_CPU over RoCE); an AICPU kernel cannot use it, and "      \
     "Atlas 350 has no CPU engine RoCE"
 
-/* --- 6.1 local operations -------------------------------------------------------------- */
+/* --- local operations (DATA_PLANE.md §3) ----------------------------------------------- */
 
 DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src,
                                       uint64_t len)
@@ -156,7 +156,7 @@ DP_API int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notify
     return acl_notify(&c, thread, notifyId, true, timeOut);
 }
 
-/* --- 6.2 remote data movement ---------------------------------------------------------- */
+/* --- remote data movement (DATA_PLANE.md §4) ------------------------------------------- */
 
 static int32_t remote(struct emu_dp_call *c, ThreadHandle thread, ChannelHandle channel,
                       uint32_t kind, void *dst, const void *src, uint64_t n, int dtype, int op,
@@ -325,7 +325,7 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
         emu_dp_refuse(&c, "out of memory for %u entries", transferDescNum);
         return out(EMU_EINTERNAL);
     }
-    /* Validate every entry before queuing any (spec §6.2). */
+    /* Validate every entry before queuing any (docs/DATA_PLANE.md §5). */
     uint32_t n = 0;
     for (; n < transferDescNum; n++) {
         char fn[64];
@@ -346,7 +346,7 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
     return out(st);
 }
 
-/* --- 6.3 host-CPU RoCE Nbi variants: never inside a kernel ----------------------------- */
+/* --- host-CPU RoCE Nbi variants: never inside a kernel (DATA_PLANE.md §8) -------------- */
 
 DP_API int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                      const void *src, uint64_t len)
@@ -395,7 +395,7 @@ DP_API int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const v
     return not_supported(&c, NBI_WHY);
 }
 
-/* --- 6.4 channel notifies -------------------------------------------------------------- */
+/* --- channel notifies (DATA_PLANE.md §2) ----------------------------------------------- */
 
 DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
                                                 uint32_t remoteNotifyIdx)
@@ -456,7 +456,7 @@ DP_API int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotif
     return not_supported(&c, NBI_WHY);
 }
 
-/* --- 6.5 fences and drains ------------------------------------------------------------- */
+/* --- fences and drains (DATA_PLANE.md §7) ---------------------------------------------- */
 
 DP_API int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle channel)
 {
@@ -524,13 +524,13 @@ DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
     emu_status st;
 
     if (!is_950())
-        return 0; /* other devices: success without waiting [I] */
+        return 0; /* other devices: success without waiting, as the vendor library */
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK)
         return out(st);
     return out(emu_dp_join(&c, slot, 0));
 }
 
-/* --- 6.6 timeouts ---------------------------------------------------------------------- */
+/* --- timeouts (DATA_PLANE.md §6) ------------------------------------------------------- */
 
 DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 {
@@ -554,7 +554,7 @@ DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
     return out(st);
 }
 
-/* --- 6.7 batch mode -------------------------------------------------------------------- */
+/* --- batch mode (DATA_PLANE.md §6) ----------------------------------------------------- */
 
 DP_API int32_t HcommBatchModeStart(const char *batchTag)
 {
@@ -568,7 +568,7 @@ DP_API int32_t HcommBatchModeEnd(const char *batchTag)
     return out(emu_dp_batch_end(&c, batchTag));
 }
 
-/* --- 6.8 communicator lock ------------------------------------------------------------- */
+/* --- communicator lock (DATA_PLANE.md §9) ---------------------------------------------- */
 
 DP_API int32_t HcommAcquireComm(const char *commId)
 {
@@ -586,7 +586,7 @@ DP_API int32_t HcommReleaseComm(const char *commId)
     return out(st != EMU_OK ? st : emu_dp_comm_release(&c, commId));
 }
 
-/* --- 6.9 AICPU_TS task cache ----------------------------------------------------------- */
+/* --- AICPU_TS task cache (DATA_PLANE.md §10) ------------------------------------------- */
 
 #define CACHE_WHY "the AICPU_TS task cache is an Atlas 350 (A5) feature"
 

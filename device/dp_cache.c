@@ -1,4 +1,4 @@
-/* dp_cache.c - the AICPU_TS task cache (spec §6.9): record the tasks an operator expansion
+/* dp_cache.c - AICPU_TS task cache (DATA_PLANE.md §10): record the tasks an operator expansion
  * builds under a tag, replay them later with new base addresses for the user regions.
  *
  * Protocol per OS thread: Lookup(tag) -> miss: Start(tag, regions) ... tasks ... End(tag);

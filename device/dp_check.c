@@ -2,7 +2,7 @@
  *
  * Each check either passes silently or logs exactly one line (emu_dp_refuse) naming the rank,
  * thread, call, argument and call site, and returns the status the boundary converts to the
- * spec's HcclResult: EMU_ENULL -> HCCL_E_PTR, EMU_EINVAL/EMU_EHANDLE -> HCCL_E_PARA,
+ * HcclResult (DATA_PLANE.md §12): EMU_ENULL -> HCCL_E_PTR, EMU_EINVAL/EMU_EHANDLE -> HCCL_E_PARA,
  * EMU_ENOTSUP -> HCCL_E_NOT_SUPPORT. */
 #include <math.h>
 #include <stdio.h>

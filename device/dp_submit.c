@@ -1,5 +1,5 @@
 /* dp_submit.c - how a built task reaches the scheduler, and the per-OS-thread state of the
- * data plane (spec §3.6-3.7): batch mode, the threads it touched, the default timeouts.
+ * data plane (docs/DATA_PLANE.md §6): batch mode, the threads it touched, the default timeouts.
  *
  * Eager mode hands each task over at once and rings the doorbell. In batch mode tasks wait
  * in this OS thread's pending lists (one per touched device thread) and are handed over at

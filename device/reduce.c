@@ -60,7 +60,7 @@ const char *emu_reduce_op_name(int reduce_op)
     return op_names[reduce_op];
 }
 
-/* Bit i set = data type i accepted at the site (spec §2.3, "Reduce data types allowed"). */
+/* Bit i set = data type i accepted at the site (docs/DATA_PLANE.md §3, §4). */
 #define DT_BIT(t) (1u << (t))
 #define DT_SIGNED_AND_FLOAT                                                                    \
     (DT_BIT(EMU_DTYPE_INT8) | DT_BIT(EMU_DTYPE_INT16) | DT_BIT(EMU_DTYPE_INT32) |              \

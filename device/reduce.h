@@ -14,7 +14,7 @@
 
 #include "common/status.h"
 
-/* HcommDataType / HcclDataType values (spec hcomm-data-plane.md §2.3); the numbers are the
+/* HcommDataType / HcclDataType values (docs/DATA_PLANE.md §3); the numbers are the
  * vendor's, so a value from a kernel is used as is. */
 enum emu_dtype {
     EMU_DTYPE_INT8 = 0,
@@ -39,7 +39,7 @@ enum emu_dtype {
 /* emu_reduce() computes the types below this bound (INT8 ... BFP16, all twelve). */
 #define EMU_REDUCE_DTYPE_COUNT 12
 
-/* HcommReduceOp values (spec §2.2). */
+/* HcommReduceOp values (docs/DATA_PLANE.md §3). */
 enum emu_reduce_op {
     EMU_REDUCE_OP_SUM = 0,
     EMU_REDUCE_OP_PROD = 1,
@@ -72,7 +72,7 @@ enum emu_reduce_site {
 emu_status emu_reduce_check(int data_type, int reduce_op, enum emu_reduce_site site)
     EMU_MUST_CHECK;
 
-/* Element size in bytes (spec §2.3; the unassigned 13 is 2, as in the library's table), or 0
+/* Element size in bytes (docs/DATA_PLANE.md §3; unassigned 13 is 2, as in the library), or 0
  * for a value that is no data type. */
 size_t emu_dtype_size(int data_type);
 /* "INT8", "FP16", "BFP16", ...; "RESERVED" for 255, "INVALID" otherwise. Never NULL. */

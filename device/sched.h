@@ -1,5 +1,5 @@
 /* sched.h - the device's TS scheduler: in-order task queues per stream, run concurrently by a
- * small pool of workers (DESIGN §4).
+ * small pool of workers (docs/ARCHITECTURE.md, "Scheduler").
  *
  * A task is a small object with a `run` function. run() returns DONE, FAIL (with t->status
  * set) or PARK; a parked task is polled again (run() called anew) whenever the device's

@@ -137,7 +137,7 @@ struct parse_state {
     const char *so_key; /* the entry it came from */
 };
 
-/* Adds one top-level entry to d; entries without opInfo are skipped (spec). */
+/* Adds one top-level entry to d; entries without opInfo are skipped (as the vendor's). */
 static emu_status parse_entry(struct parse_state *ps, const char *key, struct json_object *val,
                               struct emu_descriptor *d)
 {

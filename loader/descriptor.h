@@ -4,7 +4,7 @@
  *                                   "kernelSo": "libx.so", "functionName": "<symbol>" } } }
  *
  * Entry points: emu_descriptor_load() for a file, emu_descriptor_parse() for bytes.
- * Decisions (spec acl-runtime.md §5.4 leaves them open):
+ * Decisions (the vendor docs leave them open; docs/DECISIONS.md, "ACL runtime"):
  * - One descriptor describes ONE image: every entry must name the same kernelSo, otherwise the
  *   descriptor is refused (EMU_EPARSE) with a message naming both files. A binary handle maps
  *   to one dlopen'ed object, so several images would need several handles anyway.
@@ -13,7 +13,7 @@
  * - A missing or unrecognised opKernelLib is logged as a warning and the entry is kept, as the
  *   vendor runtime keeps it (it logs an error and leaves the kernel type unset); hcemu runs
  *   every AICPU entry the same way, so the value changes nothing here.
- * - Top-level keys whose object has no "opInfo" are ignored (spec); a non-object value or a
+ * - Top-level keys whose object has no "opInfo" are ignored (vendor too); a non-object value or a
  *   non-object opInfo is a type error. */
 #ifndef HCEMU_LOADER_DESCRIPTOR_H
 #define HCEMU_LOADER_DESCRIPTOR_H

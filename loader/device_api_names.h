@@ -1,6 +1,6 @@
 /* device_api_names.h - the one list of device-side API functions an AICPU kernel may import.
  *
- * Every Hcomm* function of spec/hcomm-data-plane.md §6, including the package-internal
+ * Every Hcomm* function of docs/DATA_PLANE.md, including the package-internal
  * HcommThreadJoin and HcommThreadSynchronize. The loader accepts exactly these names as device
  * API imports, and hcemu-device must export every one (it can check with this same list), so
  * a kernel the loader accepts never fails to dlopen for want of a device symbol.

@@ -1,7 +1,7 @@
 # dataplane_comm: the HCOMM data plane driven through the real control plane (HcclGetRootInfo,
 # HcclCommInitRootInfo, thread/channel acquisition, exports, memory registration, engine
 # contexts) on 2, 3 and 8 ranks as threads and 3 ranks as processes. Kernels: the dp_exec
-# program interpreter and the flow.md AllGather (dpc_flow.c).
+# program interpreter and the docs/FLOW.md AllGather (dpc_flow.c).
 hcemu_add_kernel(dpc_kernels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dp_exec.c
                  ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dpc_flow.c ENTRIES dp_exec dpc_flow)
 target_include_directories(dpc_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include)

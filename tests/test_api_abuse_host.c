@@ -903,7 +903,7 @@ static void live_comm(struct cu_rank *r)
     }
     memset(longtag, 'a', sizeof(longtag) - 1);
     longtag[sizeof(longtag) - 1] = '\0';
-    /* NULL outputs: HCCL_E_PTR (spec §2, §5, §6). */
+    /* NULL outputs: HCCL_E_PTR (docs/CONTROL_PLANE.md §1). */
     EXPECT(HcclGetRankId(c, NULL), HCCL_E_PTR);
     EXPECT(HcclGetRankSize(c, NULL), HCCL_E_PTR);
     EXPECT(HcclGetCommName(c, NULL), HCCL_E_PTR);

@@ -1,5 +1,5 @@
 /* test_comm_bad.c - every HCCL control-plane call with bad input: each must return the
- * spec's code and log exactly one error line naming the call (and the rank, once there is
+ * documented code and log exactly one error line naming the call (and the rank, once there is
  * a communicator), and never crash. Uses a 2-rank communicator made by HcclCommInitAll. */
 #include <setjmp.h>
 #include <stdarg.h>

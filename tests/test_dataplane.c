@@ -362,7 +362,7 @@ static void write_and_read_move_exact_bytes(void **state)
     }
 }
 
-/* The P2P pattern of spec/flow.md §6, push variant and read variant. */
+/* The P2P pattern of docs/FLOW.md §6, push variant and read variant. */
 static void write_with_notify_makes_data_visible_before_the_notify(void **state)
 {
     (void)state;
@@ -633,7 +633,7 @@ static void wait_timeout_fails_the_host_stream_that_waits_for_the_kernel(void **
     assert_int_equal(aclrtSynchronizeStream(F.stream[1]), 0); /* error cleared */
 }
 
-/* spec/flow.md §2-4: host start record -> kernel waits -> works -> records host done. */
+/* docs/FLOW.md §2-4: host start record -> kernel waits -> works -> records host done. */
 static void host_kernel_handshake_follows_the_flow(void **state)
 {
     struct prog p = {.n = 0};
@@ -761,7 +761,7 @@ static void timeout_setters_validate_their_argument(void **state)
     assert_int_equal(dpf_log_count(&F, mark, "refused"), 3);
 }
 
-/* --- validation: each refusal returns the spec's code and logs exactly one line -------- */
+/* --- validation: each refusal returns the documented code and logs exactly one line -------- */
 
 static void every_bad_argument_is_refused_with_one_line(void **state)
 {

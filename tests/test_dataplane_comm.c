@@ -8,7 +8,7 @@
  * dp_exec program kernel at lengths 1, 3, 4097 and 3 MiB + 17, checking the bytes on both
  * sides; every program starts on the host's record of the main thread's start notify and ends
  * with the kernel recording the exported host thread. Remote ranges past the peer's memory and
- * handles of a destroyed communicator are refused. The flow.md AllGather (dpc_flow.c) runs on
+ * handles of a destroyed communicator are refused. The docs/FLOW.md AllGather (dpc_flow.c) runs on
  * 2, 3 (twice, re-initialised on the same streams) and 8 ranks as threads, on 3 ranks as
  * processes of one job, and on 2 processes with their own job folders (devices 0/1 and 0/0),
  * several calls per tag (engine context hit path). Afterwards no file and no executor of the
@@ -256,7 +256,7 @@ static void prog_init(struct prog *p, const struct rk *k)
     twait(p, k->t[0], START);
 }
 
-/* Launch each rank's program (NULL: none) the flow.md way: the host stream records the main
+/* Launch each rank's program (NULL: none) the docs/FLOW.md way: the host stream records the main
  * thread's start notify through the exported handle, launches dp_exec, then waits for notify 0
  * of its CPU_TS thread, which the program's last op records through the exported host thread.
  * Then synchronise and check every op's return value. */
@@ -346,7 +346,7 @@ static void on_ranks(struct world *w, rank_fn fn, void *arg)
                      w->r[r].failures);
 }
 
-/* flow.md §2.6.1-2 plus the registered region in memHandles; then the acquire and the
+/* docs/FLOW.md §2.6.1-2 plus the registered region in memHandles; then the acquire and the
  * peers' memories. */
 static void rank_channels(struct rk *k)
 {
@@ -464,14 +464,14 @@ static void world_down(struct world *w)
     w->n = 0;
 }
 
-/* ---- the flow.md operator (dpc_flow.c) -------------------------------------------------- */
+/* ---- the docs/FLOW.md operator (dpc_flow.c) -------------------------------------------------- */
 
 struct host_cache {
     ThreadHandle main_thread;
     uint32_t start_idx;
 };
 
-/* flow.md §2.4-2.8, the engine-context miss. */
+/* docs/FLOW.md §2.4-2.8, the engine-context miss. */
 static void flow_build(struct rk *k, struct dpc_param *p, ThreadHandle *main_on_cpu)
 {
     static _Thread_local struct dpc_res res;
@@ -533,7 +533,7 @@ static void flow_launch(struct rk *k, const struct dpc_param *p, ThreadHandle ho
     attr.value.timeout = 60;
     aclrtLaunchKernelCfg cfg = {.attrs = &attr, .numAttrs = 1};
 
-    /* flow.md §2.10-2.12: start record, launch, done wait, all on the host stream. */
+    /* docs/FLOW.md §2.10-2.12: start record, launch, done wait, all on the host stream. */
     CHECK(k, HcommThreadNotifyRecordOnThread(host_thread, main_on_cpu, p->start_idx) == 0);
     CHECK(k, aclrtKernelArgsInit(flow_fn, &args) == ACL_SUCCESS);
     CHECK(k, aclrtKernelArgsAppend(args, (void *)p, sizeof(*p), &ph) == ACL_SUCCESS);
@@ -542,7 +542,7 @@ static void flow_launch(struct rk *k, const struct dpc_param *p, ThreadHandle ho
     CHECK(k, HcommThreadNotifyWaitOnThread(host_thread, 0, 30) == 0);
 }
 
-/* One operator call (flow.md §2) of `bytes` per rank; call 0 misses the engine context, later
+/* One operator call (docs/FLOW.md §2) of `bytes` per rank; call 0 misses the engine context, later
  * calls hit it. Checks the gathered output. */
 static void flow_call(struct rk *k, uint32_t variant, uint64_t bytes, uint32_t call)
 {
@@ -557,14 +557,14 @@ static void flow_call(struct rk *k, uint32_t variant, uint64_t bytes, uint32_t c
     p.rank_size = (uint32_t)k->n;
     p.variant = variant;
     p.bytes = bytes;
-    /* §2.2: the host thread, every call; the same stream gives the same thread. */
+    /* FLOW.md §2.2: the host thread, every call; the same stream gives the same thread. */
     CHECK(k, HcclThreadAcquireWithStream(k->comm, COMM_ENGINE_CPU_TS, k->stream, 1,
                                          &host_thread) == 0);
     if (k->cpu != 0)
         CHECK(k, host_thread == k->cpu);
     CHECK(k, HcclThreadExportToCommEngine(k->comm, 1, &host_thread, COMM_ENGINE_AICPU_TS,
                                           &p.host_thread) == 0);
-    /* §2.3: miss on the first call only. */
+    /* FLOW.md §2.3: miss on the first call only. */
     HcclResult rc = HcclEngineCtxGet(k->comm, FLOW_TAG, COMM_ENGINE_AICPU_TS, &ctx, &size);
     CHECK(k, rc == (call == 0 ? HCCL_E_NOT_FOUND : HCCL_SUCCESS));
     if (rc == HCCL_E_NOT_FOUND) {
@@ -963,7 +963,7 @@ static void remote_ranges_past_the_peer_memory_are_refused_with_one_line(void **
     assert_int_equal(cmp_dev(H(peer, 3), 0, 5), 0);
 }
 
-/* ---- tests: the flow.md operator ---------------------------------------------------------- */
+/* ---- tests: the docs/FLOW.md operator ---------------------------------------------------- */
 
 static void handshake_flow_on_two_ranks_reuses_the_engine_context(void **state)
 {

@@ -1,5 +1,5 @@
 /* test_headers.c - pins the public headers to the vendor ABI: every struct size and field
- * offset, every enum value and constant that spec/ states, and the exact bytes the inline
+ * offset, every enum value and constant that the vendor docs state, and the exact bytes the inline
  * initialisers leave behind. Also links two C and one C++ translation unit that include all
  * headers (headers_c_tu1.c, headers_c_tu2.c, headers_cxx.cpp). */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #define SIZE_IS(type, n) assert_int_equal(sizeof(type), (n))
 #define OFF_IS(type, field, n) assert_int_equal(offsetof(type, field), (n))
 
-/* Writes v little-endian at p; the spec's layouts are LP64 little-endian. */
+/* Writes v little-endian at p; the vendor layouts are LP64 little-endian. */
 static void put_u32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

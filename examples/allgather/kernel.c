@@ -1,4 +1,4 @@
-/* allgather/kernel.c - mesh AllGather on AICPU_TS threads, exactly as flow.md §7.
+/* allgather/kernel.c - mesh AllGather on AICPU_TS threads, exactly as docs/FLOW.md §7.
  *
  * Every rank's `count` elements end up, in rank order, in every rank's output. One thread per
  * peer: threads[i] drives channels[i]. Each loop stages one slice of my input in my slot of
@@ -23,7 +23,7 @@ enum { ACK = 0, DATA = 1, FIN = 2 /* reserved, unused */ };
             return 1;                                                                              \
     } while (0)
 
-/* Pre-sync (§7.2): the main thread releases every slave for this loop. */
+/* Pre-sync (FLOW.md §7.2): the main thread releases every slave for this loop. */
 static int start_slaves(const struct ex_res_ctx *res)
 {
     for (uint32_t i = 1; i < res->thread_num; i++) {
@@ -33,7 +33,7 @@ static int start_slaves(const struct ex_res_ctx *res)
     return 0;
 }
 
-/* Post-sync (§7.4): slave i reports to notify i-1 of the main thread. */
+/* Post-sync (FLOW.md §7.4): slave i reports to notify i-1 of the main thread. */
 static int join_slaves(const struct ex_res_ctx *res)
 {
     for (uint32_t i = 1; i < res->thread_num; i++) {
@@ -43,7 +43,7 @@ static int join_slaves(const struct ex_res_ctx *res)
     return 0;
 }
 
-/* §7.3 for one peer: both sides ready, push my slice into my slot of the peer's buffer, and
+/* FLOW.md §7.3 for one peer: both sides ready, push my slice into my slot of the peer's buffer, and
  * wait until the peer's slice has landed in mine. */
 static int exchange(ThreadHandle t, const struct ex_channel_res *ch, uint8_t *my_slot,
                     uint64_t slot_off, uint64_t s)
@@ -87,7 +87,7 @@ static int mesh_allgather(const struct ex_op_param *p, const struct ex_res_ctx *
     return 0;
 }
 
-/* flow.md §3.5 for the whole operator: N = 1 is a single local copy. */
+/* docs/FLOW.md §3.5 for the whole operator: N = 1 is a single local copy. */
 static int orchestrate(const struct ex_op_param *p, const struct ex_res_ctx *res)
 {
     if (p->rank_size == 1)
@@ -100,12 +100,12 @@ uint32_t allgather_kernel(void *args)
     const struct ex_op_param *p = args;
     struct ex_res_ctx res;
 
-    /* §3.1: the resources the host serialised into device memory. */
+    /* FLOW.md §3.1: the resources the host serialised into device memory. */
     if (p->ctx_size < sizeof(res))
         return 1;
     memcpy(&res, p->ctx, sizeof(res));
     ThreadHandle main_thread = res.threads[0];
-    /* §3.3-3.7: queue everything in batch mode; End hands it all to the scheduler. */
+    /* FLOW.md §3.3-3.7: queue everything in batch mode; End hands it all to the scheduler. */
     if (HcommBatchModeStart(p->tag) != 0)
         return 1;
     int bad = HcommThreadNotifyWaitOnThread(main_thread, p->start_idx, EX_NOTIFY_TIMEOUT) != 0 ||

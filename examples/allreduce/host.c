@@ -33,12 +33,12 @@ static int allreduce(struct ex_rank *r, void *in, void *out, uint64_t count)
     struct ex_shape shape = {.thread_num = 1, .notifies_per_thread = 1, .channel_notifies = 2};
     uint32_t left = (r->rank + r->size - 1) % r->size, right = (r->rank + 1) % r->size;
 
-    /* §2.1 */
+    /* FLOW.md §2.1 */
     if (ex_param_init(&p, r, "hccl_custom_allreduce", in, out, count, HCCL_DATA_TYPE_FP32,
                       HCCL_CMD_ALLREDUCE) != 0)
         return -1;
     p.reduce_op = HCCL_REDUCE_SUM;
-    /* §2.2-2.8: channels[0] = left, channels[last] = right (the kernel relies on it). */
+    /* FLOW.md §2.2-2.8: channels[0] = left, channels[last] = right (the kernel relies on it). */
     if (r->size > 1)
         shape.peers[shape.peer_num++] = left;
     if (r->size > 2)
@@ -46,7 +46,7 @@ static int allreduce(struct ex_rank *r, void *in, void *out, uint64_t count)
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)
         return -1;
-    /* §2.9-2.12 */
+    /* FLOW.md §2.9-2.12 */
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }
 

@@ -42,17 +42,17 @@ static int alltoall(struct ex_rank *r, void *in, void *out, uint64_t count)
     struct ex_op_param p;
     struct ex_shape shape;
 
-    /* §2.1 */
+    /* FLOW.md §2.1 */
     if (ex_param_init(&p, r, "hccl_custom_alltoall", in, out, count, HCCL_DATA_TYPE_FP32,
                       HCCL_CMD_ALLTOALL) != 0)
         return -1;
-    /* §2.2-2.8: the mesh shape (one thread, no peer when N = 1). */
+    /* FLOW.md §2.2-2.8: the mesh shape (one thread, no peer when N = 1). */
     uint32_t t = r->size > 1 ? r->size - 1 : 1;
     ex_shape_mesh(&shape, r, t, t, 3);
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)
         return -1;
-    /* §2.9-2.12 */
+    /* FLOW.md §2.9-2.12 */
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }
 

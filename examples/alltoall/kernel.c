@@ -1,7 +1,7 @@
 /* alltoall/kernel.c - mesh AllToAll: block p of my input goes to rank p, and block p of my
  * output comes from rank p (blocks of `count` elements).
  *
- * Same discipline as the mesh AllGather (flow.md §7): one AICPU_TS thread per peer,
+ * Same discipline as the mesh AllGather (docs/FLOW.md §7): one AICPU_TS thread per peer,
  * threads[i] drives channels[i]; pre-sync, exchange, post-sync per loop. The HCCL buffer is
  * cut into 2N slots of one stride: send slots 0..N-1 (my data for rank p in slot p) and
  * receive slots N..2N-1 (rank p's data for me in slot N+p). Channel notifies: ACK ("my

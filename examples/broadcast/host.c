@@ -39,12 +39,12 @@ static int broadcast(struct ex_rank *r, void *in, void *out, uint64_t count)
         fprintf(stderr, "rank %u: --root %u is not a rank of %u\n", r->rank, root, r->size);
         return -1;
     }
-    /* §2.1 */
+    /* FLOW.md §2.1 */
     if (ex_param_init(&p, r, "hccl_custom_broadcast", in, out, count, HCCL_DATA_TYPE_FP32,
                       HCCL_CMD_BROADCAST) != 0)
         return -1;
     p.root = root;
-    /* §2.2-2.8: the root talks to everyone, every other rank only to the root. */
+    /* FLOW.md §2.2-2.8: the root talks to everyone, every other rank only to the root. */
     if (r->rank == root) {
         uint32_t t = r->size > 1 ? r->size - 1 : 1;
         ex_shape_mesh(&shape, r, t, t, 2);
@@ -58,7 +58,7 @@ static int broadcast(struct ex_rank *r, void *in, void *out, uint64_t count)
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)
         return -1;
-    /* §2.9-2.12 */
+    /* FLOW.md §2.9-2.12 */
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }
 

@@ -1,6 +1,6 @@
 /* example.c - the host boilerplate of the examples (see example.h): options, rank threads or
  * the process's own rank, root info, buffers, checks, verdict, and the per-call steps of
- * flow.md §2. Entry point: ex_main(). */
+ * docs/FLOW.md §2. Entry point: ex_main(). */
 #include "example.h"
 
 #include <errno.h>
@@ -22,7 +22,7 @@
 
 #define EX_POISON 0xA5 /* output bytes before each call, so a stale result cannot pass */
 
-/* What the host caches in its CPU_TS engine context (flow.md §2.8): the main thread and its
+/* What the host caches in its CPU_TS engine context (docs/FLOW.md §2.8): the main thread and its
  * start notify, needed on every later call to hand-shake with the kernel. */
 struct ex_host_cache {
     ThreadHandle main_thread;
@@ -59,7 +59,7 @@ uint32_t ex_f32_bits(float f)
     return u;
 }
 
-/* ---- flow.md §2: one operator call ------------------------------------------------------ */
+/* ---- docs/FLOW.md §2: one operator call ----------------------------------------------- */
 
 int ex_param_init(struct ex_op_param *p, const struct ex_rank *r, const char *tag, void *in,
                   void *out, uint64_t count, HcclDataType type, HcclCMDType op)
@@ -98,7 +98,7 @@ void ex_shape_mesh(struct ex_shape *s, const struct ex_rank *r, uint32_t thread_
             s->peers[s->peer_num++] = p;
 }
 
-/* flow.md §2.6.1-2: the channel description for `peer`, from the rank graph's UB_CTP link. */
+/* docs/FLOW.md §2.6.1-2: the channel description for `peer`, from the rank graph's UB_CTP link. */
 static int describe_channel(const struct ex_rank *r, uint32_t peer, uint32_t notify_num,
                             HcclChannelDesc *d)
 {
@@ -126,7 +126,7 @@ static int describe_channel(const struct ex_rank *r, uint32_t peer, uint32_t not
     return -1;
 }
 
-/* flow.md §2.4-2.8, the engine-context miss: build the resources and serialise them. */
+/* docs/FLOW.md §2.4-2.8, the engine-context miss: build the resources and serialise them. */
 static int build_resources(struct ex_rank *r, const struct ex_shape *shape, struct ex_op_param *p,
                            ThreadHandle *main_on_cpu)
 {
@@ -244,7 +244,7 @@ int ex_op_launch(struct ex_rank *r, struct ex_op_param *p, ThreadHandle host_thr
     return 0;
 }
 
-/* ---- one rank: flow.md §1.4, the calls, §4.6 read back, §5 teardown --------------------- */
+/* ---- one rank: docs/FLOW.md §1.4, the calls, §4.6 read back, §5 teardown -------------- */
 
 struct ex_result {
     bool ok; /* every API call succeeded and every byte was right */
@@ -394,7 +394,7 @@ static void rank_main(struct ex_rank *r, const HcclRootInfo *root, struct ex_res
         if (r->bin != NULL)
             aclrtBinaryUnLoad(r->bin);
     }
-    /* §5: the communicator releases threads, channels, contexts and the HCCL buffer. */
+    /* FLOW.md §5: the communicator releases threads, channels, contexts and the HCCL buffer. */
     hr = HcclCommDestroy(r->comm);
     if (hr != HCCL_SUCCESS) {
         ex_report_failure(r, "HcclCommDestroy", hr);
@@ -501,7 +501,7 @@ static int find_kernel(const char *json)
     return -1;
 }
 
-/* ---- thread mode: every rank a thread of this process (flow.md §1) ------------------------ */
+/* ---- thread mode: every rank a thread of this process (docs/FLOW.md §1) ----------------- */
 
 struct rank_thread {
     pthread_t tid;

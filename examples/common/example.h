@@ -1,7 +1,7 @@
 /* example.h - the host boilerplate shared by every example, so each host.c shows only its
  * operator: how ranks start (threads of one process, or one process per rank under
  * hcemu-run), the root info, options, buffers, result checks and the verdict; and the
- * per-call steps of flow.md §2 (host thread, engine context hit or build, launch hand-shake).
+ * per-call steps of docs/FLOW.md §2 (host thread, engine context hit or build, launch hand-shake).
  *
  * An example defines a struct ex_example and calls ex_main() from main(). */
 #ifndef HCEMU_EXAMPLES_EXAMPLE_H
@@ -36,7 +36,7 @@ struct ex_rank {
     const struct ex_example *ex;
 };
 
-/* What ex_op_resources builds on an engine-context miss (flow.md §2.4-2.8). */
+/* What ex_op_resources builds on an engine-context miss (docs/FLOW.md §2.4-2.8). */
 struct ex_shape {
     uint32_t thread_num;          /* AICPU_TS threads, >= 1; threads[0] is the main thread */
     uint32_t notifies_per_thread; /* the main thread's last notify is the host start signal */
@@ -68,19 +68,19 @@ struct ex_example {
  * byte is right, 1 otherwise, 2 for usage errors. */
 int ex_main(int argc, char **argv, const struct ex_example *ex);
 
-/* flow.md §2.1: the parameter block's common fields (tag, comm name, buffers, count, type,
+/* docs/FLOW.md §2.1: the parameter block's common fields (tag, comm name, buffers, count, type,
  * rank, size), after checking that the SoC is an Ascend950. Returns 0 or -1 (logged). */
 int ex_param_init(struct ex_op_param *p, const struct ex_rank *r, const char *tag, void *in,
                   void *out, uint64_t count, HcclDataType type, HcclCMDType op);
 
-/* flow.md §2.2-2.8: acquires the host thread and exports it (every call), then reuses the
+/* docs/FLOW.md §2.2-2.8: acquires the host thread and exports it (every call), then reuses the
  * tag's engine context or builds threads, channels and the context from `shape`. Fills
  * p->ctx, ctx_size, start_idx and host_thread, and *main_on_cpu (the main thread as the host
  * names it). Returns 0 or -1 (logged). */
 int ex_op_resources(struct ex_rank *r, const struct ex_shape *shape, struct ex_op_param *p,
                     ThreadHandle *host_thread, ThreadHandle *main_on_cpu);
 
-/* flow.md §2.9-2.12: loads the binary (once per OS thread), then queues on the host stream
+/* docs/FLOW.md §2.9-2.12: loads the binary (once per OS thread), then queues on the host stream
  * the start record, the kernel launch with `p` as its only argument and the completion wait.
  * Returns 0 or -1 (logged). */
 int ex_op_launch(struct ex_rank *r, struct ex_op_param *p, ThreadHandle host_thread,

@@ -1,6 +1,6 @@
 /* op_args.h - the contract between an example's host program and its kernel: the parameter
- * block the host appends as the kernel's only argument (flow.md §2.1, §2.11) and the resource
- * context it serialises into device memory once per tag (flow.md §2.8, §3.1).
+ * block the host appends as the kernel's only argument (FLOW.md §2.1, §2.11) and the resource
+ * context it serialises into device memory once per tag (docs/FLOW.md §2.8, §3.1).
  *
  * Plain C, fixed layout, no pointers to host memory: the kernel receives a byte copy of
  * struct ex_op_param and reads struct ex_res_ctx from device memory. Every example includes
@@ -17,7 +17,7 @@
 #define EX_TAG_LEN 256u         /* HCCL_RES_TAG_MAX_LEN characters plus the NUL */
 #define EX_NOTIFY_TIMEOUT 1836u /* seconds, as the samples use for every wait */
 
-/* One channel to one peer (flow.md §2.6). */
+/* One channel to one peer (docs/FLOW.md §2.6). */
 struct ex_channel_res {
     ChannelHandle handle;
     void *peer_buf; /* the peer's HCCL buffer as addressed through this channel */

@@ -1,4 +1,4 @@
-/* p2p/host.c - host side of the point-to-point example (flow.md §1, §2, §4-§6).
+/* p2p/host.c - host side of the point-to-point example (docs/FLOW.md §1, §2, §4-§6).
  *
  * Even rank r sends its input to rank r+1, which receives it into its output; an even last
  * rank without a partner copies its input to its output, and a sender's output stays
@@ -51,18 +51,18 @@ static int send_recv(struct ex_rank *r, void *in, void *out, uint64_t count)
         .aicpu_memcpy_ctx = true,
     };
 
-    /* §2.1 */
+    /* FLOW.md §2.1 */
     if (ex_param_init(&p, r, "hccl_custom_p2p", in, out, count, HCCL_DATA_TYPE_FP32,
                       r->rank % 2 ? HCCL_CMD_RECEIVE : HCCL_CMD_SEND) != 0)
         return -1;
     p.variant = r->opts->push ? 1 : 0;
-    /* §2.2-2.8: one channel, to the partner. */
+    /* FLOW.md §2.2-2.8: one channel, to the partner. */
     if (partner(r) != r->rank)
         shape.peers[shape.peer_num++] = partner(r);
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)
         return -1;
-    /* §2.9-2.12 */
+    /* FLOW.md §2.9-2.12 */
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }
 

@@ -1,4 +1,4 @@
-/* p2p/kernel.c - point-to-point send/receive between rank pairs (flow.md §6).
+/* p2p/kernel.c - point-to-point send/receive between rank pairs (docs/FLOW.md §6).
  *
  * Even rank r sends to r+1, odd rank r receives from r-1; an even last rank without a partner
  * copies its input to its output. One AICPU_TS thread `t`, one channel to the partner with
@@ -77,7 +77,7 @@ uint32_t p2p_kernel(void *args)
     const struct ex_op_param *p = args;
     struct ex_res_ctx res;
 
-    /* §3.1: the host copied the resources to device memory with aclrtMemcpy (the P2P
+    /* FLOW.md §3.1: the host copied the resources to device memory with aclrtMemcpy (the P2P
      * sample's style); the kernel reads them from there. */
     if (p->ctx_size < sizeof(res))
         return 1;

@@ -41,12 +41,12 @@ static int reduce_scatter(struct ex_rank *r, void *in, void *out, uint64_t count
     struct ex_op_param p;
     struct ex_shape shape = {.thread_num = 1, .notifies_per_thread = 1, .channel_notifies = 2};
 
-    /* §2.1 */
+    /* FLOW.md §2.1 */
     if (ex_param_init(&p, r, "hccl_custom_reduce_scatter", in, out, count, HCCL_DATA_TYPE_FP32,
                       HCCL_CMD_REDUCE_SCATTER) != 0)
         return -1;
     p.reduce_op = HCCL_REDUCE_SUM;
-    /* §2.2-2.8: channels[0] = left neighbour, channels[last] = right neighbour. */
+    /* FLOW.md §2.2-2.8: channels[0] = left neighbour, channels[last] = right neighbour. */
     if (r->size > 1)
         shape.peers[shape.peer_num++] = (r->rank + r->size - 1) % r->size;
     if (r->size > 2)
@@ -54,7 +54,7 @@ static int reduce_scatter(struct ex_rank *r, void *in, void *out, uint64_t count
     ThreadHandle host_thread, main_on_cpu;
     if (ex_op_resources(r, &shape, &p, &host_thread, &main_on_cpu) != 0)
         return -1;
-    /* §2.9-2.12 */
+    /* FLOW.md §2.9-2.12 */
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }
 

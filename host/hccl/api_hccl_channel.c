@@ -91,7 +91,7 @@ static emu_status check_desc(struct emu_comm *c, int32_t engine, HcclChannelDesc
                             "(HcclRankGraphGetLinks lists the links)",
                             i, emu_topo_protocol_name(proto), c->rank, d->remoteRank);
     if (engine == COMM_ENGINE_CCU)
-        d->notifyNum = CCU_NOTIFIES; /* fixed for CCU channels (spec §7) */
+        d->notifyNum = CCU_NOTIFIES; /* fixed for CCU channels (docs/CONTROL_PLANE.md §6) */
     if (d->notifyNum > CHANNEL_NOTIFIES_MAX)
         return emu_hccl_bad(c, fn, "channelDescs[%u].notifyNum %u is above %u", i, d->notifyNum,
                             CHANNEL_NOTIFIES_MAX);
@@ -374,7 +374,7 @@ HcclResult HcclChannelDestroy(HcclComm comm, const ChannelHandle *channels, uint
     if (channelNum == 0 || channelNum > CHANNELS_MAX)
         return emu_hccl_leave(
             c, emu_hccl_bad(c, fn, "channelNum %u is not in [1, %u]", channelNum, CHANNELS_MAX));
-    /* The first error wins, but every handle is tried (spec §7). */
+    /* The first error wins, but every handle is tried (docs/CONTROL_PLANE.md §6). */
     pthread_mutex_lock(&c->lock);
     for (uint32_t i = 0; i < channelNum; i++) {
         emu_status one = destroy_one(c, channels[i], i, fn);

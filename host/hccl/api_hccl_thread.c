@@ -1,5 +1,5 @@
 /* api_hccl_thread.c - the thread boundary (hccl_res.h, hccl_res_expt.h): checks engines,
- * counts and handles per spec §6, then hccl_thread.c does the work under the comm's lock. */
+ * counts and handles (docs/CONTROL_PLANE.md §5), then hccl_thread.c works under the lock. */
 #include <hccl/hccl.h>
 #include <hccl/hccl_res_expt.h>
 
@@ -113,7 +113,7 @@ HcclResult HcclThreadAcquireWithConfig(HcclComm comm, CommEngine engine, uint32_
     else if ((nums = calloc(threadNum, sizeof(*nums))) == NULL)
         s = EMU_ENOMEM;
     else if ((s = check_configs(c, threadNum, config, nums, &total, fn)) == EMU_OK)
-        /* The library maps CPU -> CPU_TS and AICPU -> AICPU_TS threads (spec §6); the
+        /* The library maps CPU -> CPU_TS and AICPU -> AICPU_TS threads (CONTROL_PLANE.md §5); the
          * handles carry the TS engine, which is how the data plane uses them. */
         s = locked_acquire(c,
                            engine == COMM_ENGINE_AICPU ? COMM_ENGINE_AICPU_TS : COMM_ENGINE_CPU_TS,

@@ -2,7 +2,7 @@
  *
  * On the host only the calls the documented flow makes on a CPU_TS thread are emulated:
  * HcommThreadNotifyRecordOnThread / HcommThreadNotifyWaitOnThread (+WithDefaultTimeout),
- * which queue notify tasks on the thread's stream (spec/flow.md §2.10, §2.12), plus the
+ * which queue notify tasks on the thread's stream (docs/FLOW.md §2.10, §2.12), plus the
  * per-OS-thread settings (HcommSetNotifyWaitTimeOut, batch mode). Batch mode on the host is
  * validated (pairing, tag) but tasks are still queued at once: they share the user's stream
  * with kernel launches, and holding them back would reorder them. Everything else needs the

@@ -1,4 +1,4 @@
-/* hccl_link.h - channels (spec/hccl-control-plane.md §7): one channels[] slot on each side's
+/* hccl_link.h - channels (docs/CONTROL_PLANE.md §6): one channels[] slot on each side's
  * device, paired through the communicator's rendezvous file. Call with c->lock held. */
 #ifndef HCEMU_HOST_HCCL_LINK_H
 #define HCEMU_HOST_HCCL_LINK_H

@@ -1,5 +1,5 @@
 /* hccl_mem.h - memory owned by a communicator: the HCCL buffer, engine contexts and
- * registered memories (spec/hccl-control-plane.md §5, §8, §9). Call with c->lock held. */
+ * registered memories (docs/CONTROL_PLANE.md §7-§9). Call with c->lock held. */
 #ifndef HCEMU_HOST_HCCL_MEM_H
 #define HCEMU_HOST_HCCL_MEM_H
 

@@ -1,7 +1,7 @@
 /* hccl_rules.c - product rules (see hccl_rules.h).
  *
- * Sources, spec/hccl-control-plane.md: CommEngine table (§4.2: CCU only on 950; the host CPU
- * engine only on 950), protocols (§4.3: 950 offers the UB family and UBoE, RoCE only to the
+ * Sources, vendor support tables (CONTROL_PLANE.md §4): engines (CCU only on 950; the host CPU
+ * engine only on 950), protocols (950 offers the UB family and UBoE, RoCE only to the
  * host CPU engine since the Atlas 350 card has no RoCE on AICPU_TS; A2/A3 offer HCCS,
  * HCCS_ONLY and RoCE, A3 also SIO), and each call's support line. */
 #include "hccl_rules.h"

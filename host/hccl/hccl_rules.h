@@ -1,6 +1,6 @@
 /* hccl_rules.h - what each product (HCEMU_SOC, common/product.h) lacks, per the support
- * columns of spec/hccl-control-plane.md, and the engine/protocol value checks that go with
- * them. Every refusal logs one line "fn: rank r: <product> ..." and returns the spec's code:
+ * columns (docs/CONTROL_PLANE.md §4) and the engine/protocol value checks that go with
+ * them. Every refusal logs one line "fn: rank r: <product> ..." and returns the documented code:
  * EMU_ENOTSUP (HCCL_E_NOT_SUPPORT) for a product gap, EMU_EINVAL for a value that is not an
  * engine or protocol at all. */
 #ifndef HCEMU_HOST_HCCL_RULES_H

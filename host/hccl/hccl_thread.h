@@ -1,4 +1,4 @@
-/* hccl_thread.h - communicator threads (spec/hccl-control-plane.md §6): AICPU_TS threads are
+/* hccl_thread.h - communicator threads (docs/CONTROL_PLANE.md §5): AICPU_TS threads are
  * DEVICE slots of the device's streams[] table, CPU_TS threads wrap an ACL stream; both own a
  * range of the device's notify pool. Handles per common/handle.h. Call with c->lock held. */
 #ifndef HCEMU_HOST_HCCL_THREAD_H

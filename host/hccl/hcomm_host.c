@@ -3,7 +3,7 @@
  * A CPU_TS thread is an ACL stream slot whose engine is CPU_TS; its tasks go through the
  * device's submission ring like any stream task (emu_stream_submit), so they run in order
  * with the user's kernel launches and copies on that stream: the host <-> kernel hand-shake
- * of spec/flow.md. Records go to the destination thread's notify slot (any device of the
+ * of docs/FLOW.md. Records go to the destination thread's notify slot (any device of the
  * job); waits park the stream on the device until the notify is set or the timeout passes,
  * and a timeout fails the stream, reported by aclrtSynchronizeStream. */
 #include "hcomm_host.h"

@@ -1,6 +1,6 @@
 /* acl_base_rt.h - basic ACL runtime types, the aclError codes and aclrtGetSocName.
  *
- * hcemu's own rendition of the CANN 1.17 header (spec/acl-runtime.md §2, §3). The vendor
+ * hcemu's own rendition of the CANN 1.17 header (docs/FLOW.md, CONTROL_PLANE.md §1). The vendor
  * spells the ACL_* codes as `static const int`; in C that defines an object in every
  * translation unit, so they are plain int macros here (same type, same values). */
 #ifndef HCEMU_ACL_BASE_RT_H

@@ -3,7 +3,7 @@
  * kernel binary loading, argument building and kernel launch.
  *
  * hcemu's own rendition of the CANN 1.17 header; every name, value, layout and prototype
- * follows spec/acl-runtime.md. Including this file alone is enough, as with the vendor's. */
+ * follows docs/FLOW.md. Including this file alone is enough, as with the vendor's. */
 #ifndef HCEMU_ACL_RT_H
 #define HCEMU_ACL_RT_H
 

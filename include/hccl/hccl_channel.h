@@ -1,6 +1,6 @@
 /* hccl_channel.h - channels: a link from this rank to one peer for one engine and protocol,
  * with notifies on both ends. Declares HcclChannelDesc, its inline initialiser, the channel
- * calls and the channel-config objects (spec/hccl-control-plane.md §7). */
+ * calls and the channel-config objects (docs/CONTROL_PLANE.md §6). */
 #ifndef HCEMU_HCCL_CHANNEL_H
 #define HCEMU_HCCL_CHANNEL_H
 

@@ -1,4 +1,4 @@
-/* hccl_comm.h - communicator lifecycle and queries (spec/hccl-control-plane.md §2).
+/* hccl_comm.h - communicator lifecycle and queries (docs/CONTROL_PLANE.md §2).
  *
  * As in the vendor header most functions are declared weak (HCOMM_WEAK_SYMBOL), so a user
  * binary links even where the library lacks a symbol; the address is then NULL. Not weak,

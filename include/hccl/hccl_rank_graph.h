@@ -1,5 +1,5 @@
 /* hccl_rank_graph.h - topology queries: layers, instances, ranks and the links between two
- * ranks (spec/hccl-control-plane.md §3). Arrays returned through pointer-to-pointer outputs
+ * ranks (docs/CONTROL_PLANE.md §3). Arrays returned through pointer-to-pointer outputs
  * are library-owned and may be invalidated by the next call on the same communicator. */
 #ifndef HCEMU_HCCL_RANK_GRAPH_H
 #define HCEMU_HCCL_RANK_GRAPH_H

@@ -1,5 +1,5 @@
 /* hccl_res.h - communicator-owned resources: the HCCL buffer, threads (stream + notifies),
- * engine contexts and memory registration (spec/hccl-control-plane.md §5, §6, §8, §9).
+ * engine contexts and memory registration (docs/CONTROL_PLANE.md §5, §7-§9).
  *
  * Everything returned here is owned by the communicator and released by HcclCommDestroy;
  * callers never free it. Calls must come from an OS thread that ran aclrtSetDevice for the

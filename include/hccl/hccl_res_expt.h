@@ -1,5 +1,5 @@
 /* hccl_res_expt.h - package-internal, experimental resource calls (the vendor ships this in
- * pkg_inc/ and calls it "not stable"; spec/hccl-control-plane.md §6, §10). Only
+ * pkg_inc/ and calls it "not stable"; docs/CONTROL_PLANE.md §5). Only
  * HcclThreadExportToCommEngine is part of the Atlas 350 custom-operator flow. */
 #ifndef HCEMU_HCCL_RES_EXPT_H
 #define HCEMU_HCCL_RES_EXPT_H

@@ -1,7 +1,7 @@
 /* hccl_types.h - core HCCL types: result codes, communicator handle, data types, reduce ops,
  * root info, command types, communicator config and its inline initialiser.
  *
- * hcemu's own rendition of the vendor header (spec/hccl-control-plane.md §1). The vendor file
+ * hcemu's own rendition of the vendor header (docs/CONTROL_PLANE.md §1, §2). The vendor file
  * only compiles as C++ (`const uint32_t` array bounds, an untagged `union HcclConfigValue`);
  * here bounds are macros and every tag is typedef'd, so it is valid C11 as well. */
 #ifndef HCEMU_HCCL_TYPES_H
@@ -130,7 +130,7 @@ typedef union HcclConfigValue {
     int32_t value;
 } HcclConfigValue;
 
-/* Enumerator spelling (HCCL_COMM_STATUS_ prefix) unconfirmed; values per the spec. */
+/* Enumerator spelling (HCCL_COMM_STATUS_ prefix) unconfirmed; values documented. */
 typedef enum {
     HCCL_COMM_STATUS_READY = 0,
     HCCL_COMM_STATUS_SUSPENDING = 1,
@@ -172,7 +172,7 @@ typedef struct {
     uint32_t hcclChannelSqDepth;
 } HcclCommConfig;
 
-/* Sets every field to its default (table in spec/hccl-control-plane.md §1.6). NULL is
+/* Sets every field to its default (the vendor's defaults; docs/CONTROL_PLANE.md §2). NULL is
  * ignored. The vendor only writes the listed fields and the first byte of each string; this
  * version zeroes the struct first, so padding and string tails are 0 rather than stale. */
 static inline void HcclCommConfigInit(HcclCommConfig *config)

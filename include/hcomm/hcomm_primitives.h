@@ -2,7 +2,7 @@
  * copies and reductions, thread and channel notifies, one-sided remote transfers, fences,
  * timeouts, batch mode, the device-side communicator lock and the AICPU_TS task cache.
  *
- * Contract shared by every ...OnThread call (spec/hcomm-data-plane.md §3): the call validates
+ * Contract shared by every ...OnThread call (docs/DATA_PLANE.md §1): the call validates
  * and appends a task to `thread`'s in-order queue, then returns; success means "accepted",
  * never "done". Tasks of one thread run in order, threads run concurrently and are ordered
  * only by notifies. Timeouts are seconds, 0 = forever. Return values are HcclResult numbers.

@@ -2,7 +2,7 @@
  * plane (Hcomm*): handles, engines, protocols, addresses, endpoints, memory and thread configs.
  *
  * hcemu's own rendition of the vendor header: names, values and LP64 layouts follow
- * spec/hccl-control-plane.md §4. Unlike the vendor file it compiles as C11 too, so array bounds
+ * docs/CONTROL_PLANE.md §4. Unlike the vendor file it compiles as C11 too, so array bounds
  * are macros instead of `static const` objects. The anonymous unions are the vendor's layout;
  * `__extension__` only keeps -Wpedantic quiet for C++ users (no effect on layout). */
 #ifndef HCEMU_HCOMM_RES_DEFS_H

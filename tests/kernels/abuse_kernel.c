@@ -1,6 +1,6 @@
 /* abuse_kernel.c - the adversarial data-plane kernel of test_api_abuse_kernel: calls every
  * device-side Hcomm* function with garbage handles, indices, pointers, counts, types and
- * batch descriptors, storing each return value and what the spec says it must be. Before each
+ * batch descriptors, storing each return value and what DATA_PLANE.md says it must be. Before each
  * case it writes "ABUSE-CASE n" to stderr, so the host can count the log lines of each call.
  * It ends with a correct local copy and remote write, drained with HcommThreadJoin. */
 #include <math.h>
@@ -16,7 +16,7 @@
 #define PARA 1
 #define PTR 2
 #define NOTSUP 5
-#define IDX (-2)  /* bad index: HCCL_E_PARA or HCCL_E_PTR (spec §5) */
+#define IDX (-2)  /* bad index: HCCL_E_PARA or HCCL_E_PTR (docs/DATA_PLANE.md §2) */
 #define ANY ABUSE_ANY_ERROR
 #define SANE (-3) /* either accepted (0, no line) or refused (one line) */
 
@@ -245,7 +245,7 @@ static void pointers(struct run *r)
         CASE(r, PARA, HcommReadReduceOnThread(t, ch, P(lb), P(ph), 4, HCOMM_DATA_TYPE_FP32,
                                               (HcommReduceOp)bad_ops[i]));
     }
-    /* Types the local reduce does not support (spec §6.1): UINT32, INT64, FP64. */
+    /* Types the local reduce does not support (docs/DATA_PLANE.md §3): UINT32, INT64, FP64. */
     CASE(r, PARA, HcommLocalReduceOnThread(t, P(lb), P(lb + 64), 4, HCOMM_DATA_TYPE_FP64,
                                            HCOMM_REDUCE_SUM));
     CASE(r, SANE, HcommLocalReduceOnThread(t, P(lb + 1024 + 1), P(lb + 1024 + 64 + 1), 4,

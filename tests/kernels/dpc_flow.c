@@ -1,5 +1,5 @@
 /* dpc_flow.c - the Atlas 350 operator kernel of test_dataplane_comm.c: a mesh AllGather built
- * exactly as spec/flow.md §3 and §7 describe (batch mode, host start wait on the main thread,
+ * exactly as docs/FLOW.md §3 and §7 describe (batch mode, host start wait on the main thread,
  * pre-sync of the slave threads, one thread per channel, post-sync, host done record), with
  * three exchange variants: write-with-notify, batch transfer, and read. Resources come from
  * the AICPU_TS engine context the host built with the real control plane. */
@@ -14,7 +14,7 @@ static void *P(uint64_t a)
     return (void *)(uintptr_t)a;
 }
 
-/* One channel's exchange on `th` (flow.md §7.3); returns the number of failed calls. */
+/* One channel's exchange on `th` (docs/FLOW.md §7.3); returns the number of failed calls. */
 static int exchange(const struct dpc_param *p, const struct dpc_res *res, ThreadHandle th,
                     const struct dpc_chan *c)
 {

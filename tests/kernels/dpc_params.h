@@ -1,6 +1,6 @@
 /* dpc_params.h - the contract between test_dataplane_comm.c and its flow kernel (dpc_flow.c):
  * the parameter block appended as the kernel's only argument and the resource context the host
- * serialises into an AICPU_TS engine context on the first call of a tag (spec/flow.md §2.8, §7).
+ * serialises into an AICPU_TS engine context on the first call of a tag (docs/FLOW.md §2.8, §7).
  * Plain C, fixed layout, no host pointers. */
 #ifndef HCEMU_TESTS_DPC_PARAMS_H
 #define HCEMU_TESTS_DPC_PARAMS_H

@@ -1,6 +1,6 @@
 /* rt_error_codes.h - runtime-layer aclError codes (ACL_ERROR_RT_*).
  *
- * The subset the communication-kernel flow can produce (spec/acl-runtime.md §3). These are
+ * The subset the communication-kernel flow can produce (docs/CONTROL_PLANE.md §1). These are
  * macros in the vendor header too. */
 #ifndef HCEMU_ACL_RT_ERROR_CODES_H
 #define HCEMU_ACL_RT_ERROR_CODES_H
