@@ -3,7 +3,7 @@
  *
  * Default: one server holding every device, linked by UB_CTP on Ascend950 SoCs and HCCS on
  * A2/A3; servers are linked by UBoE and RoCE (950) or RoCE (A2/A3). HCEMU_TOPOLOGY names a
- * JSON file that partitions the devices into servers (format in docs/ARCHITECTURE.md). */
+ * JSON file that partitions the devices into servers (format: README.md, "Topology file"). */
 #ifndef HCEMU_HOST_HCCL_TOPO_H
 #define HCEMU_HOST_HCCL_TOPO_H
 
