@@ -7,13 +7,17 @@ src=${1:?usage: docs_check.sh SOURCE_DIR}
 cd "$src" || exit 2
 self=tests/support/docs_check.sh
 
-# Tracked and new (not ignored) files when this is a git checkout, else every file outside
-# build folders.
+# Tracked and new (not ignored) files when this is a git checkout, else every file; in both
+# cases minus build trees (any folder holding a CMakeCache.txt).
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     list=$(git ls-files --cached --others --exclude-standard | sort -u)
 else
-    list=$(find . -type f ! -path './.git/*' ! -path './build*' | sed 's#^\./##')
+    list=$(find . -type f ! -path './.git/*' | sed 's#^\./##')
 fi
+for cache in $(printf '%s\n' "$list" | grep -E '(^|/)CMakeCache\.txt$'); do
+    tree=$(dirname "$cache")
+    list=$(printf '%s\n' "$list" | awk -v p="$tree/" 'index($0, p) != 1')
+done
 list=$(printf '%s\n' "$list" | grep -v -x -e "$self" | while read -r f; do
     [ -f "$f" ] && printf '%s\n' "$f"; done)
 
