@@ -15,7 +15,7 @@
 #include "log.h"
 
 static const struct emu_setting_info rows[EMU_SET_COUNT] = {
-#define EMU_SET_ROW(id, name, type, def, lo, hi, choices, reader, doc)                         \
+#define EMU_SET_ROW(id, name, type, def, lo, hi, choices, reader, doc)                             \
     [EMU_SET_##id] = {name, type, def, (uint64_t)(lo), (uint64_t)(hi), choices, reader, doc},
     EMU_SETTINGS_TABLE(EMU_SET_ROW)
 #undef EMU_SET_ROW
@@ -70,8 +70,7 @@ static bool parse_bool(const char *s, uint64_t *out)
 
 /* Choice `s` of "a|b,b2|c" (case-insensitive spelling, or the index): its index and
  * canonical name. */
-static bool parse_enum(const char *choices, const char *s, uint64_t *idx, char *canon,
-                       size_t len)
+static bool parse_enum(const char *choices, const char *s, uint64_t *idx, char *canon, size_t len)
 {
     uint64_t want = UINT64_MAX;
     uint64_t n = 0;

@@ -37,50 +37,50 @@ enum emu_setting_reader {
 /* X(id, variable, type, default, lo, hi, choices, reader, doc). `default` is text, parsed
  * like a value; "" means unset. lo/hi bound U64 rows; choices name ENUM values. README.md's
  * environment table lists the same rows with the same defaults (tests/test_settings.c). */
-#define EMU_SETTINGS_TABLE(X)                                                                  \
-    X(LOG_LEVEL, "HCEMU_LOG_LEVEL", EMU_SET_ENUM, "warn", 0, 0,                                \
-      "error|warn,warning|info|debug", EMU_SET_BOTH, "log level on stderr")                    \
-    X(SOC, "HCEMU_SOC", EMU_SET_STR, EMU_DEFAULT_SOC, 0, 0, "", EMU_SET_BOTH,                  \
-      "SoC name; selects the product support tables")                                          \
-    X(DEVICES, "HCEMU_DEVICES", EMU_SET_U64, "8", 1, EMU_MAX_DEVICES, "", EMU_SET_HOST,        \
-      "number of emulated devices")                                                            \
-    X(DEVICE_MEM_GB, "HCEMU_DEVICE_MEM_GB", EMU_SET_U64, EMU_SET_DEVICE_MEM_GB_DEFAULT, 1,     \
-      EMU_WINDOW_SIZE >> 30, "", EMU_SET_HOST, "device memory per device in GiB")              \
-    X(JOB_DIR, "HCEMU_JOB_DIR", EMU_SET_STR, "/dev/shm", 0, 0, "", EMU_SET_HOST,               \
-      "parent folder of each job's folder")                                                    \
-    X(JOB_PATH, "HCEMU_JOB_PATH", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                      \
-      "the shared job folder of a multi-process job")                                          \
-    X(JOB_ID, "HCEMU_JOB_ID", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                          \
-      "the identity of a multi-process job")                                                   \
-    X(RANK, "HCEMU_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN, "this process's rank")       \
-    X(RANK_SIZE, "HCEMU_RANK_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                    \
-      "the number of ranks of the job")                                                        \
-    X(TOPOLOGY, "HCEMU_TOPOLOGY", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                     \
-      "topology file: servers and links")                                                      \
-    X(DEVICE_BIN, "HCEMU_DEVICE_BIN", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                 \
-      "path of hcemu-device (unset: next to the library)")                                     \
-    X(HANG_MS, "HCEMU_HANG_MS", EMU_SET_U64, "2000", 0, 86400000, "", EMU_SET_EXEC,            \
-      "hang watchdog period in ms (0 = off)")                                                  \
-    X(RACECHECK, "HCEMU_RACECHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_EXEC,                 \
-      "happens-before race detector")                                                          \
-    X(TRACE, "HCEMU_TRACE", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                           \
-      "Chrome trace-event timeline path")                                                      \
-    X(SEED, "HCEMU_SEED", EMU_SET_U64, "0", 0, UINT64_MAX, "", EMU_SET_EXEC,                   \
-      "seeded schedule (0 = off)")                                                             \
-    X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0,                              \
-      "auto|generic|sse2|avx2|avx512", EMU_SET_EXEC, "reduction kernel set")                   \
-    X(HCCL_BUFFSIZE, "HCCL_BUFFSIZE", EMU_SET_U64, "200", 1, 65536, "", EMU_SET_HOST,          \
-      "HCCL buffer size in MB (vendor)")                                                       \
-    X(HCCL_CONNECT_TIMEOUT, "HCCL_CONNECT_TIMEOUT", EMU_SET_U64, "120", 1, 7200, "",           \
-      EMU_SET_HOST, "rank and channel rendezvous timeout in s (vendor)")                       \
-    X(HCCL_EXEC_TIMEOUT, "HCCL_EXEC_TIMEOUT", EMU_SET_U64, "1836", 0, INT32_MAX, "",           \
-      EMU_SET_HOST, "default execution timeout in s (vendor)")
+#define EMU_SETTINGS_TABLE(X)                                                                      \
+    X(LOG_LEVEL, "HCEMU_LOG_LEVEL", EMU_SET_ENUM, "warn", 0, 0, "error|warn,warning|info|debug",   \
+      EMU_SET_BOTH, "log level on stderr")                                                         \
+    X(SOC, "HCEMU_SOC", EMU_SET_STR, EMU_DEFAULT_SOC, 0, 0, "", EMU_SET_BOTH,                      \
+      "SoC name; selects the product support tables")                                              \
+    X(DEVICES, "HCEMU_DEVICES", EMU_SET_U64, "8", 1, EMU_MAX_DEVICES, "", EMU_SET_HOST,            \
+      "number of emulated devices")                                                                \
+    X(DEVICE_MEM_GB, "HCEMU_DEVICE_MEM_GB", EMU_SET_U64, EMU_SET_DEVICE_MEM_GB_DEFAULT, 1,         \
+      EMU_WINDOW_SIZE >> 30, "", EMU_SET_HOST, "device memory per device in GiB")                  \
+    X(JOB_DIR, "HCEMU_JOB_DIR", EMU_SET_STR, "/dev/shm", 0, 0, "", EMU_SET_HOST,                   \
+      "parent folder of each job's folder")                                                        \
+    X(JOB_PATH, "HCEMU_JOB_PATH", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                          \
+      "the shared job folder of a multi-process job")                                              \
+    X(JOB_ID, "HCEMU_JOB_ID", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                              \
+      "the identity of a multi-process job")                                                       \
+    X(RANK, "HCEMU_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN, "this process's rank")           \
+    X(RANK_SIZE, "HCEMU_RANK_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                        \
+      "the number of ranks of the job")                                                            \
+    X(TOPOLOGY, "HCEMU_TOPOLOGY", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                         \
+      "topology file: servers and links")                                                          \
+    X(DEVICE_BIN, "HCEMU_DEVICE_BIN", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                     \
+      "path of hcemu-device (unset: next to the library)")                                         \
+    X(HANG_MS, "HCEMU_HANG_MS", EMU_SET_U64, "2000", 0, 86400000, "", EMU_SET_EXEC,                \
+      "hang watchdog period in ms (0 = off)")                                                      \
+    X(RACECHECK, "HCEMU_RACECHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_EXEC,                     \
+      "happens-before race detector")                                                              \
+    X(TRACE, "HCEMU_TRACE", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                               \
+      "Chrome trace-event timeline path")                                                          \
+    X(SEED, "HCEMU_SEED", EMU_SET_U64, "0", 0, UINT64_MAX, "", EMU_SET_EXEC,                       \
+      "seeded schedule (0 = off)")                                                                 \
+    X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \
+      EMU_SET_EXEC, "reduction kernel set")                                                        \
+    X(HCCL_BUFFSIZE, "HCCL_BUFFSIZE", EMU_SET_U64, "200", 1, 65536, "", EMU_SET_HOST,              \
+      "HCCL buffer size in MB (vendor)")                                                           \
+    X(HCCL_CONNECT_TIMEOUT, "HCCL_CONNECT_TIMEOUT", EMU_SET_U64, "120", 1, 7200, "", EMU_SET_HOST, \
+      "rank and channel rendezvous timeout in s (vendor)")                                         \
+    X(HCCL_EXEC_TIMEOUT, "HCCL_EXEC_TIMEOUT", EMU_SET_U64, "1836", 0, INT32_MAX, "", EMU_SET_HOST, \
+      "default execution timeout in s (vendor)")
 
 enum emu_setting {
 #define EMU_SET_ID(id, ...) EMU_SET_##id,
     EMU_SETTINGS_TABLE(EMU_SET_ID)
 #undef EMU_SET_ID
-    EMU_SET_COUNT
+        EMU_SET_COUNT
 };
 
 /* One row, for tests and documentation. */
@@ -101,7 +101,7 @@ struct emu_setting_info {
 #define EMU_SETTING_STR_MAX 512u
 
 struct emu_setting_value {
-    uint64_t u; /* U64, BOOL (0/1), ENUM (choice index) */
+    uint64_t u;                  /* U64, BOOL (0/1), ENUM (choice index) */
     char s[EMU_SETTING_STR_MAX]; /* STR; ENUM: the canonical choice name */
 };
 
