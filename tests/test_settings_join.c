@@ -82,7 +82,7 @@ static int exit_code(pid_t pid)
 
 static void read_block(const char *job, struct emu_settings_block *b)
 {
-    char path[RT_PATH + 16];
+    char path[RT_PATH * 2];
 
     snprintf(path, sizeof(path), "%s/dev0.ctl", job);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
