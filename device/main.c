@@ -2,9 +2,10 @@
  *
  *   hcemu-device --job DIR --dev N --mem BYTES [--ready-fd FD]
  *
- * Creates the device's files in the job folder, maps its memory at the device's global
- * window, starts the TS scheduler, publishes READY and serves host requests until the last
- * host disconnects. Started by the host library on first use of the device. */
+ * Adopts the settings its host wrote into the control file (it never reads its own
+ * environment), creates the device's files in the job folder, maps its memory at the
+ * device's global window, starts the TS scheduler, publishes READY and serves host requests
+ * until the last host disconnects. Started by the host library on first use of the device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
