@@ -10,14 +10,16 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "range.h"
+#include "settings.h"
 #include "status.h"
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 1u
+#define EMU_DEVCTL_VERSION 2u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -187,7 +189,14 @@ struct emu_devctl {
     struct emu_comm_ctl comms[EMU_MAX_COMMS];
     struct emu_sq sq;
     struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
+    /* Written by the host that starts the executor, before it starts (the executor adopts
+     * it and writes it back after zeroing the block); read by hosts that join later. */
+    struct emu_settings_block settings;
 };
+_Static_assert(offsetof(struct emu_devctl, settings) % 8 == 0 &&
+                   sizeof(struct emu_devctl) ==
+                       offsetof(struct emu_devctl, settings) + sizeof(struct emu_settings_block),
+               "the settings block ends the control block at a fixed, aligned offset");
 
 /* Initialise a zeroed control block (executor only, before publishing READY). */
 emu_status emu_devctl_init(struct emu_devctl *ctl, uint32_t dev, uint64_t mem_size) EMU_MUST_CHECK;

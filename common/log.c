@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
+
+#include "settings.h"
 
 static char log_role[32] = "host";
 static _Atomic int log_level = -1;
@@ -17,23 +18,6 @@ static _Thread_local char log_last_error[512];
 static _Thread_local int log_has_error;
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
-
-static int level_from_env(void)
-{
-    const char *s = getenv("HCEMU_LOG_LEVEL");
-
-    if (s == NULL || *s == '\0')
-        return EMU_LOG_LEVEL_WARN;
-    if (strcasecmp(s, "error") == 0 || strcmp(s, "0") == 0)
-        return EMU_LOG_LEVEL_ERR;
-    if (strcasecmp(s, "warn") == 0 || strcasecmp(s, "warning") == 0 || strcmp(s, "1") == 0)
-        return EMU_LOG_LEVEL_WARN;
-    if (strcasecmp(s, "info") == 0 || strcmp(s, "2") == 0)
-        return EMU_LOG_LEVEL_INFO;
-    if (strcasecmp(s, "debug") == 0 || strcmp(s, "3") == 0)
-        return EMU_LOG_LEVEL_DEBUG;
-    return EMU_LOG_LEVEL_WARN;
-}
 
 void emu_log_set_role(const char *role)
 {
@@ -50,7 +34,9 @@ int emu_log_enabled(enum emu_log_level level)
     /* Every thread computes the same value, so racing first calls agree. */
     int current = atomic_load_explicit(&log_level, memory_order_relaxed);
     if (current < 0) {
-        current = level_from_env();
+        /* A bad HCEMU_LOG_LEVEL is reported by a warning: at the default level, not here. */
+        atomic_store_explicit(&log_level, EMU_LOG_LEVEL_WARN, memory_order_relaxed);
+        current = (int)emu_settings_enum(EMU_SET_LOG_LEVEL);
         atomic_store_explicit(&log_level, current, memory_order_relaxed);
     }
     return (int)level <= current;
@@ -83,6 +69,11 @@ void emu_log_print(enum emu_log_level level, const char *fmt, ...)
     }
     ssize_t ignored = write(STDERR_FILENO, line, (size_t)n);
     (void)ignored;
+}
+
+void emu_log_reset_level(void)
+{
+    atomic_store_explicit(&log_level, -1, memory_order_relaxed);
 }
 
 const char *emu_log_last_error(int clear)

@@ -21,6 +21,8 @@ void emu_log_set_context(const char *context);
 int emu_log_enabled(enum emu_log_level level);
 void emu_log_print(enum emu_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Read the level from the settings again (after an executor adopted its host's). */
+void emu_log_reset_level(void);
 /* The last error line logged on this OS thread, or NULL; cleared by the call when `clear`. */
 const char *emu_log_last_error(int clear);
 

@@ -3,8 +3,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "settings.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char soc[64];
@@ -23,9 +24,9 @@ enum emu_product emu_product_of(const char *name)
 static void read_env(void)
 {
     static const char *const names[] = {"Atlas 350", "Atlas A3", "Atlas A2"};
-    const char *s = getenv("HCEMU_SOC");
+    const char *s = emu_settings_str(EMU_SET_SOC);
 
-    snprintf(soc, sizeof(soc), "%s", s != NULL && *s != '\0' ? s : EMU_DEFAULT_SOC);
+    snprintf(soc, sizeof(soc), "%s", *s != '\0' ? s : EMU_DEFAULT_SOC);
     product = emu_product_of(soc);
     snprintf(label, sizeof(label), "%s (%s)", names[product], soc);
 }

@@ -15,9 +15,9 @@
 
 #include "common/atomic.h"
 #include "common/job.h"
-#include "common/env.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/settings.h"
 #include "diag_priv.h"
 #include "exec.h"
 #include "kernel_run.h"
@@ -117,15 +117,15 @@ static emu_status open_shm(void)
 
 static void read_cfg(void)
 {
-    const char *tp = getenv("HCEMU_TRACE");
+    const char *tp = emu_settings_str(EMU_SET_TRACE);
 
-    emu_diag_cfg.hang_ms = emu_env_u64("HCEMU_HANG_MS", 2000, 0, 86400000);
-    emu_diag_cfg.race = emu_env_u64("HCEMU_RACECHECK", 0, 0, 1) != 0;
-    if (tp != NULL && *tp != '\0') {
+    emu_diag_cfg.hang_ms = emu_settings_u64(EMU_SET_HANG_MS);
+    emu_diag_cfg.race = emu_settings_bool(EMU_SET_RACECHECK);
+    if (*tp != '\0') {
         emu_diag_cfg.trace = true;
         snprintf(emu_diag_cfg.trace_path, sizeof(emu_diag_cfg.trace_path), "%s", tp);
     }
-    seed = emu_env_u64("HCEMU_SEED", 0, 0, UINT64_MAX);
+    seed = emu_settings_u64(EMU_SET_SEED);
 }
 
 void emu_diag_init(void)

@@ -2,12 +2,14 @@
  *
  *   hcemu-device --job DIR --dev N --mem BYTES [--ready-fd FD]
  *
- * Creates the device's files in the job folder, maps its memory at the device's global
- * window, starts the TS scheduler, publishes READY and serves host requests until the last
- * host disconnects. Started by the host library on first use of the device. */
+ * Adopts the settings its host wrote into the control file (it never reads its own
+ * environment), creates the device's files in the job folder, maps its memory at the
+ * device's global window, starts the TS scheduler, publishes READY and serves host requests
+ * until the last host disconnects. Started by the host library on first use of the device. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/settings.h"
 #include "diag.h"
 #include "exec.h"
 #include "kernel_run.h"
@@ -73,6 +76,26 @@ static emu_status create_file(const char *dir, const char *fmt, uint32_t dev, ui
     }
     close(fd);
     return EMU_OK;
+}
+
+/* Take the settings the starting host wrote into the control file (settings.h): the
+ * executor never reads its own environment. */
+static struct emu_settings_block host_settings;
+
+static void adopt_settings(const char *dir, uint32_t dev)
+{
+    struct emu_settings_block *b = &host_settings;
+    char path[512];
+    bool ok = false;
+
+    if (emu_job_path(path, sizeof(path), dir, "dev%u.ctl", dev) == EMU_OK) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ok = fd >= 0 && pread(fd, b, sizeof(*b), (off_t)offsetof(struct emu_devctl, settings)) ==
+                            (ssize_t)sizeof(*b);
+        if (fd >= 0)
+            close(fd);
+    }
+    emu_settings_adopt(ok ? b : NULL);
 }
 
 static void remove_files(const char *dir, uint32_t dev)
@@ -137,6 +160,7 @@ int main(int argc, char **argv)
     emu_log_set_role(role);
     emu_exec_g.dev = o.dev;
     snprintf(emu_exec_g.job_dir, sizeof(emu_exec_g.job_dir), "%s", o.job);
+    adopt_settings(o.job, o.dev);
     if (create_file(o.job, "dev%u.ctl", o.dev, sizeof(struct emu_devctl)) != EMU_OK ||
         create_file(o.job, "dev%u.mem", o.dev, o.mem) != EMU_OK ||
         emu_devmem_open_self(o.job, o.dev, o.mem) != EMU_OK)
@@ -145,6 +169,8 @@ int main(int argc, char **argv)
     if (emu_devctl_init(ctl, o.dev, o.mem) != EMU_OK)
         goto fail;
     ctl->exec_pid = getpid();
+    emu_settings_export(&ctl->settings); /* for hosts that join later */
+    ctl->settings.writer_pid = host_settings.writer_pid;
     ctl->window_base = emu_window_base(o.dev);
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||

@@ -14,6 +14,7 @@
 
 #include "common/atomic.h"
 #include "common/log.h"
+#include "common/settings.h"
 #include "reduce_priv.h"
 
 /* Indexed by data type value; bounds-checked before every read (the vendor library is not). */
@@ -170,10 +171,10 @@ static emu_status resolve_isa(const char *name, enum isa *out)
 /* The set HCEMU_REDUCE_ISA asks for, or the best one when it is unset or unusable. */
 static enum isa isa_from_env(void)
 {
-    const char *want = getenv("HCEMU_REDUCE_ISA");
+    const char *want = emu_settings_str(EMU_SET_REDUCE_ISA);
     enum isa isa = best_isa();
 
-    if (want == NULL || want[0] == '\0')
+    if (want[0] == '\0')
         return isa;
     emu_status st = resolve_isa(want, &isa);
     if (st != EMU_OK) {

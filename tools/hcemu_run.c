@@ -29,6 +29,7 @@
 
 #include "common/layout.h"
 #include "common/os.h"
+#include "common/settings.h"
 
 enum { EXIT_USAGE = 2, EXIT_TIMEOUT = 124, EXIT_INTERNAL = 1 };
 
@@ -516,10 +517,8 @@ static void event_loop(struct job *job, struct pollfd *fds)
 
 static int make_job_dir(struct job *job)
 {
-    const char *parent = getenv("HCEMU_JOB_DIR");
+    const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
 
-    if (parent == NULL || *parent == '\0')
-        parent = "/dev/shm";
     int n = snprintf(job->dir, sizeof(job->dir), "%s/hcemu-%u-run%d", parent, (unsigned)getuid(),
                      (int)getpid());
     if (n < 0 || (size_t)n >= sizeof(job->dir) - 64) {

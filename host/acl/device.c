@@ -26,6 +26,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/settings.h"
 #include "event.h"
 #include "fault.h"
 #include "kernel.h"
@@ -39,10 +40,10 @@
 
 static emu_status find_executor(char *out, size_t len)
 {
-    const char *env = getenv("HCEMU_DEVICE_BIN");
+    const char *env = emu_settings_str(EMU_SET_DEVICE_BIN);
     Dl_info info;
 
-    if (env != NULL && *env != '\0') {
+    if (*env != '\0') {
         snprintf(out, len, "%s", env);
         return access(out, X_OK) == 0 ? EMU_OK : EMU_EFILE;
     }
@@ -62,12 +63,36 @@ static emu_status find_executor(char *out, size_t len)
     return EMU_EFILE;
 }
 
+/* A fresh control file holding only this process's settings: the executor adopts them, so
+ * it never reads its own environment. Called under the device's start lock. */
+static emu_status write_settings(uint32_t id)
+{
+    struct emu_settings_block b;
+    char path[512];
+    emu_status s;
+
+    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.ctl", id)) != EMU_OK)
+        return s;
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    emu_settings_export(&b);
+    bool ok = fd >= 0 && ftruncate(fd, (off_t)sizeof(struct emu_devctl)) == 0 &&
+              pwrite(fd, &b, sizeof(b), (off_t)offsetof(struct emu_devctl, settings)) ==
+                  (ssize_t)sizeof(b);
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        EMU_LOG_ERR("device %u: cannot write %s: %s", id, path, strerror(errno));
+        return EMU_EFILE;
+    }
+    return EMU_OK;
+}
+
 static emu_status spawn(uint32_t id, pid_t *child)
 {
     char bin[PATH_MAX], dev[16], mem[32], rfd[16];
     int pfd[2];
 
-    if (find_executor(bin, sizeof(bin)) != EMU_OK)
+    if (find_executor(bin, sizeof(bin)) != EMU_OK || write_settings(id) != EMU_OK)
         return EMU_EFILE;
     if (pipe2(pfd, O_CLOEXEC) != 0)
         return EMU_ESYSCALL;
@@ -142,6 +167,7 @@ static emu_status map_device(struct emu_hdev *d)
         EMU_LOG_ERR("device %u: control block has the wrong version", d->id);
         return EMU_EINTERNAL;
     }
+    emu_settings_check_joined(&d->ctl->settings, d->id);
     d->mem_size = d->ctl->mem_size;
     if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.mem", d->id)) != EMU_OK)
         return s;

@@ -10,10 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/env.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "common/product.h"
+#include "common/settings.h"
 #include "fault.h"
 #include "mem.h"
 
@@ -24,10 +24,8 @@ static _Atomic int cleanup_started;
 
 static void read_config(void)
 {
-    emu_rt.ndev = (uint32_t)emu_env_u64("HCEMU_DEVICES", 8, 1, EMU_MAX_DEVICES);
-    emu_rt.dev_mem = emu_env_u64("HCEMU_DEVICE_MEM_GB", EMU_DEFAULT_DEVICE_MEM >> 30, 1,
-                             EMU_WINDOW_SIZE >> 30)
-                     << 30;
+    emu_rt.ndev = (uint32_t)emu_settings_u64(EMU_SET_DEVICES);
+    emu_rt.dev_mem = emu_settings_u64(EMU_SET_DEVICE_MEM_GB) << 30;
     snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", emu_product_soc());
     for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
         emu_rt.devs[i].id = i;
@@ -39,18 +37,16 @@ static void read_config(void)
 
 static emu_status make_job_dir(void)
 {
-    const char *path = getenv("HCEMU_JOB_PATH");
+    const char *path = emu_settings_str(EMU_SET_JOB_PATH);
     static _Atomic unsigned counter;
 
-    if (path != NULL && *path != '\0') {
+    if (*path != '\0') {
         /* hcemu-run (or another launcher) made the folder and removes it. */
         snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path);
         emu_rt.own_job_dir = false;
         return emu_mkdir_p(emu_rt.job_dir, 0700);
     }
-    const char *parent = getenv("HCEMU_JOB_DIR");
-    if (parent == NULL || *parent == '\0')
-        parent = "/dev/shm";
+    const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
     int n = snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s/hcemu-%u-%d-%u", parent,
                      (unsigned)getuid(), (int)getpid(), counter++);
     if (n < 0 || (size_t)n >= sizeof(emu_rt.job_dir) - 16) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/settings.h"
 #include "hccl_api.h"
 #include "hccl_core.h"
 #include "hccl_ranktable.h"
@@ -83,12 +84,10 @@ HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootI
  * table's bytes and the user. */
 static void cluster_rdv(struct emu_comm_args *a, uint64_t hash)
 {
-    const char *dir = getenv("HCEMU_JOB_PATH");
+    const char *dir = emu_settings_str(EMU_SET_JOB_PATH);
 
-    if (dir == NULL || *dir == '\0')
-        dir = getenv("HCEMU_JOB_DIR");
-    if (dir == NULL || *dir == '\0')
-        dir = "/dev/shm";
+    if (*dir == '\0')
+        dir = emu_settings_str(EMU_SET_JOB_DIR);
     snprintf(a->rdv_dir, sizeof(a->rdv_dir), "%s", dir);
     a->nonce = hash ^ ((uint64_t)geteuid() * 0x9e3779b97f4a7c15ull);
 }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/atomic.h"
-#include "common/env.h"
+#include "common/settings.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "hccl_link.h"
@@ -26,13 +26,13 @@ uint64_t emu_comm_connect_timeout_ms(void)
 {
     /* The vendor range is [120, 7200]; shorter values are accepted so tests and impatient
      * users need not wait two minutes for a rank that will never come. */
-    return emu_env_u64("HCCL_CONNECT_TIMEOUT", EMU_CONNECT_TIMEOUT_DEFAULT_S, 1, 7200) * 1000u;
+    return emu_settings_u64(EMU_SET_HCCL_CONNECT_TIMEOUT) * 1000u;
 }
 
 uint64_t emu_comm_default_buf_bytes(void)
 {
     /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */
-    return emu_env_u64("HCCL_BUFFSIZE", EMU_HCCL_DEFAULT_BUFF_MB, 1, 64u * 1024u) << 20;
+    return emu_settings_u64(EMU_SET_HCCL_BUFFSIZE) << 20;
 }
 
 emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn, uint32_t rank)
@@ -77,7 +77,7 @@ static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
 
     c->buf_bytes = emu_comm_default_buf_bytes();
     c->exec_timeout_s =
-        (int32_t)emu_env_u64("HCCL_EXEC_TIMEOUT", EMU_EXEC_TIMEOUT_DEFAULT_S, 0, INT32_MAX);
+        (int32_t)emu_settings_u64(EMU_SET_HCCL_EXEC_TIMEOUT);
     c->connect_timeout_ms = emu_comm_connect_timeout_ms();
     snprintf(c->name, sizeof(c->name), "hcemu_comm_%016llx", (unsigned long long)a->nonce);
     if (cfg == NULL)

@@ -19,9 +19,6 @@
 
 #define EMU_COMM_MAGIC 0x4d4d4f43u /* "COMM" */
 #define EMU_COMM_MAX_RANKS 64u     /* one rank per emulated device at most */
-#define EMU_HCCL_DEFAULT_BUFF_MB 200u
-#define EMU_CONNECT_TIMEOUT_DEFAULT_S 120u
-#define EMU_EXEC_TIMEOUT_DEFAULT_S 1836
 
 struct emu_rdv;
 struct emu_graph;

@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/os.h"
+#include "common/settings.h"
 #include "hccl_rdv.h"
 
 static _Atomic uint32_t job_calls;
@@ -26,11 +27,9 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-static bool env_set(const char *name)
+static bool env_set(enum emu_setting id)
 {
-    const char *v = getenv(name);
-
-    return v != NULL && *v != '\0';
+    return *emu_settings_str(id) != '\0';
 }
 
 uint64_t emu_rootinfo_fresh_nonce(void)
@@ -50,11 +49,11 @@ emu_status emu_rootinfo_make(void *blob, const char *fn)
                                .pid = (int32_t)getpid()};
     const char *dir = emu_rt.job_dir;
 
-    if (env_set("HCEMU_RANK") && env_set("HCEMU_RANK_SIZE") && env_set("HCEMU_JOB_PATH")) {
-        const char *id =
-            env_set("HCEMU_JOB_ID") ? getenv("HCEMU_JOB_ID") : getenv("HCEMU_JOB_PATH");
+    if (env_set(EMU_SET_RANK) && env_set(EMU_SET_RANK_SIZE) && env_set(EMU_SET_JOB_PATH)) {
+        const char *id = emu_settings_str(env_set(EMU_SET_JOB_ID) ? EMU_SET_JOB_ID
+                                                                  : EMU_SET_JOB_PATH);
         uint32_t n = atomic_fetch_add(&job_calls, 1);
-        dir = getenv("HCEMU_JOB_PATH");
+        dir = emu_settings_str(EMU_SET_JOB_PATH);
         ri.nonce = fnv1a(id) + (uint64_t)n * 0x9e3779b97f4a7c15ull;
         ri.pid = 0; /* every rank makes it */
     } else {

@@ -20,6 +20,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/product.h"
+#include "common/settings.h"
 #include "hccl_graph_priv.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -133,11 +134,11 @@ static bool parse(json_object *root)
 
 static void load(void)
 {
-    const char *path = getenv("HCEMU_TOPOLOGY");
+    const char *path = emu_settings_str(EMU_SET_TOPOLOGY);
 
     set_defaults();
     cfg.ok = true;
-    if (path == NULL || *path == '\0')
+    if (*path == '\0')
         return;
     snprintf(cfg.path, sizeof(cfg.path), "%s", path);
     json_object *root = json_object_from_file(path);
