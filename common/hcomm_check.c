@@ -49,7 +49,7 @@ static void thread_name(const struct emu_hcomm_call *c, const struct emu_stream_
 
 void emu_hcomm_check_whom(const struct emu_hcomm_call *c, char *out, size_t len)
 {
-    struct emu_devctl *ctl = c->dev != EMU_HCOMM_NONE ? c->side->ctl_of(c->dev) : NULL;
+    struct emu_devctl *ctl = c->dev != EMU_HCOMM_NONE ? c->side->ctl_of(c->dev, false) : NULL;
     char ctx[96] = "";
 
     if (c->side->context != NULL)
@@ -77,7 +77,7 @@ static struct emu_devctl *device_of(const struct emu_hcomm_call *c, const char *
                                "device %u", what, (unsigned long long)h, dev, c->dev);
         return NULL;
     }
-    if ((ctl = c->side->ctl_of(dev)) == NULL)
+    if ((ctl = c->side->ctl_of(dev, true)) == NULL)
         emu_hcomm_check_refuse(c, "%s 0x%016llx names device %u, which this process has not "
                                "opened", what, (unsigned long long)h, dev);
     return ctl;

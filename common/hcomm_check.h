@@ -30,8 +30,9 @@ struct emu_hcomm_side {
     const char *hint;          /* after the engine refusal of a not-exported handle */
     const char *hint_exported; /* after the engine refusal of an exported handle */
     const char *stale;         /* why a thread handle may be stale: "is stale (<stale>) or..." */
-    /* The control block of device `dev` as this process maps it; NULL when not reachable. */
-    struct emu_devctl *(*ctl_of)(uint32_t dev);
+    /* The control block of device `dev` as this process maps it, NULL when none; with `live`,
+     * NULL also when the device no longer works (the host may probe it then). */
+    struct emu_devctl *(*ctl_of)(uint32_t dev, bool live);
     /* "function (file.c:line)" of return address `pc` (0 = unknown). */
     void (*site)(uint64_t pc, char *out, size_t len);
     /* Text appended to the caller's name (" (kernel k)"), or "" ; NULL = nothing. */

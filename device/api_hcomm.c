@@ -44,7 +44,8 @@ static bool is_950(void)
 }
 
 /* Queue t on `slot` when the build succeeded. */
-static int32_t queue(const struct emu_hcomm_call *c, uint32_t slot, emu_status st, struct emu_task *t)
+static int32_t queue(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
+                     struct emu_task *t)
 {
     if (st != EMU_OK)
         return out(st);
@@ -234,8 +235,8 @@ DP_API int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channe
 }
 
 /* One batch entry into one task; refusals are logged with the entry's index. */
-static emu_status batch_entry(struct emu_hcomm_call *c, uint32_t ch, const HcommBatchTransferDesc *d,
-                              struct emu_task **t)
+static emu_status batch_entry(struct emu_hcomm_call *c, uint32_t ch,
+                              const HcommBatchTransferDesc *d, struct emu_task **t)
 {
     bool a5 = is_950();
 

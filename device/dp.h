@@ -5,7 +5,9 @@
  * dp_submit.c, which either gives it to the scheduler at once (eager mode) or keeps it in the
  * calling OS thread's batch until HcommBatchModeEnd (dp_submit.c), and copies it into the task
  * cache while one is being recorded (dp_cache.c). Blocking drains live in dp_drain.c.
- * Every refusal is logged once, by emu_hcomm_check_refuse(), with rank, thread, call and call site. */
+ * Every refusal is logged once, by emu_hcomm_check_refuse() (common/hcomm_check.h, shared
+ * with the host), with rank, thread, call and call site. Task kinds and their facts are the
+ * rows of dp_kinds.h. */
 #ifndef HCEMU_DEVICE_DP_H
 #define HCEMU_DEVICE_DP_H
 

@@ -39,9 +39,10 @@ emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const
         (st = emu_dp_check_local(c, "src", src, len)) != EMU_OK)
         return st;
     if (overlap(dst, src, len)) {
-        emu_hcomm_check_refuse(c, "dst [0x%llx, +%llu) and src [0x%llx, +%llu) overlap (only dst == src "
-                      "is accepted)", (unsigned long long)dst, (unsigned long long)len,
-                      (unsigned long long)src, (unsigned long long)len);
+        emu_hcomm_check_refuse(c, "dst [0x%llx, +%llu) and src [0x%llx, +%llu) overlap (only dst "
+                               "== src is accepted)", (unsigned long long)dst,
+                               (unsigned long long)len, (unsigned long long)src,
+                               (unsigned long long)len);
         return EMU_EINVAL;
     }
     if ((st = alloc(reduce ? EMU_DP_REDUCE : EMU_DP_COPY, EMU_DP_NONE, out)) != EMU_OK)
@@ -199,17 +200,17 @@ static emu_status acl_notify(const struct emu_hcomm_call *c, uint64_t id, bool w
     *slot = (uint32_t)(id & 0xFFFFFFu);
     if (id > UINT32_MAX || *dev >= 64u || *slot >= EMU_MAX_NOTIFIES) {
         emu_hcomm_check_refuse(c, "notify id 0x%llx is not an id from aclrtGetNotifyId",
-                      (unsigned long long)id);
+                               (unsigned long long)id);
         return EMU_EINVAL;
     }
     if (wait && *dev != emu_exec_g.dev) {
-        emu_hcomm_check_refuse(c, "notify id 0x%llx belongs to device %u; a wait needs a notify of this "
-                      "device %u", (unsigned long long)id, *dev, emu_exec_g.dev);
+        emu_hcomm_check_refuse(c, "notify id 0x%llx belongs to device %u; a wait needs a notify of "
+                               "this device %u", (unsigned long long)id, *dev, emu_exec_g.dev);
         return EMU_EINVAL;
     }
     if (emu_devmem_peer(emu_exec_g.job_dir, *dev, &m) != EMU_OK) {
-        emu_hcomm_check_refuse(c, "notify id 0x%llx: device %u is not reachable", (unsigned long long)id,
-                      *dev);
+        emu_hcomm_check_refuse(c, "notify id 0x%llx: device %u is not reachable",
+                               (unsigned long long)id, *dev);
         return EMU_EINVAL;
     }
     struct emu_devctl *x = m->ctl;
@@ -218,7 +219,7 @@ static emu_status acl_notify(const struct emu_hcomm_call *c, uint64_t id, bool w
     emu_devctl_unlock(&x->res_lock);
     if (i < 0) {
         emu_hcomm_check_refuse(c, "notify id 0x%llx names no live notify of device %u (destroyed?)",
-                      (unsigned long long)id, *dev);
+                               (unsigned long long)id, *dev);
         return EMU_EINVAL;
     }
     *ctl = x;
@@ -232,7 +233,8 @@ emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wa
     uint32_t dev, slot;
     emu_status st = acl_notify(c, id, wait, &ctl, &dev, &slot);
 
-    if (st != EMU_OK || (st = alloc(wait ? EMU_DP_ACL_WAIT : EMU_DP_ACL_RECORD, EMU_DP_NONE, out)) != EMU_OK)
+    if (st != EMU_OK ||
+        (st = alloc(wait ? EMU_DP_ACL_WAIT : EMU_DP_ACL_RECORD, EMU_DP_NONE, out)) != EMU_OK)
         return st;
     struct emu_dp_op *o = emu_dp_op_of(*out);
     o->notify_ctl = ctl;

@@ -79,12 +79,12 @@ static emu_status check_regions(const struct emu_hcomm_call *c, void **addrs, co
 {
     if (count > MAX_REGIONS) {
         emu_hcomm_check_refuse(c, "count %llu: at most %u regions", (unsigned long long)count,
-                      MAX_REGIONS);
+                               MAX_REGIONS);
         return EMU_EINVAL;
     }
     if (count > 0 && (addrs == NULL || sizes == NULL)) {
         emu_hcomm_check_refuse(c, "%s is NULL with count %llu", addrs == NULL ? "addrs" : "sizes",
-                      (unsigned long long)count);
+                               (unsigned long long)count);
         return EMU_ENULL;
     }
     return EMU_OK;
@@ -96,14 +96,14 @@ static emu_status check_phase(const struct emu_hcomm_call *c, const char *tag, e
     static const char *const names[] = {"no lookup", "a miss", "a hit", "recording"};
 
     if (phase != want) {
-        emu_hcomm_check_refuse(c, "tag \"%s\": expected %s at this point, this OS thread is at %s (order: "
-                      "Lookup, then Start..End on a miss or Execute on a hit)", tag,
-                      names[want], names[phase]);
+        emu_hcomm_check_refuse(c, "tag \"%s\": expected %s at this point, this OS thread is at %s "
+                               "(order: Lookup, then Start..End on a miss or Execute on a hit)",
+                               tag, names[want], names[phase]);
         return EMU_EINVAL;
     }
     if (strcmp(cur_tag, tag) != 0) {
-        emu_hcomm_check_refuse(c, "tag \"%s\" differs from the tag \"%s\" of HcommAicpuTsTaskCacheLookup",
-                      tag, cur_tag);
+        emu_hcomm_check_refuse(c, "tag \"%s\" differs from the tag \"%s\" of "
+                               "HcommAicpuTsTaskCacheLookup", tag, cur_tag);
         return EMU_EINVAL;
     }
     return EMU_OK;
@@ -117,7 +117,7 @@ emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag, 
         return st;
     if (phase == P_RECORDING) {
         emu_hcomm_check_refuse(c, "tag \"%s\": recording of tag \"%s\" is still open (call "
-                      "HcommAicpuTsTaskCacheEnd first)", tag, cur_tag);
+                               "HcommAicpuTsTaskCacheEnd first)", tag, cur_tag);
         return EMU_EINVAL;
     }
     pthread_mutex_lock(&lock);
@@ -238,26 +238,26 @@ static emu_status revalidate(const struct emu_hcomm_call *c, const struct rec *r
     const struct emu_stream_ctl *s = &ctl->streams[t->stream];
 
     if (emu_load_acquire(&s->kind) != EMU_STREAM_DEVICE || s->gen != r->thread_gen) {
-        emu_hcomm_check_refuse(c, "recorded task %u: its thread (slot %u) was released since recording",
-                      index, t->stream);
+        emu_hcomm_check_refuse(c, "recorded task %u: its thread (slot %u) was released since "
+                               "recording", index, t->stream);
         return EMU_EHANDLE;
     }
     if (o->channel != EMU_DP_NONE && (emu_load_acquire(&ctl->channels[o->channel].state) != 1 ||
                                       ctl->channels[o->channel].gen != r->channel_gen)) {
-        emu_hcomm_check_refuse(c, "recorded task %u: its channel (slot %u) was released since recording",
-                      index, o->channel);
+        emu_hcomm_check_refuse(c, "recorded task %u: its channel (slot %u) was released since "
+                               "recording", index, o->channel);
         return EMU_EHANDLE;
     }
     if (o->src_map != NULL && !emu_dp_range_alive(o->src_map, o->src, o->len)) {
         emu_hcomm_check_refuse(c, "recorded task %u: src [0x%llx, +%llu) is not live memory after "
-                      "patching (regions or sizes do not match the recording?)", index,
-                      (unsigned long long)o->src, (unsigned long long)o->len);
+                               "patching (regions or sizes do not match the recording?)", index,
+                               (unsigned long long)o->src, (unsigned long long)o->len);
         return EMU_EINVAL;
     }
     if (o->dst_map != NULL && !emu_dp_range_alive(o->dst_map, o->dst, o->len)) {
         emu_hcomm_check_refuse(c, "recorded task %u: dst [0x%llx, +%llu) is not live memory after "
-                      "patching (regions or sizes do not match the recording?)", index,
-                      (unsigned long long)o->dst, (unsigned long long)o->len);
+                               "patching (regions or sizes do not match the recording?)", index,
+                               (unsigned long long)o->dst, (unsigned long long)o->len);
         return EMU_EINVAL;
     }
     return EMU_OK;
@@ -318,22 +318,23 @@ emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag,
     int i = find_locked(tag);
     if (i < 0 || !entries[i].ready) {
         pthread_mutex_unlock(&lock);
-        emu_hcomm_check_refuse(c, "tag \"%s\" has no cache entry any more (cleared since the lookup)", tag);
+        emu_hcomm_check_refuse(c, "tag \"%s\" has no cache entry any more (cleared since the "
+                               "lookup)", tag);
         phase = P_NONE;
         return EMU_EINVAL;
     }
     const struct entry *e = &entries[i];
     if (e->n_regions != count) {
         st = EMU_EINVAL;
-        emu_hcomm_check_refuse(c, "tag \"%s\": count %llu differs from the %llu regions recorded", tag,
-                      (unsigned long long)count, (unsigned long long)e->n_regions);
+        emu_hcomm_check_refuse(c, "tag \"%s\": count %llu differs from the %llu regions recorded",
+                               tag, (unsigned long long)count, (unsigned long long)e->n_regions);
     }
     for (uint64_t r = 0; st == EMU_OK && r < count; r++) {
         if (sizes[r] != e->size[r]) {
             st = EMU_EINVAL;
-            emu_hcomm_check_refuse(c, "tag \"%s\": sizes[%llu] = %llu differs from the recorded %llu", tag,
-                          (unsigned long long)r, (unsigned long long)sizes[r],
-                          (unsigned long long)e->size[r]);
+            emu_hcomm_check_refuse(c, "tag \"%s\": sizes[%llu] = %llu differs from the recorded "
+                                   "%llu", tag, (unsigned long long)r, (unsigned long long)sizes[r],
+                                   (unsigned long long)e->size[r]);
         }
     }
     if (st == EMU_OK)

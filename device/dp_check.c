@@ -18,8 +18,9 @@
 
 /* The executor's side of the shared checks (common/hcomm_check.h): AICPU_TS threads of this
  * device only, call sites symbolized in the kernel image, the running kernel named. */
-static struct emu_devctl *ctl_of(uint32_t dev)
+static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 {
+    (void)live; /* the executor's own control block lives as long as the process */
     return dev == emu_exec_g.dev ? emu_exec_ctl() : NULL;
 }
 
@@ -117,20 +118,21 @@ emu_status emu_dp_check_local(const struct emu_hcomm_call *c, const char *what, 
         return EMU_OK;
     if (addr + len < addr) {
         emu_hcomm_check_refuse(c, "%s 0x%llx + len %llu wraps around the address space", what,
-                      (unsigned long long)addr, (unsigned long long)len);
+                               (unsigned long long)addr, (unsigned long long)len);
         return EMU_EINVAL;
     }
     if (emu_devmem_lookup(addr, len, &r) == EMU_OK)
         return EMU_OK;
     int dev = emu_window_device(addr);
     if (dev >= 0 && (uint32_t)dev != emu_exec_g.dev)
-        emu_hcomm_check_refuse(c, "%s 0x%llx (len %llu) is memory of device %d, not of this device %u; "
-                      "reach a peer only through a channel", what, (unsigned long long)addr,
-                      (unsigned long long)len, dev, emu_exec_g.dev);
+        emu_hcomm_check_refuse(c, "%s 0x%llx (len %llu) is memory of device %d, not of this device "
+                               "%u; reach a peer only through a channel", what,
+                               (unsigned long long)addr, (unsigned long long)len, dev,
+                               emu_exec_g.dev);
     else
-        emu_hcomm_check_refuse(c, "%s [0x%llx, +%llu) is not inside one live allocation of device %u "
-                      "(freed, out of bounds, or not device memory)", what,
-                      (unsigned long long)addr, (unsigned long long)len, emu_exec_g.dev);
+        emu_hcomm_check_refuse(c, "%s [0x%llx, +%llu) is not inside one live allocation of device "
+                               "%u (freed, out of bounds, or not device memory)", what,
+                               (unsigned long long)addr, (unsigned long long)len, emu_exec_g.dev);
     return EMU_EINVAL;
 }
 
@@ -143,7 +145,7 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
 
     if (addr + len < addr) {
         emu_hcomm_check_refuse(c, "%s 0x%llx + len %llu wraps around the address space", what,
-                      (unsigned long long)addr, (unsigned long long)len);
+                               (unsigned long long)addr, (unsigned long long)len);
         return EMU_EINVAL;
     }
     for (uint32_t i = 0; i < n && !inside; i++) {
@@ -151,10 +153,11 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
         inside = addr >= m->addr && addr - m->addr <= m->size && len <= m->size - (addr - m->addr);
     }
     if (!inside) {
-        emu_hcomm_check_refuse(c, "%s [0x%llx, +%llu) is not inside the peer's HCCL buffer or a memory "
-                      "exchanged on this channel to rank %u (%u regions; see "
-                      "HcclChannelGetHcclBuffer / HcclChannelGetRemoteMems)", what,
-                      (unsigned long long)addr, (unsigned long long)len, ch->remote_rank, n);
+        emu_hcomm_check_refuse(c, "%s [0x%llx, +%llu) is not inside the peer's HCCL buffer or a "
+                               "memory exchanged on this channel to rank %u (%u regions; see "
+                               "HcclChannelGetHcclBuffer / HcclChannelGetRemoteMems)", what,
+                               (unsigned long long)addr, (unsigned long long)len, ch->remote_rank,
+                               n);
         return EMU_EINVAL;
     }
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[ch->peer];
@@ -163,7 +166,7 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
         dev = (int)p->dev;
     if (dev < 0 || (uint32_t)dev != p->dev || emu_devmem_peer(p->job_dir, p->dev, map) != EMU_OK) {
         emu_hcomm_check_refuse(c, "%s 0x%llx: cannot reach device %u of the peer rank %u", what,
-                      (unsigned long long)addr, p->dev, ch->remote_rank);
+                               (unsigned long long)addr, p->dev, ch->remote_rank);
         return EMU_EINVAL;
     }
     return EMU_OK;
@@ -178,17 +181,19 @@ emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op
                                     : EMU_REDUCE_REMOTE_A2A3;
 
     if (emu_reduce_check(dtype, op, site) != EMU_OK) {
-        emu_hcomm_check_refuse(c, "data type %s (%d) with reduce op %s (%d) is not supported by this "
-                      "call on %s (types %s; ops SUM, MAX, MIN)", emu_dtype_name(dtype), dtype,
-                      emu_reduce_op_name(op), op, emu_product_label(),
-                      site == EMU_REDUCE_REMOTE_950 ? "INT8/16/32, UINT8/16/32, FP16, FP32, BFP16"
-                                                    : "INT8/16/32, FP16, FP32, BFP16");
+        emu_hcomm_check_refuse(c, "data type %s (%d) with reduce op %s (%d) is not supported by "
+                               "this call on %s (types %s; ops SUM, MAX, MIN)",
+                               emu_dtype_name(dtype), dtype, emu_reduce_op_name(op), op,
+                               emu_product_label(),
+                               site == EMU_REDUCE_REMOTE_950
+                                   ? "INT8/16/32, UINT8/16/32, FP16, FP32, BFP16"
+                                   : "INT8/16/32, FP16, FP32, BFP16");
         return EMU_EINVAL;
     }
     size_t es = emu_dtype_size(dtype);
     if (count > UINT64_MAX / es) {
-        emu_hcomm_check_refuse(c, "count %llu of %s overflows the byte length", (unsigned long long)count,
-                      emu_dtype_name(dtype));
+        emu_hcomm_check_refuse(c, "count %llu of %s overflows the byte length",
+                               (unsigned long long)count, emu_dtype_name(dtype));
         return EMU_EINVAL;
     }
     *bytes = count * es;
@@ -202,7 +207,8 @@ emu_status emu_dp_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs, struct 
     struct emu_devmap *m;
 
     if (emu_devmem_peer(p->job_dir, p->dev, &m) != EMU_OK) {
-        emu_hcomm_check_refuse(c, "cannot reach device %u of the peer rank %u", p->dev, ch->remote_rank);
+        emu_hcomm_check_refuse(c, "cannot reach device %u of the peer rank %u", p->dev,
+                               ch->remote_rank);
         return EMU_EINVAL;
     }
     *out = m->ctl;

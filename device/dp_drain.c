@@ -29,7 +29,7 @@ emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot, uint32_t t
     }
     if (emu_load_acquire(&sc->error) != 0) {
         emu_hcomm_check_refuse(c, "the thread failed (%s); its queue was discarded",
-                      emu_status_str((emu_status)emu_load_acquire(&sc->error)));
+                               emu_status_str((emu_status)emu_load_acquire(&sc->error)));
         return EMU_ETASK_FAIL;
     }
     return EMU_OK;
@@ -51,15 +51,15 @@ emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
     int i = find_comm(name);
 
     if (i < 0) {
-        emu_hcomm_check_refuse(c, "no communicator named \"%s\" on device %u (use HcclGetCommName)", name,
-                      emu_exec_g.dev);
+        emu_hcomm_check_refuse(c, "no communicator named \"%s\" on device %u (use HcclGetCommName)",
+                               name, emu_exec_g.dev);
         return EMU_ENULL;
     }
     uint32_t zero = 0;
     /* Pairs with the release store in emu_dp_comm_release(). */
     if (!emu_cas_acq_rel(&emu_exec_ctl()->comms[i].locked, &zero, 1)) {
-        emu_hcomm_check_refuse(c, "communicator \"%s\" is already acquired (by this or another kernel); "
-                      "repeated acquisition is rejected", name);
+        emu_hcomm_check_refuse(c, "communicator \"%s\" is already acquired (by this or another "
+                               "kernel); repeated acquisition is rejected", name);
         return EMU_EUNAVAIL;
     }
     held |= 1ull << i;

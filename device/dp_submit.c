@@ -139,8 +139,8 @@ static const char *tag_or_empty(const char *tag)
 emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag)
 {
     if (batch) {
-        emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread; end it with "
-                      "HcommBatchModeEnd first", batch_tag);
+        emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread; end it "
+                               "with HcommBatchModeEnd first", batch_tag);
         return EMU_EINVAL;
     }
     if (strlen(tag_or_empty(tag)) >= sizeof(batch_tag)) {
@@ -160,7 +160,7 @@ emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag)
     }
     if (strcmp(batch_tag, tag_or_empty(tag)) != 0) {
         emu_hcomm_check_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"",
-                      tag_or_empty(tag), batch_tag);
+                               tag_or_empty(tag), batch_tag);
         return EMU_EINVAL;
     }
     batch = false;

@@ -49,9 +49,11 @@ static void callsite(uint64_t pc, char *out, size_t len)
     snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
 }
 
-static struct emu_devctl *ctl_of(uint32_t dev)
+static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 {
-    if (dev >= emu_rt.ndev || dev >= EMU_MAX_DEVICES || emu_hdev_check(&emu_rt.devs[dev]) != EMU_OK)
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
+    if (live && (dev >= emu_rt.ndev || emu_hdev_check(&emu_rt.devs[dev]) != EMU_OK))
         return NULL;
     return emu_rt.devs[dev].ctl;
 }
@@ -179,7 +181,8 @@ emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int 
             return EMU_EINVAL;
         }
         if (strlen(t) >= sizeof(batch_tag)) {
-            emu_hcomm_check_refuse(c, "batchTag is longer than %zu characters", sizeof(batch_tag) - 1);
+            emu_hcomm_check_refuse(c, "batchTag is longer than %zu characters",
+                                   sizeof(batch_tag) - 1);
             return EMU_EINVAL;
         }
         strcpy(batch_tag, t);
