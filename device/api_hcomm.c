@@ -26,10 +26,12 @@
 
 #define DP_API __attribute__((visibility("default"), noinline))
 #define CALL(name)                                                                             \
-    struct emu_dp_call c = {.fn = (name),                                                      \
-                            .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0),     \
-                            .thread = EMU_DP_NONE,                                             \
-                            .channel = EMU_DP_NONE}
+    struct emu_hcomm_call c = {.side = &emu_dp_check_side,                                     \
+                               .fn = (name),                                                   \
+                               .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0), \
+                               .dev = emu_exec_g.dev,                                          \
+                               .thread = EMU_HCOMM_NONE,                                       \
+                               .channel = EMU_HCOMM_NONE}
 
 static int32_t out(emu_status st)
 {
@@ -42,7 +44,8 @@ static bool is_950(void)
 }
 
 /* Queue t on `slot` when the build succeeded. */
-static int32_t queue(const struct emu_dp_call *c, uint32_t slot, emu_status st, struct emu_task *t)
+static int32_t queue(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
+                     struct emu_task *t)
 {
     if (st != EMU_OK)
         return out(st);
@@ -50,7 +53,7 @@ static int32_t queue(const struct emu_dp_call *c, uint32_t slot, emu_status st, 
     return 0;
 }
 
-static int32_t not_supported(const struct emu_dp_call *c, const char *what)
+static int32_t not_supported(const struct emu_hcomm_call *c, const char *what)
 {
     return out(emu_dp_not_supported(c, what));
 }
@@ -101,7 +104,7 @@ DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle
     return queue(&c, slot, st, t);
 }
 
-static int32_t thread_wait(struct emu_dp_call *c, ThreadHandle thread, uint32_t idx,
+static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32_t idx,
                            uint32_t timeout_s)
 {
     struct emu_task *t = NULL;
@@ -127,7 +130,7 @@ DP_API int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thre
     return thread_wait(&c, thread, notifyIdx, emu_dp_default_wait_s());
 }
 
-static int32_t acl_notify(struct emu_dp_call *c, ThreadHandle thread, uint64_t id, bool wait,
+static int32_t acl_notify(struct emu_hcomm_call *c, ThreadHandle thread, uint64_t id, bool wait,
                           uint32_t timeout_s)
 {
     struct emu_task *t = NULL;
@@ -158,7 +161,7 @@ DP_API int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notify
 
 /* --- remote data movement (DATA_PLANE.md §4) ------------------------------------------- */
 
-static int32_t remote(struct emu_dp_call *c, ThreadHandle thread, ChannelHandle channel,
+static int32_t remote(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
                       uint32_t kind, void *dst, const void *src, uint64_t n, int dtype, int op,
                       uint32_t idx)
 {
@@ -167,7 +170,7 @@ static int32_t remote(struct emu_dp_call *c, ThreadHandle thread, ChannelHandle 
     emu_status st = emu_dp_check_thread(c, thread, &slot);
 
     if (st == EMU_OK)
-        st = emu_dp_check_channel(c, channel, &ch);
+        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_remote(c, ch, kind, dst, src, n, dtype, op, idx, &t);
     return queue(c, slot, st, t);
@@ -232,8 +235,8 @@ DP_API int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channe
 }
 
 /* One batch entry into one task; refusals are logged with the entry's index. */
-static emu_status batch_entry(struct emu_dp_call *c, uint32_t ch, const HcommBatchTransferDesc *d,
-                              struct emu_task **t)
+static emu_status batch_entry(struct emu_hcomm_call *c, uint32_t ch,
+                              const HcommBatchTransferDesc *d, struct emu_task **t)
 {
     bool a5 = is_950();
 
@@ -258,7 +261,7 @@ static emu_status batch_entry(struct emu_dp_call *c, uint32_t ch, const HcommBat
         if (!a5)
             break;
         if (d->transferInfo.writeWithNotify.notifyIdx == UINT32_MAX) {
-            emu_dp_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
+            emu_hcomm_check_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
             return EMU_EINVAL;
         }
         return emu_dp_build_remote(c, ch, EMU_DP_WRITE_NOTIFY, d->transferInfo.writeWithNotify.dst,
@@ -269,7 +272,7 @@ static emu_status batch_entry(struct emu_dp_call *c, uint32_t ch, const HcommBat
         if (!a5)
             break;
         if (d->transferInfo.writeReduceWithNotify.notifyIdx == UINT32_MAX) {
-            emu_dp_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
+            emu_hcomm_check_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
             return EMU_EINVAL;
         }
         return emu_dp_build_remote(c, ch, EMU_DP_WRITE_REDUCE_NOTIFY,
@@ -283,12 +286,12 @@ static emu_status batch_entry(struct emu_dp_call *c, uint32_t ch, const HcommBat
         if (!a5)
             break;
         if (d->transferInfo.notifyRecord.notifyIdx == UINT32_MAX) {
-            emu_dp_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
+            emu_hcomm_check_refuse(c, "notifyIdx is 0xFFFFFFFF (unset)");
             return EMU_EINVAL;
         }
         return emu_dp_build_channel_record(c, ch, d->transferInfo.notifyRecord.notifyIdx, t);
     default:
-        emu_dp_refuse(c, "transType %d is not a transfer type", (int)d->transType);
+        emu_hcomm_check_refuse(c, "transType %d is not a transfer type", (int)d->transType);
         return EMU_ENOTSUP;
     }
     return emu_dp_not_supported(c, "batch entries other than WRITE and READ are Atlas 350 "
@@ -310,11 +313,11 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
     emu_status st;
 
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK ||
-        (st = emu_dp_check_channel(&c, channel, &ch)) != EMU_OK ||
+        (st = emu_hcomm_check_channel(&c, channel, &ch)) != EMU_OK ||
         (st = emu_dp_check_ptr(&c, "transferDescs", transferDescs)) != EMU_OK)
         return out(st);
     if (transferDescNum == 0) {
-        emu_dp_refuse(&c, "transferDescNum is 0");
+        emu_hcomm_check_refuse(&c, "transferDescNum is 0");
         return out(EMU_EINVAL);
     }
     if (!is_950() && emu_exec_ctl()->channels[ch].protocol != 1 /* COMM_PROTOCOL_ROCE */)
@@ -322,14 +325,14 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
     struct emu_task *small[64];
     struct emu_task **ts = transferDescNum <= 64 ? small : calloc(transferDescNum, sizeof(*ts));
     if (ts == NULL) {
-        emu_dp_refuse(&c, "out of memory for %u entries", transferDescNum);
+        emu_hcomm_check_refuse(&c, "out of memory for %u entries", transferDescNum);
         return out(EMU_EINTERNAL);
     }
     /* Validate every entry before queuing any (docs/DATA_PLANE.md §5). */
     uint32_t n = 0;
     for (; n < transferDescNum; n++) {
         char fn[64];
-        struct emu_dp_call ec = c;
+        struct emu_hcomm_call ec = c;
         snprintf(fn, sizeof(fn), "HcommBatchTransferOnThread entry %u", n);
         ec.fn = fn;
         if ((st = batch_entry(&ec, ch, &transferDescs[n], &ts[n])) != EMU_OK)
@@ -406,13 +409,13 @@ DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHand
     emu_status st = emu_dp_check_thread(&c, thread, &slot);
 
     if (st == EMU_OK)
-        st = emu_dp_check_channel(&c, channel, &ch);
+        st = emu_hcomm_check_channel(&c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_record(&c, ch, remoteNotifyIdx, &t);
     return queue(&c, slot, st, t);
 }
 
-static int32_t channel_wait(struct emu_dp_call *c, ThreadHandle thread, ChannelHandle channel,
+static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
                             uint32_t idx, uint32_t timeout_s)
 {
     struct emu_task *t = NULL;
@@ -420,7 +423,7 @@ static int32_t channel_wait(struct emu_dp_call *c, ThreadHandle thread, ChannelH
     emu_status st = emu_dp_check_thread(c, thread, &slot);
 
     if (st == EMU_OK)
-        st = emu_dp_check_channel(c, channel, &ch);
+        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_wait(c, ch, idx, timeout_s, &t);
     return queue(c, slot, st, t);
@@ -469,7 +472,7 @@ DP_API int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle chan
     /* Tasks of a thread already complete in order (a transfer is in place before the next
      * task starts), so a fence adds no ordering: validate and accept, queue nothing. */
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK ||
-        (st = emu_dp_check_channel(&c, channel, &ch)) != EMU_OK)
+        (st = emu_hcomm_check_channel(&c, channel, &ch)) != EMU_OK)
         return out(st);
     return 0;
 }
@@ -497,7 +500,7 @@ DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle chan
     emu_status st;
 
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK ||
-        (st = emu_dp_check_channel(&c, channel, &ch)) != EMU_OK)
+        (st = emu_hcomm_check_channel(&c, channel, &ch)) != EMU_OK)
         return out(st);
     /* The drain waits for the whole thread (a superset of its transfers on the channel),
      * bounded by this OS thread's default notify-wait timeout. */
@@ -536,7 +539,7 @@ DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 {
     CALL("HcommSetNotifyWaitTimeOut");
     uint32_t s;
-    emu_status st = emu_dp_check_timeout(&c, timeOut, &s);
+    emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
     if (st == EMU_OK)
         emu_dp_set_default_wait_s(s);
@@ -547,7 +550,7 @@ DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
 {
     CALL("HcommThreadResAcquireTimeOut");
     uint32_t s;
-    emu_status st = emu_dp_check_timeout(&c, timeOut, &s);
+    emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
     if (st == EMU_OK)
         emu_dp_set_res_timeout_s(s);

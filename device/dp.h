@@ -5,7 +5,9 @@
  * dp_submit.c, which either gives it to the scheduler at once (eager mode) or keeps it in the
  * calling OS thread's batch until HcommBatchModeEnd (dp_submit.c), and copies it into the task
  * cache while one is being recorded (dp_cache.c). Blocking drains live in dp_drain.c.
- * Every refusal is logged once, by emu_dp_refuse(), with rank, thread, call and call site. */
+ * Every refusal is logged once, by emu_hcomm_check_refuse() (common/hcomm_check.h, shared
+ * with the host), with rank, thread, call and call site. Task kinds and their facts are the
+ * rows of dp_kinds.h. */
 #ifndef HCEMU_DEVICE_DP_H
 #define HCEMU_DEVICE_DP_H
 
@@ -15,7 +17,9 @@
 
 #include "common/devctl.h"
 #include "common/handle.h"
+#include "common/hcomm_check.h"
 #include "common/status.h"
+#include "dp_kinds.h"
 #include "exec.h"
 #include "sched.h"
 
@@ -23,27 +27,6 @@
 #define EMU_DP_BATCH_LIMIT 128u          /* tasks pending on one queue before it is released */
 #define EMU_DP_DEFAULT_WAIT_S 1836u      /* HcommSetNotifyWaitTimeOut default (device) */
 #define EMU_DP_DEFAULT_RES_S 1856u       /* HcommThreadResAcquireTimeOut default */
-#define EMU_DP_ENGINE_CPU_TS 1u
-#define EMU_DP_ENGINE_AICPU_TS 3u
-
-/* Task kinds of the data plane (emu_task.kind); names registered with the report module. */
-enum emu_dp_kind {
-    EMU_DP_COPY = 64,          /* HcommLocalCopyOnThread */
-    EMU_DP_REDUCE,             /* HcommLocalReduceOnThread */
-    EMU_DP_WRITE,              /* HcommWriteOnThread (+ batch WRITE) */
-    EMU_DP_READ,               /* HcommReadOnThread (+ batch READ) */
-    EMU_DP_WRITE_REDUCE,       /* HcommWriteReduceOnThread */
-    EMU_DP_READ_REDUCE,        /* HcommReadReduceOnThread */
-    EMU_DP_WRITE_NOTIFY,       /* HcommWriteWithNotifyOnThread */
-    EMU_DP_WRITE_REDUCE_NOTIFY, /* HcommWriteReduceWithNotifyOnThread */
-    EMU_DP_THREAD_RECORD,      /* HcommThreadNotifyRecordOnThread */
-    EMU_DP_THREAD_WAIT,        /* HcommThreadNotifyWaitOnThread[WithDefaultTimeout] */
-    EMU_DP_CHANNEL_RECORD,     /* HcommChannelNotifyRecordOnThread */
-    EMU_DP_CHANNEL_WAIT,       /* HcommChannelNotifyWaitOnThread[WithDefaultTimeout] */
-    EMU_DP_ACL_RECORD,         /* HcommAclrtNotifyRecordOnThread (A2/A3) */
-    EMU_DP_ACL_WAIT,           /* HcommAclrtNotifyWaitOnThread (A2/A3) */
-    EMU_DP_KIND_END
-};
 
 /* The payload of a data-plane task, in emu_task.u.raw. Addresses are global device
  * addresses; the maps say through which mapping this process reaches them, resolved at the
@@ -71,59 +54,42 @@ static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
     return (struct emu_dp_op *)(void *)t->u.raw;
 }
 
-/* What the boundary knows about the call being checked: its name, call site and the thread
- * it names (for the one refusal line). */
-struct emu_dp_call {
-    const char *fn;
-    uint64_t callsite;
-    uint32_t thread; /* stream slot, EMU_DP_NONE until the thread handle was validated */
-    uint32_t channel;
-};
+/* --- dp_check.c: argument validation; each refusal logs one line and returns a status ----
+ * Shared with the host (common/hcomm_check.h): emu_hcomm_check_refuse, _channel (a live
+ * AICPU_TS channel of this device; sets c->channel), _index, _timeout. */
 
-/* --- dp_check.c: argument validation; each refusal logs one line and returns a status ---- */
-
-/* Log one refusal line: "rank R thread T (label): fn: <message>; called from <site>". */
-void emu_dp_refuse(const struct emu_dp_call *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* The executor's side of the shared checks; every call here names it (api_hcomm.c CALL). */
+extern const struct emu_hcomm_side emu_dp_check_side;
 /* Refuse with EMU_ENOTSUP: `what` says which product lacks which feature. */
-emu_status emu_dp_not_supported(const struct emu_dp_call *c, const char *what) EMU_MUST_CHECK;
+emu_status emu_dp_not_supported(const struct emu_hcomm_call *c, const char *what) EMU_MUST_CHECK;
 /* The executing AICPU_TS thread of a call: a live, non-exported AICPU_TS thread of this
  * device. Sets c->thread. EMU_ENULL for 0, EMU_EHANDLE otherwise. */
-emu_status emu_dp_check_thread(struct emu_dp_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
+emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
 /* The destination of a thread-notify record: an AICPU_TS thread of this device or a CPU_TS
  * thread exported to AICPU_TS. Outputs its notify base and count. */
-emu_status emu_dp_check_dst_thread(struct emu_dp_call *c, uint64_t h, uint32_t *slot,
+emu_status emu_dp_check_dst_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot,
                                    uint32_t *notify_base, uint32_t *notify_num) EMU_MUST_CHECK;
-/* A live AICPU_TS channel of this device. Sets c->channel. */
-emu_status emu_dp_check_channel(struct emu_dp_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
-/* idx < num, else EMU_EINVAL ("what" names the index argument). */
-emu_status emu_dp_check_index(const struct emu_dp_call *c, const char *what, uint32_t idx,
-                              uint32_t num) EMU_MUST_CHECK;
 /* Non-NULL pointer argument. */
-emu_status emu_dp_check_ptr(const struct emu_dp_call *c, const char *what,
+emu_status emu_dp_check_ptr(const struct emu_hcomm_call *c, const char *what,
                             const void *p) EMU_MUST_CHECK;
 /* [addr, addr+len) inside one live allocation of this device; len 0 passes. */
-emu_status emu_dp_check_local(const struct emu_dp_call *c, const char *what, uint64_t addr,
+emu_status emu_dp_check_local(const struct emu_hcomm_call *c, const char *what, uint64_t addr,
                               uint64_t len) EMU_MUST_CHECK;
 /* [addr, addr+len) inside one memory the channel reaches on the peer; outputs the peer's
  * mapping. len 0 passes the range test. */
-emu_status emu_dp_check_remote(const struct emu_dp_call *c, uint32_t ch, const char *what,
+emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t ch, const char *what,
                                uint64_t addr, uint64_t len,
                                struct emu_devmap **map) EMU_MUST_CHECK;
 /* count * element size without overflow, for a (type, op) valid at the call's site. */
-emu_status emu_dp_check_reduce(const struct emu_dp_call *c, int dtype, int op, uint64_t count,
+emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op, uint64_t count,
                                bool remote, uint64_t *bytes) EMU_MUST_CHECK;
 /* The control block of the peer of channel `ch` (for remote notify records). */
-emu_status emu_dp_peer_ctl(const struct emu_dp_call *c, uint32_t ch,
+emu_status emu_dp_peer_ctl(const struct emu_hcomm_call *c, uint32_t ch,
                            struct emu_devctl **out) EMU_MUST_CHECK;
 /* Whether [addr, addr+len) is inside a live allocation of the device mapped by `m`
  * (run-time check of a task; any device of the job). */
 bool emu_dp_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len);
-/* Timeout seconds from float: NaN, negative or > UINT32_MAX refused; fraction truncated. */
-emu_status emu_dp_check_timeout(const struct emu_dp_call *c, float s,
-                                uint32_t *out) EMU_MUST_CHECK;
-
-/* --- dp_task.c: task kinds ------------------------------------------------------------- */
+/* --- dp_task.c: task kinds (dp_kinds.h) run and described from their row ---------------- */
 
 /* Register the kind names with the report module (executor start-up). */
 void emu_dp_task_init(void);
@@ -136,35 +102,35 @@ void emu_dp_task_describe(struct emu_task *t);
 /* --- dp_build.c: one task per call, after the call-specific checks ---------------------- */
 
 /* Local copy (reduce false: n = bytes) or reduce (n = elements of dtype). */
-emu_status emu_dp_build_local(const struct emu_dp_call *c, bool reduce, const void *dst,
+emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const void *dst,
                               const void *src, uint64_t n, int dtype, int op,
                               struct emu_task **out) EMU_MUST_CHECK;
-/* A channel transfer of `kind` (EMU_DP_WRITE ... EMU_DP_WRITE_REDUCE_NOTIFY); n = bytes, or
- * elements for the reduce kinds; idx = remote notify for the WithNotify kinds. */
-emu_status emu_dp_build_remote(const struct emu_dp_call *c, uint32_t ch, uint32_t kind,
+/* A channel transfer of `kind` (a dp_kinds.h row with EMU_DPF_REMOTE_DST or _SRC); n = bytes,
+ * or elements for EMU_DPF_REDUCE kinds; idx = remote notify for EMU_DPF_RECORD kinds. */
+emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint32_t kind,
                                const void *dst, const void *src, uint64_t n, int dtype, int op,
                                uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
-emu_status emu_dp_build_thread_record(const struct emu_dp_call *c, uint64_t dst_thread,
+emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
                                       uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
-emu_status emu_dp_build_thread_wait(const struct emu_dp_call *c, uint32_t thread, uint32_t idx,
+emu_status emu_dp_build_thread_wait(const struct emu_hcomm_call *c, uint32_t thread, uint32_t idx,
                                     uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
-emu_status emu_dp_build_channel_record(const struct emu_dp_call *c, uint32_t ch, uint32_t idx,
+emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
                                        struct emu_task **out) EMU_MUST_CHECK;
-emu_status emu_dp_build_channel_wait(const struct emu_dp_call *c, uint32_t ch, uint32_t idx,
+emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
                                      uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
 /* Runtime notify by aclrtGetNotifyId id: record (any device of the job) or wait (ours). */
-emu_status emu_dp_build_acl(const struct emu_dp_call *c, uint64_t id, bool wait,
+emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,
                             uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
 
 /* --- dp_submit.c: per-OS-thread state, batch mode, hand-over ----------------------------- */
 
 /* Queue t on thread `slot` (eager: now; batch: at End or at 128 pending). Takes ownership.
  * Sets origin, callsite, from_kernel and the metadata. */
-void emu_dp_submit(const struct emu_dp_call *c, uint32_t slot, struct emu_task *t);
+void emu_dp_submit(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t);
 /* Release this OS thread's pending tasks of thread `slot` (all threads when EMU_DP_NONE). */
 void emu_dp_flush(uint32_t slot);
-emu_status emu_dp_batch_start(const struct emu_dp_call *c, const char *tag) EMU_MUST_CHECK;
-emu_status emu_dp_batch_end(const struct emu_dp_call *c, const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
 bool emu_dp_in_batch(void);
 uint32_t emu_dp_default_wait_s(void);
 void emu_dp_set_default_wait_s(uint32_t s);
@@ -178,14 +144,14 @@ void emu_dp_kernel_exit(void);
 /* Whether tasks are being recorded on this OS thread; then emu_dp_cache_note() keeps a copy. */
 bool emu_dp_cache_recording(void);
 void emu_dp_cache_note(const struct emu_task *t);
-emu_status emu_dp_cache_lookup(const struct emu_dp_call *c, const char *tag,
+emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag,
                                bool *hit) EMU_MUST_CHECK;
-emu_status emu_dp_cache_start(const struct emu_dp_call *c, const char *tag, void **addrs,
+emu_status emu_dp_cache_start(const struct emu_hcomm_call *c, const char *tag, void **addrs,
                               const uint64_t *sizes, uint64_t count) EMU_MUST_CHECK;
-emu_status emu_dp_cache_end(const struct emu_dp_call *c, const char *tag) EMU_MUST_CHECK;
-emu_status emu_dp_cache_execute(const struct emu_dp_call *c, const char *tag, void **addrs,
+emu_status emu_dp_cache_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag, void **addrs,
                                 const uint64_t *sizes, uint64_t count) EMU_MUST_CHECK;
-emu_status emu_dp_cache_clear(const struct emu_dp_call *c, const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
 /* Forget this OS thread's cache context (kernel exit); true when it was mid-recording. */
 bool emu_dp_cache_reset(void);
 
@@ -193,10 +159,10 @@ bool emu_dp_cache_reset(void);
 
 /* Flush this OS thread's pending tasks of `slot`, then wait until its queue is empty.
  * timeout_s 0 = forever. EMU_ETIMEOUT on expiry, EMU_ETASK_FAIL when the thread failed. */
-emu_status emu_dp_join(const struct emu_dp_call *c, uint32_t slot,
+emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot,
                        uint32_t timeout_s) EMU_MUST_CHECK;
-emu_status emu_dp_comm_acquire(const struct emu_dp_call *c, const char *name) EMU_MUST_CHECK;
-emu_status emu_dp_comm_release(const struct emu_dp_call *c, const char *name) EMU_MUST_CHECK;
+emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name) EMU_MUST_CHECK;
+emu_status emu_dp_comm_release(const struct emu_hcomm_call *c, const char *name) EMU_MUST_CHECK;
 /* Release the comm locks this OS thread still holds; returns how many. */
 uint32_t emu_dp_comm_release_all(void);
 

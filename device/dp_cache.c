@@ -61,63 +61,63 @@ static void drop_locked(int i)
     memset(&entries[i], 0, sizeof(entries[i]));
 }
 
-static emu_status check_tag(const struct emu_dp_call *c, const char *tag)
+static emu_status check_tag(const struct emu_hcomm_call *c, const char *tag)
 {
     if (tag == NULL) {
-        emu_dp_refuse(c, "tag is NULL");
+        emu_hcomm_check_refuse(c, "tag is NULL");
         return EMU_ENULL;
     }
     if (strlen(tag) >= TAG_MAX) {
-        emu_dp_refuse(c, "tag is longer than %u characters", TAG_MAX - 1);
+        emu_hcomm_check_refuse(c, "tag is longer than %u characters", TAG_MAX - 1);
         return EMU_EINVAL;
     }
     return EMU_OK;
 }
 
-static emu_status check_regions(const struct emu_dp_call *c, void **addrs, const uint64_t *sizes,
+static emu_status check_regions(const struct emu_hcomm_call *c, void **addrs, const uint64_t *sizes,
                                 uint64_t count)
 {
     if (count > MAX_REGIONS) {
-        emu_dp_refuse(c, "count %llu: at most %u regions", (unsigned long long)count,
-                      MAX_REGIONS);
+        emu_hcomm_check_refuse(c, "count %llu: at most %u regions", (unsigned long long)count,
+                               MAX_REGIONS);
         return EMU_EINVAL;
     }
     if (count > 0 && (addrs == NULL || sizes == NULL)) {
-        emu_dp_refuse(c, "%s is NULL with count %llu", addrs == NULL ? "addrs" : "sizes",
-                      (unsigned long long)count);
+        emu_hcomm_check_refuse(c, "%s is NULL with count %llu", addrs == NULL ? "addrs" : "sizes",
+                               (unsigned long long)count);
         return EMU_ENULL;
     }
     return EMU_OK;
 }
 
 /* The context must be at `want` with the same tag. */
-static emu_status check_phase(const struct emu_dp_call *c, const char *tag, enum phase want)
+static emu_status check_phase(const struct emu_hcomm_call *c, const char *tag, enum phase want)
 {
     static const char *const names[] = {"no lookup", "a miss", "a hit", "recording"};
 
     if (phase != want) {
-        emu_dp_refuse(c, "tag \"%s\": expected %s at this point, this OS thread is at %s (order: "
-                      "Lookup, then Start..End on a miss or Execute on a hit)", tag,
-                      names[want], names[phase]);
+        emu_hcomm_check_refuse(c, "tag \"%s\": expected %s at this point, this OS thread is at %s "
+                               "(order: Lookup, then Start..End on a miss or Execute on a hit)",
+                               tag, names[want], names[phase]);
         return EMU_EINVAL;
     }
     if (strcmp(cur_tag, tag) != 0) {
-        emu_dp_refuse(c, "tag \"%s\" differs from the tag \"%s\" of HcommAicpuTsTaskCacheLookup",
-                      tag, cur_tag);
+        emu_hcomm_check_refuse(c, "tag \"%s\" differs from the tag \"%s\" of "
+                               "HcommAicpuTsTaskCacheLookup", tag, cur_tag);
         return EMU_EINVAL;
     }
     return EMU_OK;
 }
 
-emu_status emu_dp_cache_lookup(const struct emu_dp_call *c, const char *tag, bool *hit)
+emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag, bool *hit)
 {
     emu_status st = check_tag(c, tag);
 
     if (st != EMU_OK)
         return st;
     if (phase == P_RECORDING) {
-        emu_dp_refuse(c, "tag \"%s\": recording of tag \"%s\" is still open (call "
-                      "HcommAicpuTsTaskCacheEnd first)", tag, cur_tag);
+        emu_hcomm_check_refuse(c, "tag \"%s\": recording of tag \"%s\" is still open (call "
+                               "HcommAicpuTsTaskCacheEnd first)", tag, cur_tag);
         return EMU_EINVAL;
     }
     pthread_mutex_lock(&lock);
@@ -129,7 +129,7 @@ emu_status emu_dp_cache_lookup(const struct emu_dp_call *c, const char *tag, boo
     return EMU_OK;
 }
 
-emu_status emu_dp_cache_start(const struct emu_dp_call *c, const char *tag, void **addrs,
+emu_status emu_dp_cache_start(const struct emu_hcomm_call *c, const char *tag, void **addrs,
                               const uint64_t *sizes, uint64_t count)
 {
     emu_status st;
@@ -201,7 +201,7 @@ void emu_dp_cache_note(const struct emu_task *t)
     pthread_mutex_unlock(&lock);
 }
 
-emu_status emu_dp_cache_end(const struct emu_dp_call *c, const char *tag)
+emu_status emu_dp_cache_end(const struct emu_hcomm_call *c, const char *tag)
 {
     emu_status st;
 
@@ -230,7 +230,7 @@ static void patch(const struct entry *e, void **addrs, struct emu_dp_op *o)
 }
 
 /* Whether a patched, recorded task is still valid to queue; logs the refusal. */
-static emu_status revalidate(const struct emu_dp_call *c, const struct rec *r,
+static emu_status revalidate(const struct emu_hcomm_call *c, const struct rec *r,
                              const struct emu_task *t, uint32_t index)
 {
     const struct emu_dp_op *o = emu_dp_op_of((struct emu_task *)t);
@@ -238,26 +238,26 @@ static emu_status revalidate(const struct emu_dp_call *c, const struct rec *r,
     const struct emu_stream_ctl *s = &ctl->streams[t->stream];
 
     if (emu_load_acquire(&s->kind) != EMU_STREAM_DEVICE || s->gen != r->thread_gen) {
-        emu_dp_refuse(c, "recorded task %u: its thread (slot %u) was released since recording",
-                      index, t->stream);
+        emu_hcomm_check_refuse(c, "recorded task %u: its thread (slot %u) was released since "
+                               "recording", index, t->stream);
         return EMU_EHANDLE;
     }
     if (o->channel != EMU_DP_NONE && (emu_load_acquire(&ctl->channels[o->channel].state) != 1 ||
                                       ctl->channels[o->channel].gen != r->channel_gen)) {
-        emu_dp_refuse(c, "recorded task %u: its channel (slot %u) was released since recording",
-                      index, o->channel);
+        emu_hcomm_check_refuse(c, "recorded task %u: its channel (slot %u) was released since "
+                               "recording", index, o->channel);
         return EMU_EHANDLE;
     }
     if (o->src_map != NULL && !emu_dp_range_alive(o->src_map, o->src, o->len)) {
-        emu_dp_refuse(c, "recorded task %u: src [0x%llx, +%llu) is not live memory after "
-                      "patching (regions or sizes do not match the recording?)", index,
-                      (unsigned long long)o->src, (unsigned long long)o->len);
+        emu_hcomm_check_refuse(c, "recorded task %u: src [0x%llx, +%llu) is not live memory after "
+                               "patching (regions or sizes do not match the recording?)", index,
+                               (unsigned long long)o->src, (unsigned long long)o->len);
         return EMU_EINVAL;
     }
     if (o->dst_map != NULL && !emu_dp_range_alive(o->dst_map, o->dst, o->len)) {
-        emu_dp_refuse(c, "recorded task %u: dst [0x%llx, +%llu) is not live memory after "
-                      "patching (regions or sizes do not match the recording?)", index,
-                      (unsigned long long)o->dst, (unsigned long long)o->len);
+        emu_hcomm_check_refuse(c, "recorded task %u: dst [0x%llx, +%llu) is not live memory after "
+                               "patching (regions or sizes do not match the recording?)", index,
+                               (unsigned long long)o->dst, (unsigned long long)o->len);
         return EMU_EINVAL;
     }
     return EMU_OK;
@@ -273,7 +273,7 @@ static void free_chain(struct emu_task *head)
 }
 
 /* Copy, patch and re-validate the entry's tasks into a chain; NULL chain on refusal. */
-static emu_status build_replay(const struct emu_dp_call *c, const struct entry *e, void **addrs,
+static emu_status build_replay(const struct emu_hcomm_call *c, const struct entry *e, void **addrs,
                                struct emu_task **out)
 {
     struct emu_task *head = NULL, *tail = NULL;
@@ -282,7 +282,7 @@ static emu_status build_replay(const struct emu_dp_call *c, const struct entry *
         struct emu_task *t = emu_task_create();
         if (t == NULL) {
             free_chain(head);
-            emu_dp_refuse(c, "out of memory replaying %u tasks", e->n);
+            emu_hcomm_check_refuse(c, "out of memory replaying %u tasks", e->n);
             return EMU_ENOMEM;
         }
         *t = e->recs[i].t;
@@ -305,7 +305,7 @@ static emu_status build_replay(const struct emu_dp_call *c, const struct entry *
     return EMU_OK;
 }
 
-emu_status emu_dp_cache_execute(const struct emu_dp_call *c, const char *tag, void **addrs,
+emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag, void **addrs,
                                 const uint64_t *sizes, uint64_t count)
 {
     struct emu_task *chain = NULL;
@@ -318,22 +318,23 @@ emu_status emu_dp_cache_execute(const struct emu_dp_call *c, const char *tag, vo
     int i = find_locked(tag);
     if (i < 0 || !entries[i].ready) {
         pthread_mutex_unlock(&lock);
-        emu_dp_refuse(c, "tag \"%s\" has no cache entry any more (cleared since the lookup)", tag);
+        emu_hcomm_check_refuse(c, "tag \"%s\" has no cache entry any more (cleared since the "
+                               "lookup)", tag);
         phase = P_NONE;
         return EMU_EINVAL;
     }
     const struct entry *e = &entries[i];
     if (e->n_regions != count) {
         st = EMU_EINVAL;
-        emu_dp_refuse(c, "tag \"%s\": count %llu differs from the %llu regions recorded", tag,
-                      (unsigned long long)count, (unsigned long long)e->n_regions);
+        emu_hcomm_check_refuse(c, "tag \"%s\": count %llu differs from the %llu regions recorded",
+                               tag, (unsigned long long)count, (unsigned long long)e->n_regions);
     }
     for (uint64_t r = 0; st == EMU_OK && r < count; r++) {
         if (sizes[r] != e->size[r]) {
             st = EMU_EINVAL;
-            emu_dp_refuse(c, "tag \"%s\": sizes[%llu] = %llu differs from the recorded %llu", tag,
-                          (unsigned long long)r, (unsigned long long)sizes[r],
-                          (unsigned long long)e->size[r]);
+            emu_hcomm_check_refuse(c, "tag \"%s\": sizes[%llu] = %llu differs from the recorded "
+                                   "%llu", tag, (unsigned long long)r, (unsigned long long)sizes[r],
+                                   (unsigned long long)e->size[r]);
         }
     }
     if (st == EMU_OK)
@@ -345,14 +346,14 @@ emu_status emu_dp_cache_execute(const struct emu_dp_call *c, const char *tag, vo
     while (chain != NULL) {
         struct emu_task *t = chain;
         chain = t->next;
-        struct emu_dp_call rc = *c;
+        struct emu_hcomm_call rc = *c;
         rc.callsite = t->callsite; /* failures name the recorded call, not Execute */
         emu_dp_submit(&rc, t->stream, t);
     }
     return EMU_OK;
 }
 
-emu_status emu_dp_cache_clear(const struct emu_dp_call *c, const char *tag)
+emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag)
 {
     emu_status st = check_tag(c, tag);
 

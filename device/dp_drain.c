@@ -17,19 +17,19 @@ static _Thread_local uint64_t held; /* bit i: this OS thread holds comms[i] (i <
 
 _Static_assert(EMU_MAX_COMMS <= 64, "one bit per communicator");
 
-emu_status emu_dp_join(const struct emu_dp_call *c, uint32_t slot, uint32_t timeout_s)
+emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot, uint32_t timeout_s)
 {
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
 
     emu_dp_flush(slot);
     emu_status st = emu_sched_wait_idle(slot, emu_deadline_s(timeout_s));
     if (st == EMU_ETIMEOUT) {
-        emu_dp_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
+        emu_hcomm_check_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;
     }
     if (emu_load_acquire(&sc->error) != 0) {
-        emu_dp_refuse(c, "the thread failed (%s); its queue was discarded",
-                      emu_status_str((emu_status)emu_load_acquire(&sc->error)));
+        emu_hcomm_check_refuse(c, "the thread failed (%s); its queue was discarded",
+                               emu_status_str((emu_status)emu_load_acquire(&sc->error)));
         return EMU_ETASK_FAIL;
     }
     return EMU_OK;
@@ -46,27 +46,27 @@ static int find_comm(const char *name)
     return -1;
 }
 
-emu_status emu_dp_comm_acquire(const struct emu_dp_call *c, const char *name)
+emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
 {
     int i = find_comm(name);
 
     if (i < 0) {
-        emu_dp_refuse(c, "no communicator named \"%s\" on device %u (use HcclGetCommName)", name,
-                      emu_exec_g.dev);
+        emu_hcomm_check_refuse(c, "no communicator named \"%s\" on device %u (use HcclGetCommName)",
+                               name, emu_exec_g.dev);
         return EMU_ENULL;
     }
     uint32_t zero = 0;
     /* Pairs with the release store in emu_dp_comm_release(). */
     if (!emu_cas_acq_rel(&emu_exec_ctl()->comms[i].locked, &zero, 1)) {
-        emu_dp_refuse(c, "communicator \"%s\" is already acquired (by this or another kernel); "
-                      "repeated acquisition is rejected", name);
+        emu_hcomm_check_refuse(c, "communicator \"%s\" is already acquired (by this or another "
+                               "kernel); repeated acquisition is rejected", name);
         return EMU_EUNAVAIL;
     }
     held |= 1ull << i;
     return EMU_OK;
 }
 
-emu_status emu_dp_comm_release(const struct emu_dp_call *c, const char *name)
+emu_status emu_dp_comm_release(const struct emu_hcomm_call *c, const char *name)
 {
     int i = find_comm(name);
 

@@ -105,7 +105,7 @@ static struct pending *pending_of(uint32_t slot)
     return &touched[last_touched];
 }
 
-void emu_dp_submit(const struct emu_dp_call *c, uint32_t slot, struct emu_task *t)
+void emu_dp_submit(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t)
 {
     const struct emu_kernel_ctx *k = emu_kernel_current();
 
@@ -136,15 +136,15 @@ static const char *tag_or_empty(const char *tag)
     return tag != NULL ? tag : "";
 }
 
-emu_status emu_dp_batch_start(const struct emu_dp_call *c, const char *tag)
+emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag)
 {
     if (batch) {
-        emu_dp_refuse(c, "already in batch mode (tag \"%s\") on this OS thread; end it with "
-                      "HcommBatchModeEnd first", batch_tag);
+        emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread; end it "
+                               "with HcommBatchModeEnd first", batch_tag);
         return EMU_EINVAL;
     }
     if (strlen(tag_or_empty(tag)) >= sizeof(batch_tag)) {
-        emu_dp_refuse(c, "batchTag is longer than %zu characters", sizeof(batch_tag) - 1);
+        emu_hcomm_check_refuse(c, "batchTag is longer than %zu characters", sizeof(batch_tag) - 1);
         return EMU_EINVAL;
     }
     strcpy(batch_tag, tag_or_empty(tag));
@@ -152,15 +152,15 @@ emu_status emu_dp_batch_start(const struct emu_dp_call *c, const char *tag)
     return EMU_OK;
 }
 
-emu_status emu_dp_batch_end(const struct emu_dp_call *c, const char *tag)
+emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag)
 {
     if (!batch) {
-        emu_dp_refuse(c, "not in batch mode on this OS thread (no HcommBatchModeStart)");
+        emu_hcomm_check_refuse(c, "not in batch mode on this OS thread (no HcommBatchModeStart)");
         return EMU_EINVAL;
     }
     if (strcmp(batch_tag, tag_or_empty(tag)) != 0) {
-        emu_dp_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"",
-                      tag_or_empty(tag), batch_tag);
+        emu_hcomm_check_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"",
+                               tag_or_empty(tag), batch_tag);
         return EMU_EINVAL;
     }
     batch = false;

@@ -1,4 +1,4 @@
-/* dp_task.c - the data plane's task kinds and what they do when the scheduler runs them.
+/* dp_task.c - what the data plane's task kinds (dp_kinds.h) do when the scheduler runs them.
  *
  * Copies and writes are one memcpy through mappings resolved at the call; reductions go
  * through the vectorised engine (reduce.h). Before touching memory a task re-checks that its
@@ -101,36 +101,7 @@ static enum emu_run_result record(struct emu_task *t)
     return EMU_RUN_DONE;
 }
 
-static enum emu_run_result run_copy(struct emu_task *t)
-{
-    return move(t, false);
-}
-
-static enum emu_run_result run_reduce(struct emu_task *t)
-{
-    return move(t, true);
-}
-
-static enum emu_run_result run_copy_notify(struct emu_task *t)
-{
-    enum emu_run_result r = move(t, false);
-
-    return r == EMU_RUN_DONE ? record(t) : r;
-}
-
-static enum emu_run_result run_reduce_notify(struct emu_task *t)
-{
-    enum emu_run_result r = move(t, true);
-
-    return r == EMU_RUN_DONE ? record(t) : r;
-}
-
-static enum emu_run_result run_record(struct emu_task *t)
-{
-    return record(t);
-}
-
-static enum emu_run_result run_wait(struct emu_task *t)
+static enum emu_run_result wait_notify(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
@@ -148,31 +119,26 @@ static enum emu_run_result run_wait(struct emu_task *t)
     return EMU_RUN_PARK;
 }
 
-static const struct {
-    const char *name;
-    emu_task_run_fn run;
-} kinds[EMU_DP_KIND_END - EMU_DP_COPY] = {
-    [EMU_DP_COPY - EMU_DP_COPY] = {"local copy", run_copy},
-    [EMU_DP_REDUCE - EMU_DP_COPY] = {"local reduce", run_reduce},
-    [EMU_DP_WRITE - EMU_DP_COPY] = {"channel write", run_copy},
-    [EMU_DP_READ - EMU_DP_COPY] = {"channel read", run_copy},
-    [EMU_DP_WRITE_REDUCE - EMU_DP_COPY] = {"channel write-reduce", run_reduce},
-    [EMU_DP_READ_REDUCE - EMU_DP_COPY] = {"channel read-reduce", run_reduce},
-    [EMU_DP_WRITE_NOTIFY - EMU_DP_COPY] = {"channel write with notify", run_copy_notify},
-    [EMU_DP_WRITE_REDUCE_NOTIFY - EMU_DP_COPY] = {"channel write-reduce with notify",
-                                                  run_reduce_notify},
-    [EMU_DP_THREAD_RECORD - EMU_DP_COPY] = {"thread notify record", run_record},
-    [EMU_DP_THREAD_WAIT - EMU_DP_COPY] = {"thread notify wait", run_wait},
-    [EMU_DP_CHANNEL_RECORD - EMU_DP_COPY] = {"channel notify record", run_record},
-    [EMU_DP_CHANNEL_WAIT - EMU_DP_COPY] = {"channel notify wait", run_wait},
-    [EMU_DP_ACL_RECORD - EMU_DP_COPY] = {"runtime notify record", run_record},
-    [EMU_DP_ACL_WAIT - EMU_DP_COPY] = {"runtime notify wait", run_wait},
-};
+/* Every data-plane task: what it does is its kind's row in dp_kinds.h. */
+static enum emu_run_result run(struct emu_task *t)
+{
+    uint32_t f = emu_dp_kind_flags(t->kind);
+
+    if (f & EMU_DPF_WAIT)
+        return wait_notify(t);
+    if (f & EMU_DPF_MOVE) {
+        enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
+        if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
+            return r;
+    }
+    return record(t);
+}
 
 void emu_dp_task_init(void)
 {
-    for (uint32_t k = EMU_DP_COPY; k < EMU_DP_KIND_END; k++)
-        emu_report_register_kind(k, kinds[k - EMU_DP_COPY].name);
+#define REGISTER(id, name, flags) emu_report_register_kind(EMU_DP_##id, name);
+    EMU_DP_KINDS(REGISTER)
+#undef REGISTER
 }
 
 struct emu_task *emu_dp_task_new(uint32_t kind)
@@ -184,7 +150,7 @@ struct emu_task *emu_dp_task_new(uint32_t kind)
         return NULL;
     }
     t->kind = (uint16_t)kind;
-    t->run = kinds[kind - EMU_DP_COPY].run;
+    t->run = run;
     struct emu_dp_op *o = emu_dp_op_of(t);
     o->notify_slot = EMU_DP_NONE;
     o->channel = EMU_DP_NONE;
@@ -208,9 +174,7 @@ void emu_dp_task_describe(struct emu_task *t)
     t->sync_op = EMU_SYNC_NONE;
     if (o->notify_slot == EMU_DP_NONE)
         return;
-    bool wait = t->kind == EMU_DP_THREAD_WAIT || t->kind == EMU_DP_CHANNEL_WAIT ||
-                t->kind == EMU_DP_ACL_WAIT;
-    t->sync_op = wait ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_op = emu_dp_kind_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
     t->sync_dev = o->notify_dev;
     t->sync_slot = o->notify_slot;
 }

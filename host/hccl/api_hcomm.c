@@ -18,10 +18,12 @@
 
 #define HCOMM_API __attribute__((visibility("default"), noinline))
 #define CALL(name)                                                                             \
-    struct emu_hcomm_call c = {.fn = (name),                                                   \
+    struct emu_hcomm_call c = {.side = &emu_hcomm_side,                                        \
+                               .fn = (name),                                                   \
                                .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0), \
-                               .dev = UINT32_MAX,                                              \
-                               .slot = 0}
+                               .dev = EMU_HCOMM_NONE,                                          \
+                               .thread = EMU_HCOMM_NONE,                                       \
+                               .channel = EMU_HCOMM_NONE}
 
 #define DEVICE_ONLY "device-side call: make it inside the AICPU kernel on an AICPU_TS thread"
 #define ROCE_ONLY                                                                              \

@@ -11,21 +11,15 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/handle.h"
+#include "common/hcomm_check.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "host/acl/runtime.h"
 #include "host/acl/stream.h"
-
-#define ENGINE_CPU_TS 1u
-#define ENGINE_AICPU_TS 3u
 
 static _Thread_local uint32_t wait_s = EMU_HCOMM_HOST_DEFAULT_WAIT_S;
 static _Thread_local int in_batch;
@@ -55,95 +49,53 @@ static void callsite(uint64_t pc, char *out, size_t len)
     snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
 }
 
-void emu_hcomm_refuse(const struct emu_hcomm_call *c, const char *fmt, ...)
+static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 {
-    char msg[320], site[256], whom[96];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    callsite(c->callsite, site, sizeof(site));
-    snprintf(whom, sizeof(whom), "host");
-    if (c->dev < EMU_MAX_DEVICES && emu_rt.devs[c->dev].ctl != NULL) {
-        const struct emu_stream_ctl *s = &emu_rt.devs[c->dev].ctl->streams[c->slot];
-        if (s->rank != UINT32_MAX)
-            snprintf(whom, sizeof(whom), "rank %u CPU_TS thread %u (device %u stream %u)",
-                     s->rank, s->thread_index, c->dev, c->slot);
-        else
-            snprintf(whom, sizeof(whom), "device %u stream %u", c->dev, c->slot);
-    }
-    EMU_LOG_ERR("%s: %s refused: %s; called from %s", whom, c->fn, msg, site);
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
+    if (live && (dev >= emu_rt.ndev || emu_hdev_check(&emu_rt.devs[dev]) != EMU_OK))
+        return NULL;
+    return emu_rt.devs[dev].ctl;
 }
+
+/* The host's side of the shared checks (common/hcomm_check.h): CPU_TS threads of any device
+ * this process opened, call sites symbolized in the host program. */
+const struct emu_hcomm_side emu_hcomm_side = {
+    .engine = EMU_ENGINE_CPU_TS,
+    .one_device = false,
+    .rule = "the host uses CPU_TS (1)",
+    .hint = " (export AICPU_TS threads with HcclThreadExportToCommEngine)",
+    .hint_exported = " (export AICPU_TS threads with HcclThreadExportToCommEngine)",
+    .stale = "released",
+    .ctl_of = ctl_of,
+    .site = callsite,
+    .context = NULL,
+};
 
 emu_status emu_hcomm_not_supported(const struct emu_hcomm_call *c, const char *why)
 {
-    emu_hcomm_refuse(c, "not supported by the host library: %s", why);
+    emu_hcomm_check_refuse(c, "not supported by the host library: %s", why);
     return EMU_ENOTSUP;
 }
 
-/* Decode a thread handle of engine `engine` naming a live slot of an open device. */
-static emu_status decode(const struct emu_hcomm_call *c, const char *what, uint64_t h,
-                         struct emu_handle *dh, struct emu_stream_ctl **sc)
+/* The CPU_TS thread that executes the call (a wrapped ACL stream); sets c->dev, c->thread. */
+static emu_status own_thread(struct emu_hcomm_call *c, uint64_t h, struct emu_stream_ctl **sc)
 {
-    if (h == 0) {
-        emu_hcomm_refuse(c, "%s is 0 (no thread)", what);
-        return EMU_ENULL;
-    }
-    if (!emu_handle_decode(h, EMU_HANDLE_THREAD, dh)) {
-        emu_hcomm_refuse(c, "%s 0x%016llx is not a thread handle", what, (unsigned long long)h);
-        return EMU_EHANDLE;
-    }
-    struct emu_hdev *d = &emu_rt.devs[dh->dev];
-    if (dh->dev >= emu_rt.ndev || emu_hdev_check(d) != EMU_OK) {
-        emu_hcomm_refuse(c, "%s 0x%016llx names device %u, which this process has not opened",
-                         what, (unsigned long long)h, dh->dev);
-        return EMU_EHANDLE;
-    }
-    if (dh->engine != ENGINE_CPU_TS) {
-        emu_hcomm_refuse(c, "%s 0x%016llx is a handle of engine %u; the host uses CPU_TS (1) "
-                         "handles (export AICPU_TS threads with HcclThreadExportToCommEngine)",
-                         what, (unsigned long long)h, dh->engine);
-        return EMU_EHANDLE;
-    }
-    *sc = &d->ctl->streams[dh->index % EMU_MAX_STREAMS];
-    if (dh->index >= EMU_MAX_STREAMS || emu_load_acquire(&(*sc)->kind) == EMU_STREAM_FREE ||
-        ((*sc)->gen & EMU_HANDLE_GEN_MASK) != dh->gen) {
-        emu_hcomm_refuse(c, "%s 0x%016llx is stale (released) or was never acquired", what,
-                         (unsigned long long)h);
-        return EMU_EHANDLE;
-    }
-    return EMU_OK;
-}
-
-/* The CPU_TS thread that executes the call (a wrapped ACL stream). */
-static emu_status own_thread(struct emu_hcomm_call *c, uint64_t h, struct emu_handle *dh,
-                             struct emu_stream_ctl **sc)
-{
-    emu_status st = decode(c, "thread", h, dh, sc);
+    struct emu_handle dh;
+    emu_status st = emu_hcomm_check_thread(c, "thread", h, &dh, sc);
 
     if (st != EMU_OK)
         return st;
-    if (dh->exported || (*sc)->kind != EMU_STREAM_ACL ||
-        (*sc)->engine != (int32_t)ENGINE_CPU_TS) {
-        emu_hcomm_refuse(c, "thread 0x%016llx is not a CPU_TS thread of this host (%s)",
-                         (unsigned long long)h,
-                         dh->exported ? "an exported handle is only a notify destination"
-                                      : "not made by HcclThreadAcquireWithStream");
+    if (!emu_hcomm_check_own(c->side, &dh, *sc)) {
+        emu_hcomm_check_refuse(c, "thread 0x%016llx is not a CPU_TS thread of this host (%s)",
+                               (unsigned long long)h,
+                               dh.exported ? "an exported handle is only a notify destination"
+                                           : "not made by HcclThreadAcquireWithStream");
         return EMU_EHANDLE;
     }
-    c->dev = dh->dev;
-    c->slot = dh->index;
+    c->dev = dh.dev;
+    c->thread = dh.index;
     return EMU_OK;
-}
-
-static emu_status check_index(const struct emu_hcomm_call *c, const char *what, uint32_t idx,
-                              uint32_t num)
-{
-    if (idx < num)
-        return EMU_OK;
-    emu_hcomm_refuse(c, "%s %u is out of range [0, %u)", what, idx, num);
-    return EMU_EINVAL;
 }
 
 static emu_status submit(const struct emu_hcomm_call *c, struct emu_wire_task *w)
@@ -153,8 +105,8 @@ static emu_status submit(const struct emu_hcomm_call *c, struct emu_wire_task *w
      * names the slot, and the stream object of the user belongs to the ACL layer. */
     struct emu_hstream s = {.magic = EMU_STREAM_MAGIC,
                             .dev = c->dev,
-                            .slot = c->slot,
-                            .gen = d->ctl->streams[c->slot].gen,
+                            .slot = c->thread,
+                            .gen = d->ctl->streams[c->thread].gen,
                             .d = d};
 
     w->callsite = c->callsite;
@@ -164,23 +116,19 @@ static emu_status submit(const struct emu_hcomm_call *c, struct emu_wire_task *w
 emu_status emu_hcomm_record(struct emu_hcomm_call *c, uint64_t thread, uint64_t dst,
                             uint32_t idx)
 {
-    struct emu_handle th, dh;
+    struct emu_handle dh;
     struct emu_stream_ctl *ts, *ds;
     emu_status st;
 
-    if ((st = own_thread(c, thread, &th, &ts)) != EMU_OK ||
-        (st = decode(c, "dstThread", dst, &dh, &ds)) != EMU_OK)
+    if ((st = own_thread(c, thread, &ts)) != EMU_OK ||
+        (st = emu_hcomm_check_thread(c, "dstThread", dst, &dh, &ds)) != EMU_OK)
         return st;
-    bool exported_aicpu = dh.exported && ds->kind == EMU_STREAM_DEVICE &&
-                          ds->engine == (int32_t)ENGINE_AICPU_TS;
-    bool cpu_ts = !dh.exported && ds->kind == EMU_STREAM_ACL &&
-                  ds->engine == (int32_t)ENGINE_CPU_TS;
-    if (!exported_aicpu && !cpu_ts) {
-        emu_hcomm_refuse(c, "dstThread 0x%016llx is neither an AICPU_TS thread exported to "
-                         "CPU_TS nor a CPU_TS thread", (unsigned long long)dst);
+    if (!emu_hcomm_check_notify_dst(c->side, &dh, ds)) {
+        emu_hcomm_check_refuse(c, "dstThread 0x%016llx is neither an AICPU_TS thread exported "
+                               "to CPU_TS nor a CPU_TS thread", (unsigned long long)dst);
         return EMU_EHANDLE;
     }
-    if ((st = check_index(c, "dstNotifyIdx", idx, ds->notify_num)) != EMU_OK)
+    if ((st = emu_hcomm_check_index(c, "dstNotifyIdx", idx, ds->notify_num)) != EMU_OK)
         return st;
     struct emu_wire_task w;
     memset(&w, 0, sizeof(w));
@@ -193,12 +141,11 @@ emu_status emu_hcomm_record(struct emu_hcomm_call *c, uint64_t thread, uint64_t 
 emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
                           uint32_t timeout_s)
 {
-    struct emu_handle th;
     struct emu_stream_ctl *ts;
     emu_status st;
 
-    if ((st = own_thread(c, thread, &th, &ts)) != EMU_OK ||
-        (st = check_index(c, "notifyIdx", idx, ts->notify_num)) != EMU_OK)
+    if ((st = own_thread(c, thread, &ts)) != EMU_OK ||
+        (st = emu_hcomm_check_index(c, "notifyIdx", idx, ts->notify_num)) != EMU_OK)
         return st;
     struct emu_wire_task w;
     memset(&w, 0, sizeof(w));
@@ -215,13 +162,12 @@ uint32_t emu_hcomm_default_wait_s(void)
 
 emu_status emu_hcomm_set_default_wait(const struct emu_hcomm_call *c, float s)
 {
-    if (isnan(s) || s < 0.0f || (double)s > (double)UINT32_MAX) {
-        emu_hcomm_refuse(c, "timeout %g s: must be a number in [0, %u] (0 = forever)", (double)s,
-                         UINT32_MAX);
-        return EMU_EINVAL;
-    }
-    wait_s = (uint32_t)s;
-    return EMU_OK;
+    uint32_t v;
+    emu_status st = emu_hcomm_check_timeout(c, s, &v);
+
+    if (st == EMU_OK)
+        wait_s = v;
+    return st;
 }
 
 emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int start)
@@ -230,12 +176,13 @@ emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int 
 
     if (start) {
         if (in_batch) {
-            emu_hcomm_refuse(c, "already in batch mode (tag \"%s\") on this OS thread",
+            emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread",
                              batch_tag);
             return EMU_EINVAL;
         }
         if (strlen(t) >= sizeof(batch_tag)) {
-            emu_hcomm_refuse(c, "batchTag is longer than %zu characters", sizeof(batch_tag) - 1);
+            emu_hcomm_check_refuse(c, "batchTag is longer than %zu characters",
+                                   sizeof(batch_tag) - 1);
             return EMU_EINVAL;
         }
         strcpy(batch_tag, t);
@@ -243,11 +190,11 @@ emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int 
         return EMU_OK;
     }
     if (!in_batch) {
-        emu_hcomm_refuse(c, "not in batch mode on this OS thread (no HcommBatchModeStart)");
+        emu_hcomm_check_refuse(c, "not in batch mode on this OS thread (no HcommBatchModeStart)");
         return EMU_EINVAL;
     }
     if (strcmp(t, batch_tag) != 0) {
-        emu_hcomm_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"", t,
+        emu_hcomm_check_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"", t,
                          batch_tag);
         return EMU_EINVAL;
     }

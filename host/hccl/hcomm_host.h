@@ -7,21 +7,15 @@
 
 #include <stdint.h>
 
+#include "common/hcomm_check.h"
 #include "common/status.h"
 
 #define EMU_HCOMM_HOST_DEFAULT_WAIT_S (1836u + 27u) /* device default + the host library's 27 s */
 
-/* What the boundary knows about a call, for the one refusal line. */
-struct emu_hcomm_call {
-    const char *fn;
-    uint64_t callsite;
-    uint32_t dev;  /* UINT32_MAX until a thread was validated */
-    uint32_t slot;
-};
+/* The host's side of the shared Hcomm checks; every call here names it (api_hcomm.c CALL).
+ * Refusals: emu_hcomm_check_refuse (common/hcomm_check.h). */
+extern const struct emu_hcomm_side emu_hcomm_side;
 
-/* Log one refusal line naming rank, thread, call and call site. */
-void emu_hcomm_refuse(const struct emu_hcomm_call *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* Refuse with EMU_ENOTSUP, saying what the host library cannot do and why. */
 emu_status emu_hcomm_not_supported(const struct emu_hcomm_call *c, const char *why) EMU_MUST_CHECK;
 /* Queue on CPU_TS thread `thread` a record of notify `idx` of `dst` (an AICPU_TS thread
