@@ -26,11 +26,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "event.h"
 #include "fault.h"
-#include "kernel.h"
-#include "mem.h"
-#include "stream.h"
 #include "runtime.h"
 
 #define START_TIMEOUT_MS 30000
@@ -235,10 +231,10 @@ static void reap(struct emu_hdev *d)
 
 void emu_hdev_close(struct emu_hdev *d)
 {
-    emu_stream_forget_device(d);
-    emu_event_forget_device(d);
-    emu_kernel_forget_device(d->id);
-    emu_mem_forget_device(d);
+    emu_runtime_device_lost(d);
+    if (d->alias != NULL)
+        emu_unmap(d->alias, d->mem_size);
+    d->alias = NULL;
     if (d->ctl != NULL)
         emu_unmap(d->ctl, sizeof(struct emu_devctl));
     d->ctl = NULL;
@@ -300,6 +296,14 @@ emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct 
     }
     r->msg[sizeof(r->msg) - 1] = '\0';
     return (emu_status)r->status;
+}
+
+void emu_hdev_post(struct emu_hdev *d, const struct emu_rpc_req *q)
+{
+    struct emu_rpc_rep r;
+
+    if (emu_hdev_rpc(d, q, &r) != EMU_OK)
+        EMU_LOG_DEBUG("device %u: request %u was not served", d->id, (unsigned)q->op);
 }
 
 emu_status emu_hdev_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,

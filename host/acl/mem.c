@@ -29,11 +29,9 @@ static struct emu_range pin_recs[PIN_MAX_ALLOCS];
 static void populate_in_executor(struct emu_hdev *d, uint64_t addr, uint64_t len)
 {
     struct emu_rpc_req q = {.op = EMU_RPC_POPULATE, .arg1 = addr, .arg2 = len};
-    struct emu_rpc_rep r;
 
     /* Best effort: without it the executor takes the page faults on first use instead. */
-    emu_status ignored = emu_hdev_rpc(d, &q, &r);
-    (void)ignored;
+    emu_hdev_post(d, &q);
 }
 
 emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void **out)
@@ -100,6 +98,14 @@ emu_status emu_mem_free(void *ptr)
     else
         (void)span; /* pages are kept: the next allocation reuses them populated */
     return s == EMU_EAGAIN ? EMU_EFREE : s;
+}
+
+void emu_mem_free_owned(void *ptr)
+{
+    /* Our own live allocation, so never EMU_EFREE; one still in use by a queued task
+     * (EMU_EAGAIN) goes with the device instead. */
+    if (emu_mem_free(ptr) != EMU_OK)
+        EMU_LOG_DEBUG("allocation %p is left to the device reset", ptr);
 }
 
 int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off)
@@ -249,11 +255,4 @@ void emu_pin_fini(void)
     pin_set.count = 0;
     pin_set.used = 0;
     pthread_mutex_unlock(&pin_lock);
-}
-
-void emu_mem_forget_device(struct emu_hdev *d)
-{
-    if (d->alias != NULL)
-        emu_unmap(d->alias, d->mem_size);
-    d->alias = NULL;
 }

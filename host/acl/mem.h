@@ -17,6 +17,9 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind,
 /* Free an allocation by its start address (any device). EMU_EFREE for an address that is
  * not the start of a live allocation. */
 emu_status emu_mem_free(void *ptr) EMU_MUST_CHECK;
+/* Free an allocation the library made itself (launch blocks, HCCL buffers): nothing for the
+ * caller to act on. */
+void emu_mem_free_owned(void *ptr);
 
 /* What an address passed by the user is. */
 struct emu_mem_ref {
@@ -42,8 +45,5 @@ emu_status emu_pin_free(void *ptr) EMU_MUST_CHECK;
 int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off);
 /* Drop the pinned pool (aclFinalize). */
 void emu_pin_fini(void);
-
-/* Unmap device memory aliases of d (device close). */
-void emu_mem_forget_device(struct emu_hdev *d);
 
 #endif

@@ -18,9 +18,43 @@
 #include "mem.h"
 
 
+#define MAX_WATCHERS 8
+
 struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local int current_dev = -1;
 static _Atomic int cleanup_started;
+
+/* Modules that keep per-device state register here; the list is under watch_lock. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static emu_device_lost_cb watchers[MAX_WATCHERS];
+static uint32_t n_watchers;
+
+void emu_runtime_on_device_lost(emu_device_lost_cb cb)
+{
+    bool known = false;
+
+    pthread_mutex_lock(&watch_lock);
+    for (uint32_t i = 0; i < n_watchers; i++)
+        known = known || watchers[i] == cb;
+    if (!known && n_watchers < MAX_WATCHERS)
+        watchers[n_watchers++] = cb;
+    else if (!known)
+        EMU_LOG_ERR("more than %u device-lost callbacks: raise MAX_WATCHERS", MAX_WATCHERS);
+    pthread_mutex_unlock(&watch_lock);
+}
+
+void emu_runtime_device_lost(struct emu_hdev *d)
+{
+    emu_device_lost_cb list[MAX_WATCHERS];
+    uint32_t n;
+
+    pthread_mutex_lock(&watch_lock);
+    n = n_watchers;
+    memcpy(list, watchers, sizeof(list));
+    pthread_mutex_unlock(&watch_lock);
+    for (uint32_t i = 0; i < n; i++)
+        list[i](d);
+}
 
 static void read_config(void)
 {

@@ -60,6 +60,15 @@ bool emu_runtime_is_initialized(void);
  * it. Async-signal-safe enough for exit paths: atexit, SIGINT/SIGTERM, and a host crash. */
 void emu_runtime_cleanup_now(void);
 
+/* Called when device d is closed or its executor is gone: drop what lived in its control
+ * block (slots, image ids), so later uses of those handles are refused. */
+typedef void (*emu_device_lost_cb)(struct emu_hdev *d);
+/* Register a callback (once per module, typically on its first object; repeats are
+ * ignored). Callbacks run in registration order, with no lock of the runtime held. */
+void emu_runtime_on_device_lost(emu_device_lost_cb cb);
+/* Run the registered callbacks for device d (device.c, when it closes d). */
+void emu_runtime_device_lost(struct emu_hdev *d);
+
 /* Current device of the calling OS thread, or -1. */
 int emu_runtime_current_device(void);
 void emu_runtime_set_current_device(int dev);
@@ -73,6 +82,9 @@ emu_status emu_hdev_check(struct emu_hdev *d) EMU_MUST_CHECK;
 /* Send one request to the executor and wait for the answer. */
 emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
                         struct emu_rpc_rep *r) EMU_MUST_CHECK;
+/* Send a request whose answer nobody needs (best effort, or clean-up whose state a dead
+ * executor took with it). */
+void emu_hdev_post(struct emu_hdev *d, const struct emu_rpc_req *q);
 /* Disconnect (the executor ends when its last host disconnects). */
 void emu_hdev_close(struct emu_hdev *d);
 /* Sleep on a futex word of device d's control block while it equals `seen`, waking at least

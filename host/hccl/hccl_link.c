@@ -248,11 +248,11 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
     if ((s = emu_buf_get(c, false, &buf, &buf_size, fn)) != EMU_OK)
         return s;
     if (p->rec.notify_num > 0 &&
-        (s = emu_notify_alloc(c->d, p->rec.notify_num, &p->rec.notify_base)) != EMU_OK)
+        (s = emu_notify_pool_alloc(c->d, p->rec.notify_num, &p->rec.notify_base)) != EMU_OK)
         return s;
     if ((s = slot_take(c, engine, p)) != EMU_OK) {
         if (p->rec.notify_num > 0)
-            emu_notify_free(c->d, p->rec.notify_base);
+            emu_notify_pool_free(c->d, p->rec.notify_base);
         return s;
     }
     p->created = true;
@@ -411,7 +411,7 @@ static void rollback(struct emu_comm *c, struct pending *p, uint32_t n)
         if (p[i].created) {
             slot_free(c, p[i].rec.slot, p[i].rec.gen);
             if (p[i].rec.notify_num > 0)
-                emu_notify_free(c->d, p[i].rec.notify_base);
+                emu_notify_pool_free(c->d, p[i].rec.notify_base);
         }
         rec_free_tags(&p[i].rec);
     }
@@ -527,7 +527,7 @@ void emu_link_release(struct emu_comm *c, struct emu_chan_rec *ch)
 {
     slot_free(c, ch->slot, ch->gen);
     if (ch->notify_num > 0)
-        emu_notify_free(c->d, ch->notify_base);
+        emu_notify_pool_free(c->d, ch->notify_base);
     rec_free_tags(ch);
     /* Keep the array dense: move the last record into the hole. */
     for (uint32_t i = 0; i < c->n_chans; i++)

@@ -124,8 +124,7 @@ emu_status emu_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine, con
 static void ctx_free(struct emu_comm *c, struct emu_ctx_rec *x, bool device_alive)
 {
     if (x->device && device_alive) {
-        emu_status ignored = emu_mem_free(x->addr);
-        (void)ignored; /* our own live allocation: cannot fail */
+        emu_mem_free_owned(x->addr);
     } else if (!x->device) {
         free(x->addr);
     }
@@ -219,8 +218,7 @@ void emu_mem_release_all(struct emu_comm *c)
         free(r);
     }
     if (c->buf != NULL && alive) {
-        emu_status ignored = emu_mem_free(c->buf);
-        (void)ignored;
+        emu_mem_free_owned(c->buf);
     }
     c->buf = NULL;
 }

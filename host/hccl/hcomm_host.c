@@ -151,8 +151,7 @@ static emu_status submit(const struct emu_hcomm_call *c, struct emu_wire_task *w
     struct emu_hdev *d = &emu_rt.devs[c->dev];
     /* emu_stream_submit() needs only the slot, its generation and the device: the thread
      * names the slot, and the stream object of the user belongs to the ACL layer. */
-    struct emu_hstream s = {.magic = EMU_STREAM_MAGIC,
-                            .dev = c->dev,
+    struct emu_hstream s = {.dev = c->dev,
                             .slot = c->slot,
                             .gen = d->ctl->streams[c->slot].gen,
                             .d = d};
