@@ -4,13 +4,14 @@
 
 #include <string.h>
 
-#include "api_result.h"
+#include "api.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "acl_notify.h"
 #include "event.h"
 #include "kernel.h"
 #include "mem.h"
+#include "pin.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -98,7 +99,7 @@ aclError aclrtSetDevice(int32_t deviceId)
                     emu_rt.ndev - 1);
         return out(EMU_EDEVICE);
     }
-    if ((s = emu_hdev_open((uint32_t)deviceId, &d)) != EMU_OK)
+    if ((s = emu_device_open((uint32_t)deviceId, &d)) != EMU_OK)
         return out(s);
     pthread_mutex_lock(&d->lock);
     d->set_refs++;

@@ -1,7 +1,7 @@
 /* api_acl_kernel.c - the ACL boundary for kernel binaries, argument lists and launches. */
 #include <acl/acl.h>
 
-#include "api_result.h"
+#include "api.h"
 #include "common/log.h"
 #include "binary.h"
 #include "kernel.h"

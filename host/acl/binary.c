@@ -14,8 +14,8 @@
 #include "common/log.h"
 #include "function.h"
 #include "loader/descriptor.h"
-#include "loader/elf_inspect.h"
-#include "loader/import_policy.h"
+#include "loader/elf.h"
+#include "loader/import.h"
 #include "registry.h"
 
 struct emu_binary {
@@ -62,7 +62,7 @@ static emu_status check_image(struct emu_binary *b)
 
     for (size_t i = 0; i < b->desc.n_entries && n < 256; i++)
         names[n++] = b->desc.entries[i].function_name;
-    return emu_image_check(&b->info, names, n, why, sizeof(why));
+    return emu_import_check_image(&b->info, names, n, why, sizeof(why));
 }
 
 static void bin_destroy(struct emu_binary *b)
@@ -197,7 +197,7 @@ void emu_binary_unload(struct emu_binary *b)
         if (b->image[d] == 0 || !emu_rt.devs[d].open)
             continue;
         struct emu_rpc_req q = {.op = EMU_RPC_UNLOAD_IMAGE, .arg0 = b->image[d]};
-        emu_hdev_post(&emu_rt.devs[d], &q); /* a dead executor took the image with it */
+        emu_device_post(&emu_rt.devs[d], &q); /* a dead executor took the image with it */
     }
     bin_destroy(b);
 }
@@ -245,7 +245,7 @@ emu_status emu_binary_image_on(struct emu_binary *b, struct emu_hdev *d, uint32_
             return EMU_EINVAL;
         }
         memcpy(q.text, b->so_path, strlen(b->so_path) + 1);
-        if ((s = emu_hdev_rpc(d, &q, &r)) != EMU_OK) {
+        if ((s = emu_device_rpc(d, &q, &r)) != EMU_OK) {
             EMU_LOG_ERR("device %u cannot load kernel image: %s", d->id, r.msg);
             return s;
         }

@@ -111,7 +111,7 @@ emu_status emu_event_sync(struct emu_event *e)
         uint32_t now = emu_load_acquire(v);
         if ((int32_t)(now - target) >= 0)
             return EMU_OK;
-        emu_status s = emu_hdev_wait(e->d, v, now, UINT64_MAX);
+        emu_status s = emu_device_wait(e->d, v, now, UINT64_MAX);
         if (s != EMU_OK)
             return s;
     }

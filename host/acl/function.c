@@ -124,7 +124,7 @@ emu_status emu_function_resolve(struct emu_function *f, struct emu_hdev *d, uint
     q.op = EMU_RPC_RESOLVE;
     q.arg0 = image;
     snprintf(q.text, sizeof(q.text), "%s", f->symbol);
-    if ((s = emu_hdev_rpc(d, &q, &r)) != EMU_OK) {
+    if ((s = emu_device_rpc(d, &q, &r)) != EMU_OK) {
         EMU_LOG_ERR("device %u: entry %s of kernel %s not found", d->id, f->symbol, f->kernel);
         return s;
     }

@@ -1,5 +1,5 @@
 /* mem.h - device memory as the host sees it: allocation in the device's shared table,
- * address translation to the private alias, pinned host memory, synchronous copies. */
+ * address translation to the private alias. */
 #ifndef HCEMU_HOST_MEM_H
 #define HCEMU_HOST_MEM_H
 
@@ -37,13 +37,5 @@ struct emu_mem_ref {
  * as they are; pinned ones are recognised. `what` names the argument in messages. */
 emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
                            struct emu_mem_ref *out) EMU_MUST_CHECK;
-
-/* Pinned host memory (aclrtMallocHost): shared with executors for asynchronous copies. */
-emu_status emu_pin_alloc(uint64_t size, void **out) EMU_MUST_CHECK;
-emu_status emu_pin_free(void *ptr) EMU_MUST_CHECK;
-/* Whether [ptr, ptr+len) is pinned memory; fills the offset for the wire. */
-int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off);
-/* Drop the pinned pool (aclFinalize). */
-void emu_pin_fini(void);
 
 #endif

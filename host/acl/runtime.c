@@ -15,7 +15,7 @@
 #include "common/os.h"
 #include "common/product.h"
 #include "fault.h"
-#include "mem.h"
+#include "pin.h"
 
 
 #define MAX_WATCHERS 8
@@ -174,7 +174,7 @@ void emu_runtime_fini(void)
     pthread_mutex_lock(&emu_rt.lock);
     if (emu_rt.job_ready) {
         for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
-            emu_hdev_close(&emu_rt.devs[i]);
+            emu_device_close(&emu_rt.devs[i]);
         emu_pin_fini();
         if (emu_rt.own_job_dir)
             emu_rmtree(emu_rt.job_dir);
@@ -209,8 +209,8 @@ emu_status emu_runtime_current(struct emu_hdev **out)
         EMU_LOG_ERR("no device is set on this thread: call aclrtSetDevice first");
         return EMU_ENODEVICE;
     }
-    emu_status s = emu_hdev_open((uint32_t)current_dev, out);
+    emu_status s = emu_device_open((uint32_t)current_dev, out);
     if (s != EMU_OK)
         return s;
-    return emu_hdev_check(*out);
+    return emu_device_check(*out);
 }

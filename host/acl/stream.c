@@ -148,14 +148,14 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out)
     if ((st = emu_registry_check(user, EMU_REG_STREAM, &obj)) != EMU_OK)
         return st;
     *out = obj;
-    return emu_hdev_check((*out)->d);
+    return emu_device_check((*out)->d);
 }
 
 emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
 {
     struct emu_hdev *d = s->d;
     struct emu_sq *sq = &d->ctl->sq;
-    emu_status st = emu_hdev_check(d);
+    emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
         return st;
@@ -171,7 +171,7 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
         emu_fetch_add_acq_rel(&sq->space_waiters, 1);
         emu_devctl_unlock(&sq->lock);
         emu_devctl_ring(d->ctl);
-        st = emu_hdev_wait(d, &sq->head, head, emu_deadline_ms(-1));
+        st = emu_device_wait(d, &sq->head, head, emu_deadline_ms(-1));
         emu_fetch_sub_acq_rel(&sq->space_waiters, 1);
         if (st != EMU_OK)
             return st;
@@ -236,7 +236,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
 {
     struct emu_hdev *d = s->d;
     struct emu_stream_ctl *sc;
-    emu_status st = emu_hdev_check(d);
+    emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
         return st;
@@ -248,7 +248,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
         if ((int32_t)(done - target) >= 0)
             break;
         emu_fetch_add_acq_rel(&sc->waiters, 1);
-        st = emu_hdev_wait(d, &sc->completed, done, deadline);
+        st = emu_device_wait(d, &sc->completed, done, deadline);
         emu_fetch_sub_acq_rel(&sc->waiters, 1);
         if (st == EMU_ETIMEOUT)
             return EMU_ESYNC_TIMEOUT;

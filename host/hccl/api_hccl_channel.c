@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hccl_api.h"
+#include "hccl.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
 #include "hccl_rules.h"
@@ -69,7 +69,7 @@ static emu_status check_mems(struct emu_comm *c, const HcclChannelDesc *d, uint3
         return emu_hccl_bad(c, fn, "channelDescs[%u].memHandleNum %u is above %u", i,
                             d->memHandleNum, EMU_MAX_CHANNEL_MEMS - 1);
     for (uint32_t k = 0; k < d->memHandleNum; k++)
-        if (emu_memreg_find(c, d->memHandles[k]) == NULL)
+        if (emu_hccl_mem_reg_find(c, d->memHandles[k]) == NULL)
             return emu_hccl_bad(c, fn,
                                 "channelDescs[%u].memHandles[%u] is not a memory "
                                 "registered with this communicator (HcclCommMemReg)",

@@ -1,5 +1,5 @@
 /* api_hccl_comm.c - the HCCL communicator boundary: root info, the init calls, destroy and
- * the member queries. Validates arguments, calls hccl_core.c, converts once on the way out. */
+ * the member queries. Validates arguments, calls hccl_comm.c, converts once on the way out. */
 #include <hccl/hccl.h>
 
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hccl_api.h"
-#include "hccl_core.h"
+#include "hccl.h"
+#include "hccl_comm.h"
 #include "hccl_ranktable.h"
 #include "hccl_rdv.h"
 #include "hccl_thread.h"
@@ -183,7 +183,7 @@ static emu_status run_init_all(uint32_t ndev, const int32_t *devices, struct ini
     for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
         j[i].a = (struct emu_comm_args){.fn = fn, .rank = i, .size = ndev, .nonce = nonce};
         snprintf(j[i].a.rdv_dir, sizeof(j[i].a.rdv_dir), "%s", emu_rt.job_dir);
-        first = emu_hdev_open((uint32_t)devices[i], &j[i].a.d);
+        first = emu_device_open((uint32_t)devices[i], &j[i].a.d);
     }
     for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
         if (pthread_create(&j[i].tid, NULL, init_all_cb, &j[i]) != 0) {
@@ -224,8 +224,7 @@ HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
             comms[i] = j[i].c;
         } else if (j[i].c != NULL) {
             /* All or nothing: a member made while another failed is destroyed again. */
-            emu_status ignored = emu_comm_destroy(j[i].c, fn);
-            (void)ignored;
+            emu_comm_abandon(j[i].c);
         }
     }
     free(j);

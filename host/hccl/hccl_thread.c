@@ -388,7 +388,7 @@ void emu_thread_quiesce(struct emu_comm *c)
     struct emu_devctl *ctl = c->d->ctl;
     uint64_t deadline = emu_deadline_ms(QUIESCE_MS);
 
-    if (ctl == NULL || emu_hdev_check(c->d) != EMU_OK)
+    if (ctl == NULL || emu_device_check(c->d) != EMU_OK)
         return;
     for (uint32_t i = 0; i < c->n_threads; i++) {
         const struct emu_thread_rec *t = &c->threads[i];
@@ -401,7 +401,7 @@ void emu_thread_quiesce(struct emu_comm *c)
             uint32_t sub = emu_load_acquire(&sc->submitted);
             if ((int32_t)(done - sub) >= 0)
                 break;
-            if (emu_hdev_wait(c->d, &sc->completed, done, deadline) != EMU_OK) {
+            if (emu_device_wait(c->d, &sc->completed, done, deadline) != EMU_OK) {
                 EMU_LOG_WARN("HcclCommDestroy: rank %u thread %u (slot %u) still has %u tasks "
                              "queued; releasing it anyway",
                              c->rank, i, t->slot, sub - emu_load_acquire(&sc->completed));

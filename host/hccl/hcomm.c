@@ -1,4 +1,4 @@
-/* hcomm_host.c - see hcomm_host.h.
+/* hcomm.c - see hcomm.h.
  *
  * A CPU_TS thread is an ACL stream slot whose engine is CPU_TS; its tasks go through the
  * device's submission ring like any stream task (emu_stream_submit), so they run in order
@@ -6,7 +6,7 @@
  * of spec/flow.md. Records go to the destination thread's notify slot (any device of the
  * job); waits park the stream on the device until the notify is set or the timeout passes,
  * and a timeout fails the stream, reported by aclrtSynchronizeStream. */
-#include "hcomm_host.h"
+#include "hcomm.h"
 #include "loader/symbolize.h"
 
 #include <dlfcn.h>
@@ -95,7 +95,7 @@ static emu_status decode(const struct emu_hcomm_call *c, const char *what, uint6
         return EMU_EHANDLE;
     }
     struct emu_hdev *d = &emu_rt.devs[dh->dev];
-    if (dh->dev >= emu_rt.ndev || emu_hdev_check(d) != EMU_OK) {
+    if (dh->dev >= emu_rt.ndev || emu_device_check(d) != EMU_OK) {
         emu_hcomm_refuse(c, "%s 0x%016llx names device %u, which this process has not opened",
                          what, (unsigned long long)h, dh->dev);
         return EMU_EHANDLE;

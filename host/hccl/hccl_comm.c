@@ -1,7 +1,7 @@
-/* hccl_core.c - communicator members: creation (rendezvous, rank graph, device entry),
+/* hccl_comm.c - communicator members: creation (rendezvous, rank graph, device entry),
  * destruction (every resource, in dependency order) and the registry that turns a user's
  * HcclComm into a live member. Entry points: emu_comm_create(), emu_comm_destroy(). */
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -285,31 +285,49 @@ struct emu_comm *emu_comm_find_name(const char *name)
     return mine != NULL ? mine : first;
 }
 
+/* Withdraw c from the registry; the caller holds reg_lock. */
+static void unlink_locked(struct emu_comm *c)
+{
+    for (struct emu_comm **p = &reg_head; *p != NULL; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+}
+
+static void teardown(struct emu_comm *c)
+{
+    /* Threads first drain their queues: they may still wait on channel notifies. */
+    pthread_mutex_lock(&c->lock);
+    emu_thread_quiesce(c);
+    emu_link_release_all(c);
+    emu_thread_release_all(c);
+    emu_hccl_mem_release_all(c);
+    pthread_mutex_unlock(&c->lock);
+    unpublish(c);
+    free_comm(c, true);
+}
+
 emu_status emu_comm_destroy(struct emu_comm *c, const char *fn)
 {
     pthread_mutex_lock(&reg_lock);
     bool busy = c->users > 1;
-    if (!busy) {
-        for (struct emu_comm **p = &reg_head; *p != NULL; p = &(*p)->next)
-            if (*p == c) {
-                *p = c->next;
-                break;
-            }
-    }
+    if (!busy)
+        unlink_locked(c);
     pthread_mutex_unlock(&reg_lock);
     if (busy) {
         EMU_COMM_ERR(c, fn, "another call is using communicator %s; try again when it returns",
                      c->name);
         return EMU_EAGAIN;
     }
-    /* Threads first drain their queues: they may still wait on channel notifies. */
-    pthread_mutex_lock(&c->lock);
-    emu_thread_quiesce(c);
-    emu_link_release_all(c);
-    emu_thread_release_all(c);
-    emu_mem_release_all(c);
-    pthread_mutex_unlock(&c->lock);
-    unpublish(c);
-    free_comm(c, true);
+    teardown(c);
     return EMU_OK;
+}
+
+void emu_comm_abandon(struct emu_comm *c)
+{
+    pthread_mutex_lock(&reg_lock);
+    unlink_locked(c);
+    pthread_mutex_unlock(&reg_lock);
+    teardown(c);
 }
