@@ -9,7 +9,6 @@
 #include "common/os.h"
 #include "acl_notify.h"
 #include "event.h"
-#include "kernel.h"
 #include "mem.h"
 #include "pin.h"
 #include "runtime.h"

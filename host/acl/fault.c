@@ -52,10 +52,8 @@ static void on_host_fault(int sig, siginfo_t *si, void *uc)
                          "Device memory is not accessible from the host, as on hardware: copy "
                          "it with aclrtMemcpy.\n",
                          (unsigned long long)addr, what);
-        if (n > 0) {
-            ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
-            (void)ignored;
-        }
+        if (n > 0)
+            emu_log_write_raw(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
     }
     /* The process is about to die: leave no executors or job files behind. */
     emu_runtime_cleanup_now();
