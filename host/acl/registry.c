@@ -16,6 +16,7 @@ static const struct {
     [EMU_REG_NOTIFY] = {0x4e544659u, "notify", EMU_EHANDLE},
     [EMU_REG_BINARY] = {0x42494e31u, "binary", EMU_EHANDLE},
     [EMU_REG_FUNCTION] = {0x46554e31u, "function", EMU_EHANDLE},
+    [EMU_REG_CHANNEL_CONFIG] = {0x47464343u, "channel config", EMU_EINVAL},
 };
 
 /* The lists and every entry's `next` and `magic` are protected by `lock`. */

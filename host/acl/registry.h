@@ -1,7 +1,8 @@
-/* registry.h - the one list of live ACL objects that users hold handles to (streams, events,
- * notifies, binaries, functions). A user handle is accepted only when it is found here with
- * the right kind, so stale, foreign and random pointers are refused without being
- * dereferenced. Objects embed a `struct emu_registry_entry` as their first member. */
+/* registry.h - the one list of live objects that users hold handles to (ACL streams, events,
+ * notifies, binaries, functions; HCCL channel configs). A user handle is accepted only when
+ * it is found here with the right kind, so stale, foreign and random pointers are refused
+ * without being dereferenced. Objects embed a `struct emu_registry_entry` as their first
+ * member. */
 #ifndef HCEMU_HOST_REGISTRY_H
 #define HCEMU_HOST_REGISTRY_H
 
@@ -16,6 +17,7 @@ enum emu_registry_kind {
     EMU_REG_NOTIFY,
     EMU_REG_BINARY,
     EMU_REG_FUNCTION,
+    EMU_REG_CHANNEL_CONFIG, /* HcclChannelConfig (host/hccl/hccl_channel_config.c) */
     EMU_REG_KINDS
 };
 
@@ -30,7 +32,8 @@ void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k);
 /* Withdraw `e`; false when it was not registered as kind k (already removed). */
 bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k);
 /* The object behind user handle `user` if it is a live object of kind k. Else the kind's
- * error code (EMU_ESTREAM for streams, EMU_EHANDLE otherwise) and one log line. */
+ * error code (EMU_ESTREAM for streams, EMU_EINVAL for channel configs, EMU_EHANDLE
+ * otherwise) and one log line. */
 emu_status emu_registry_check(const void *user, enum emu_registry_kind k,
                               void **out) EMU_MUST_CHECK;
 /* Like emu_registry_check(), silent: callers log with their own context. */

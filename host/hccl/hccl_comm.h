@@ -144,6 +144,11 @@ emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out)
 emu_status emu_comm_destroy(struct emu_comm *c, const char *fn) EMU_MUST_CHECK;
 /* Destroy a member no other call can be using yet (HcclCommInitAll undoing its members). */
 void emu_comm_abandon(struct emu_comm *c);
+/* One member per device of `devices` (checked: distinct, opened here), each joining from its
+ * own OS thread, as HcclCommInitAll does. All or nothing: on success out[i] is the member of
+ * devices[i], on failure none remains. */
+emu_status emu_comm_create_all(uint32_t ndev, const int32_t *devices, struct emu_comm **out,
+                               const char *fn) EMU_MUST_CHECK;
 /* The live comm behind a user's HcclComm with one use taken, or NULL (logged: "fn: comm %p
  * is not a live communicator"). Pair with emu_comm_put(). */
 struct emu_comm *emu_comm_get(const void *user, const char *fn);
