@@ -1,9 +1,9 @@
 /* import.h - decides whether a kernel image may run on the emulated AICPU.
  *
- * Entry point: emu_import_check_image(). An AICPU kernel can only call what the device provides: the
- * device-side HCOMM API (device_api_names.h) and the C/C++ runtime. A call into the host
- * runtime (acl*, Hccl*) or into anything else would fail at dlopen time on the device, or
- * worse, run host code there; it is refused here, at load, with the symbol named. */
+ * Entry point: emu_import_check_image(). An AICPU kernel can only call what the device
+ * provides: the device-side HCOMM API (device_api_names.h) and the C/C++ runtime. A call into
+ * the host runtime (acl*, Hccl*) or into anything else would fail at dlopen time on the
+ * device, or worse, run host code there; it is refused here, at load, with the symbol named. */
 #ifndef HCEMU_LOADER_IMPORT_H
 #define HCEMU_LOADER_IMPORT_H
 

@@ -375,7 +375,8 @@ aclError aclrtCreateStream(aclrtStream *stream)
 
     NULL_CHECK(stream, "aclrtCreateStream");
     NEED_INIT("aclrtCreateStream");
-    if ((st = emu_runtime_current(&d)) != EMU_OK || (st = emu_stream_create(d, false, &s)) != EMU_OK)
+    if ((st = emu_runtime_current(&d)) != EMU_OK ||
+        (st = emu_stream_create(d, false, &s)) != EMU_OK)
         return out(st);
     *stream = s;
     return ACL_SUCCESS;

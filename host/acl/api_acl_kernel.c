@@ -69,7 +69,8 @@ aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *op
 
     CHECK(binPath != NULL && binHandle != NULL, "aclrtBinaryLoadFromFile", "NULL argument");
     NEED_INIT("aclrtBinaryLoadFromFile");
-    if ((s = read_options(options, &o)) != EMU_OK || (s = emu_binary_load_file(binPath, &o, &b)) != EMU_OK)
+    if ((s = read_options(options, &o)) != EMU_OK ||
+        (s = emu_binary_load_file(binPath, &o, &b)) != EMU_OK)
         return out(s);
     *binHandle = b;
     return ACL_SUCCESS;
@@ -178,8 +179,9 @@ aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParam
     return ACL_SUCCESS;
 }
 
-aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
-                                             size_t dataSize, void **bufferAddr)
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                             aclrtParamHandle paramHandle, size_t dataSize,
+                                             void **bufferAddr)
 {
     struct emu_args *a;
     emu_status s;
@@ -277,7 +279,8 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
           "numBlocks %u must be in [1, 1024]", numBlocks);
     NEED_INIT("aclrtLaunchKernelWithConfig");
     if ((st = emu_function_check(funcHandle, &f)) != EMU_OK ||
-        (st = emu_args_check(argsHandle, &a)) != EMU_OK || (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
+        (st = emu_args_check(argsHandle, &a)) != EMU_OK ||
+        (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
     return out(emu_kernel_launch(f, a, s, &o));

@@ -21,7 +21,8 @@ static uint8_t *alias_of(const struct emu_comm *c, const void *addr)
     return c->d->alias + ((uint64_t)(uintptr_t)addr - emu_window_base(c->d->id));
 }
 
-emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size, const char *fn)
+emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size,
+                                   const char *fn)
 {
     (void)fn;
     if (c->buf == NULL) {
@@ -50,8 +51,8 @@ static struct emu_ctx_rec *ctx_find(struct emu_comm *c, const char *tag, int32_t
     return NULL;
 }
 
-emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t engine, uint64_t size,
-                          void **out, const char *fn)
+emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t engine,
+                                   uint64_t size, void **out, const char *fn)
 {
     if (ctx_find(c, tag, engine) != NULL) {
         EMU_COMM_ERR(c, fn, "an engine context with tag \"%s\" for engine %s already exists",
@@ -98,8 +99,8 @@ emu_status emu_hccl_mem_ctx_get(struct emu_comm *c, const char *tag, int32_t eng
     return EMU_OK;
 }
 
-emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine, const void *src,
-                        uint64_t size, uint64_t offset, const char *fn)
+emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine,
+                                 const void *src, uint64_t size, uint64_t offset, const char *fn)
 {
     struct emu_ctx_rec *x = ctx_find(c, tag, engine);
 
@@ -132,7 +133,8 @@ static void ctx_free(struct emu_comm *c, struct emu_ctx_rec *x, bool device_aliv
     free(x);
 }
 
-emu_status emu_hccl_mem_ctx_destroy(struct emu_comm *c, const char *tag, int32_t engine, const char *fn)
+emu_status emu_hccl_mem_ctx_destroy(struct emu_comm *c, const char *tag, int32_t engine,
+                                    const char *fn)
 {
     for (struct emu_ctx_rec **p = &c->ctxs; *p != NULL; p = &(*p)->next) {
         struct emu_ctx_rec *x = *p;

@@ -14,13 +14,14 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
                        const char *fn) EMU_MUST_CHECK;
 
 /* Engine contexts keyed by (tag, engine); tag NULL means "". */
-emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t engine, uint64_t size,
-                          void **out, const char *fn) EMU_MUST_CHECK;
+emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t engine,
+                                   uint64_t size, void **out, const char *fn) EMU_MUST_CHECK;
 /* EMU_ENOTFOUND without logging: the operators' cache-miss test. */
 emu_status emu_hccl_mem_ctx_get(struct emu_comm *c, const char *tag, int32_t engine, void **out,
                        uint64_t *size) EMU_MUST_CHECK;
-emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine, const void *src,
-                        uint64_t size, uint64_t offset, const char *fn) EMU_MUST_CHECK;
+emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine,
+                                 const void *src, uint64_t size, uint64_t offset,
+                                 const char *fn) EMU_MUST_CHECK;
 emu_status emu_hccl_mem_ctx_destroy(struct emu_comm *c, const char *tag, int32_t engine,
                            const char *fn) EMU_MUST_CHECK;
 
