@@ -229,7 +229,7 @@ static emu_status check_imports(const struct emu_elf_info *info, char *why, size
 }
 
 emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
-                           size_t n_entries, char *why, size_t why_len)
+                                  size_t n_entries, char *why, size_t why_len)
 {
     if (why != NULL && why_len > 0)
         why[0] = '\0';

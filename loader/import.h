@@ -46,6 +46,6 @@ int emu_import_is_device_api(const char *name);
  * one line, and returns EMU_EINVAL. Returns EMU_OK (why = "") or EMU_ENULL for NULL
  * info/entries. Host-only imports are reported before unknown ones. */
 emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
-                           size_t n_entries, char *why, size_t why_len) EMU_MUST_CHECK;
+                                  size_t n_entries, char *why, size_t why_len) EMU_MUST_CHECK;
 
 #endif

@@ -23,7 +23,7 @@ struct emu_binary {
     char so_path[PATH_MAX];
     struct emu_elf_info info;
     struct emu_descriptor desc;
-    bool bare; /* a .so without descriptor: every exported function is a kernel */
+    bool bare;      /* a .so without descriptor: every exported function is a kernel */
     bool from_data; /* so_path is our copy in the job folder, removed with the binary */
     uint32_t image[EMU_MAX_DEVICES]; /* executor image id; 0 = not loaded there */
 };
@@ -140,8 +140,8 @@ fail:
     return s;
 }
 
-emu_status emu_binary_load_data(const void *data, size_t len,
-                                const struct emu_binary_options *o, struct emu_binary **out)
+emu_status emu_binary_load_data(const void *data, size_t len, const struct emu_binary_options *o,
+                                struct emu_binary **out)
 {
     emu_status s = check_options(o, true);
     struct emu_binary *b;

@@ -22,8 +22,7 @@ struct emu_binary_options {
  * emu_binary_unload(). */
 emu_status emu_binary_load_file(const char *path, const struct emu_binary_options *o,
                                 struct emu_binary **out) EMU_MUST_CHECK;
-emu_status emu_binary_load_data(const void *data, size_t len,
-                                const struct emu_binary_options *o,
+emu_status emu_binary_load_data(const void *data, size_t len, const struct emu_binary_options *o,
                                 struct emu_binary **out) EMU_MUST_CHECK;
 /* Unload from every executor and free the binary with its functions. */
 void emu_binary_unload(struct emu_binary *b);

@@ -309,7 +309,7 @@ void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q)
 }
 
 emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
-                         uint64_t deadline)
+                           uint64_t deadline)
 {
     for (;;) {
         if (emu_load_acquire(word) != seen)

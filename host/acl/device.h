@@ -18,10 +18,10 @@ struct emu_hstream;
 struct emu_hdev {
     uint32_t id;
     pthread_mutex_t lock;
-    bool open;            /* executor connected, control block and memory mapped */
-    bool failed;          /* the executor died; every call on the device fails */
+    bool open;   /* executor connected, control block and memory mapped */
+    bool failed; /* the executor died; every call on the device fails */
     bool failure_reported;
-    int sock;             /* connection to the executor: requests, and liveness */
+    int sock;                      /* connection to the executor: requests, and liveness */
     _Atomic uint64_t next_poll_ns; /* emu_device_check() polls `sock` again after this */
     int exec_pid;
     pid_t child_pid; /* executor this process started (to reap), 0 if joined */
@@ -39,7 +39,7 @@ emu_status emu_device_open(uint32_t id, struct emu_hdev **out) EMU_MUST_CHECK;
 emu_status emu_device_check(struct emu_hdev *d) EMU_MUST_CHECK;
 /* Send one request to the executor and wait for the answer. */
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
-                        struct emu_rpc_rep *r) EMU_MUST_CHECK;
+                          struct emu_rpc_rep *r) EMU_MUST_CHECK;
 /* Send a request whose answer nobody needs (best effort, or clean-up whose state a dead
  * executor took with it). */
 void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q);
@@ -48,5 +48,5 @@ void emu_device_close(struct emu_hdev *d);
 /* Sleep on a futex word of device d's control block while it equals `seen`, waking at least
  * every 50 ms to notice a dead executor. EMU_EDEVLOST when the device failed. */
 emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
-                         uint64_t deadline) EMU_MUST_CHECK;
+                           uint64_t deadline) EMU_MUST_CHECK;
 #endif

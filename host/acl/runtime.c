@@ -17,7 +17,6 @@
 #include "fault.h"
 #include "pin.h"
 
-
 #define MAX_WATCHERS 8
 
 struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};

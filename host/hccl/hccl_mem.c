@@ -88,7 +88,7 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
 }
 
 emu_status emu_hccl_mem_ctx_get(struct emu_comm *c, const char *tag, int32_t engine, void **out,
-                       uint64_t *size)
+                                uint64_t *size)
 {
     struct emu_ctx_rec *x = ctx_find(c, tag, engine);
 
@@ -165,7 +165,7 @@ static bool in_allocation(struct emu_comm *c, uint64_t addr, uint64_t len)
 }
 
 emu_status emu_hccl_mem_reg_add(struct emu_comm *c, const char *tag, const CommMem *mem,
-                          HcclMemHandle *out, const char *fn)
+                                HcclMemHandle *out, const char *fn)
 {
     for (struct emu_memreg *r = c->regs; r != NULL; r = r->next)
         if (strcmp(r->tag, tag) == 0) {
