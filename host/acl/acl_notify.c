@@ -15,29 +15,6 @@ struct emu_acl_notify {
     uint32_t slot;
 };
 
-static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
-
-static bool forget_cb(struct emu_registry_entry *e, void *arg)
-{
-    struct emu_acl_notify *n = (struct emu_acl_notify *)e;
-
-    if (n->d != arg)
-        return false;
-    free(n);
-    return true;
-}
-
-/* The notify's slot lived in the control block that goes away: later uses are refused. */
-static void device_lost_cb(struct emu_hdev *d)
-{
-    emu_registry_visit(EMU_REG_NOTIFY, forget_cb, d);
-}
-
-static void watch_devices(void)
-{
-    emu_runtime_on_device_lost(device_lost_cb);
-}
-
 emu_status emu_acl_notify_create(struct emu_hdev *d, struct emu_acl_notify **out)
 {
     struct emu_acl_notify *n = calloc(1, sizeof(*n));
@@ -50,8 +27,7 @@ emu_status emu_acl_notify_create(struct emu_hdev *d, struct emu_acl_notify **out
         return s;
     }
     n->d = d;
-    pthread_once(&watch_once, watch_devices);
-    emu_registry_add(&n->reg, EMU_REG_NOTIFY);
+    emu_registry_add_on(&n->reg, EMU_REG_NOTIFY, d);
     *out = n;
     return EMU_OK;
 }

@@ -19,29 +19,6 @@ struct emu_event {
     _Atomic uint64_t wait_mask; /* devices with streams that waited on it */
 };
 
-static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
-
-static bool forget_cb(struct emu_registry_entry *e, void *arg)
-{
-    struct emu_event *ev = (struct emu_event *)e;
-
-    if (ev->d != arg)
-        return false;
-    free(ev);
-    return true;
-}
-
-/* The event's slot lived in the control block that goes away: later uses are refused. */
-static void device_lost_cb(struct emu_hdev *d)
-{
-    emu_registry_visit(EMU_REG_EVENT, forget_cb, d);
-}
-
-static void watch_devices(void)
-{
-    emu_runtime_on_device_lost(device_lost_cb);
-}
-
 emu_status emu_event_create(struct emu_hdev *d, struct emu_event **out)
 {
     struct emu_event *e = calloc(1, sizeof(*e));
@@ -54,8 +31,7 @@ emu_status emu_event_create(struct emu_hdev *d, struct emu_event **out)
         return s;
     }
     e->d = d;
-    pthread_once(&watch_once, watch_devices);
-    emu_registry_add(&e->reg, EMU_REG_EVENT);
+    emu_registry_add_on(&e->reg, EMU_REG_EVENT, d);
     *out = e;
     return EMU_OK;
 }

@@ -3,8 +3,10 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "common/log.h"
+#include "runtime.h"
 
 static const struct {
     uint32_t magic;
@@ -23,13 +25,46 @@ static const struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_registry_entry *heads[EMU_REG_KINDS];
 
-void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k)
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+
+static void device_lost_cb(struct emu_hdev *d)
 {
     pthread_mutex_lock(&lock);
+    for (int k = 0; k < EMU_REG_KINDS; k++)
+        for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
+            struct emu_registry_entry *e = *p;
+            if (e->dev == d) {
+                *p = e->next;
+                e->magic = 0;
+                free(e);
+            } else {
+                p = &e->next;
+            }
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static void watch_devices(void)
+{
+    emu_runtime_on_device_lost(device_lost_cb);
+}
+
+void emu_registry_add_on(struct emu_registry_entry *e, enum emu_registry_kind k,
+                         struct emu_hdev *d)
+{
+    if (d != NULL)
+        pthread_once(&watch_once, watch_devices);
+    pthread_mutex_lock(&lock);
     e->magic = kinds[k].magic;
+    e->dev = d;
     e->next = heads[k];
     heads[k] = e;
     pthread_mutex_unlock(&lock);
+}
+
+void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k)
+{
+    emu_registry_add_on(e, k, NULL);
 }
 
 bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k)

@@ -21,14 +21,22 @@ enum emu_registry_kind {
     EMU_REG_KINDS
 };
 
+struct emu_hdev;
+
 /* Owned by the registry while the object is registered: written under its lock. */
 struct emu_registry_entry {
-    uint32_t magic; /* the kind's magic while registered, 0 after removal */
+    uint32_t magic;       /* the kind's magic while registered, 0 after removal */
+    struct emu_hdev *dev; /* device whose loss frees the object, or NULL */
     struct emu_registry_entry *next;
 };
 
 /* Publish `e` (the first member of its object) as a live handle of kind k. */
 void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k);
+/* The same for an object that lives in device d's control block (a stream or notify slot):
+ * when d is closed or lost the registry withdraws it and frees it (it must come from malloc,
+ * with nothing else to release), so later uses of the handle are refused. */
+void emu_registry_add_on(struct emu_registry_entry *e, enum emu_registry_kind k,
+                         struct emu_hdev *d);
 /* Withdraw `e`; false when it was not registered as kind k (already removed). */
 bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k);
 /* The object behind user handle `user` if it is a live object of kind k. Else the kind's

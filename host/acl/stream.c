@@ -14,29 +14,6 @@
 #include "common/log.h"
 #include "common/os.h"
 
-static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
-
-static bool forget_cb(struct emu_registry_entry *e, void *arg)
-{
-    struct emu_hstream *s = (struct emu_hstream *)e;
-
-    if (s->d != arg)
-        return false;
-    free(s);
-    return true;
-}
-
-/* The device's stream table went away with it: later uses of these handles are refused. */
-static void device_lost_cb(struct emu_hdev *d)
-{
-    emu_registry_visit(EMU_REG_STREAM, forget_cb, d);
-}
-
-static void watch_devices(void)
-{
-    emu_runtime_on_device_lost(device_lost_cb);
-}
-
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
 {
     struct emu_hstream *s = calloc(1, sizeof(*s));
@@ -78,8 +55,7 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hst
     s->gen = d->ctl->streams[slot].gen;
     s->is_default = is_default;
     pthread_mutex_init(&s->use_lock, NULL);
-    pthread_once(&watch_once, watch_devices);
-    emu_registry_add(&s->reg, EMU_REG_STREAM);
+    emu_registry_add_on(&s->reg, EMU_REG_STREAM, d);
     *out = s;
     return EMU_OK;
 }
