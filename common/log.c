@@ -2,6 +2,7 @@
  * lines of concurrent threads and processes never interleave. */
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -67,8 +68,21 @@ void emu_log_print(enum emu_log_level level, const char *fmt, ...)
         n = sizeof(line) - 1;
         line[n - 1] = '\n';
     }
-    ssize_t ignored = write(STDERR_FILENO, line, (size_t)n);
-    (void)ignored;
+    emu_log_write_raw(line, (size_t)n);
+}
+
+void emu_log_write_raw(const char *buf, size_t len)
+{
+    /* stderr is all we have: a failed write has nowhere to be reported. */
+    while (len > 0) {
+        ssize_t w = write(STDERR_FILENO, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        buf += w;
+        len -= (size_t)w;
+    }
 }
 
 void emu_log_reset_level(void)

@@ -6,6 +6,8 @@
 #ifndef HCEMU_COMMON_LOG_H
 #define HCEMU_COMMON_LOG_H
 
+#include <stddef.h>
+
 enum emu_log_level {
     EMU_LOG_LEVEL_ERR = 0,
     EMU_LOG_LEVEL_WARN = 1,
@@ -25,6 +27,8 @@ void emu_log_print(enum emu_log_level level, const char *fmt, ...)
 void emu_log_reset_level(void);
 /* The last error line logged on this OS thread, or NULL; cleared by the call when `clear`. */
 const char *emu_log_last_error(int clear);
+/* Write bytes to stderr as they are (async-signal-safe: for signal handlers). */
+void emu_log_write_raw(const char *buf, size_t len);
 
 #define EMU_LOG_ERR(...) emu_log_print(EMU_LOG_LEVEL_ERR, __VA_ARGS__)
 #define EMU_LOG_WARN(...) emu_log_print(EMU_LOG_LEVEL_WARN, __VA_ARGS__)

@@ -283,18 +283,18 @@ emu_status emu_descriptor_load(const char *json_path, struct emu_descriptor *out
     if (out == NULL)
         return EMU_ENULL;
     memset(out, 0, sizeof(*out));
-    emu_status st = emu_file_map(json_path, &map);
+    emu_status st = emu_file_map_open(json_path, &map);
     if (st != EMU_OK)
         return st;
     char *real = realpath(json_path, NULL);
     if (real == NULL) {
         EMU_LOG_ERR("%s: cannot resolve its folder", json_path);
-        emu_file_unmap(&map);
+        emu_file_map_close(&map);
         return EMU_EFILE;
     }
     *strrchr(real, '/') = '\0'; /* realpath() is absolute, so there is a '/' */
     st = emu_descriptor_parse(map.data, map.len, json_path, real[0] ? real : "/", out);
     free(real);
-    emu_file_unmap(&map);
+    emu_file_map_close(&map);
     return st;
 }

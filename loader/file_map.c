@@ -1,4 +1,4 @@
-/* file_map.c - maps whole files for descriptor.c and elf_inspect.c (see file_map.h). */
+/* file_map.c - maps whole files for descriptor.c and elf.c (see file_map.h). */
 #include "file_map.h"
 
 #include <errno.h>
@@ -42,7 +42,7 @@ static emu_status map_fd(int fd, const char *path, struct emu_file_map *out)
     return EMU_OK;
 }
 
-emu_status emu_file_map(const char *path, struct emu_file_map *out)
+emu_status emu_file_map_open(const char *path, struct emu_file_map *out)
 {
     if (out == NULL)
         return EMU_ENULL;
@@ -59,7 +59,7 @@ emu_status emu_file_map(const char *path, struct emu_file_map *out)
     return st;
 }
 
-void emu_file_unmap(struct emu_file_map *m)
+void emu_file_map_close(struct emu_file_map *m)
 {
     if (m == NULL || m->data == NULL)
         return;

@@ -15,11 +15,11 @@ struct emu_file_map {
 };
 
 /* Maps the regular file `path` privately and copy-on-write, so a parser may patch its view
- * without touching the file. Release with emu_file_unmap().
+ * without touching the file. Release with emu_file_map_close().
  * Returns EMU_OK, EMU_ENULL, or EMU_EFILE (cannot open, not a regular file, too large);
  * every failure logs one line naming the path. */
-emu_status emu_file_map(const char *path, struct emu_file_map *out) EMU_MUST_CHECK;
+emu_status emu_file_map_open(const char *path, struct emu_file_map *out) EMU_MUST_CHECK;
 /* Accepts NULL and a zeroed map. */
-void emu_file_unmap(struct emu_file_map *m);
+void emu_file_map_close(struct emu_file_map *m);
 
 #endif

@@ -10,8 +10,8 @@
 
 #include "common/log.h"
 #include "loader/descriptor.h"
-#include "loader/elf_inspect.h"
-#include "loader/import_policy.h"
+#include "loader/elf.h"
+#include "loader/import.h"
 
 enum { EXIT_LOADABLE = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2 };
 
@@ -99,7 +99,7 @@ static int report(const struct emu_descriptor *d, const struct emu_elf_info *inf
     else
         print_exports(info);
     print_image(info);
-    emu_status st = emu_image_check(info, entries, d->n_entries, why, sizeof(why));
+    emu_status st = emu_import_check_image(info, entries, d->n_entries, why, sizeof(why));
     free(entries);
     if (st != EMU_OK)
         return EXIT_REFUSED;

@@ -4,12 +4,13 @@
 
 #include <string.h>
 
-#include "api_result.h"
+#include "api.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "acl_notify.h"
 #include "event.h"
-#include "kernel.h"
 #include "mem.h"
+#include "pin.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -97,26 +98,13 @@ aclError aclrtSetDevice(int32_t deviceId)
                     emu_rt.ndev - 1);
         return out(EMU_EDEVICE);
     }
-    if ((s = emu_hdev_open((uint32_t)deviceId, &d)) != EMU_OK)
+    if ((s = emu_device_open((uint32_t)deviceId, &d)) != EMU_OK)
         return out(s);
     pthread_mutex_lock(&d->lock);
     d->set_refs++;
-    struct emu_hstream *def = d->default_stream;
     pthread_mutex_unlock(&d->lock);
-    if (def == NULL) {
-        if ((s = emu_stream_create(d, true, &def)) != EMU_OK)
-            return out(s);
-        pthread_mutex_lock(&d->lock);
-        if (d->default_stream == NULL) {
-            d->default_stream = def;
-            def = NULL;
-        }
-        pthread_mutex_unlock(&d->lock);
-        if (def != NULL) {
-            emu_status ignored = emu_stream_destroy(def);
-            (void)ignored;
-        }
-    }
+    if ((s = emu_stream_default_create(d)) != EMU_OK)
+        return out(s);
     emu_runtime_set_current_device(deviceId);
     return ACL_SUCCESS;
 }
@@ -135,11 +123,8 @@ aclError aclrtResetDevice(int32_t deviceId)
     if (d->set_refs > 0)
         d->set_refs--;
     pthread_mutex_unlock(&d->lock);
-    if (last && d->open && !d->failed) {
-        /* The last reset waits for outstanding work, then releases the device's streams. */
-        emu_status ignored = emu_stream_sync_device(d);
-        (void)ignored;
-    }
+    if (last && d->open && !d->failed)
+        emu_stream_drain_device(d); /* the last reset waits for outstanding work */
     if (emu_runtime_current_device() == deviceId)
         emu_runtime_set_current_device(-1);
     return ACL_SUCCESS;
@@ -390,7 +375,8 @@ aclError aclrtCreateStream(aclrtStream *stream)
 
     NULL_CHECK(stream, "aclrtCreateStream");
     NEED_INIT("aclrtCreateStream");
-    if ((st = emu_runtime_current(&d)) != EMU_OK || (st = emu_stream_create(d, false, &s)) != EMU_OK)
+    if ((st = emu_runtime_current(&d)) != EMU_OK ||
+        (st = emu_stream_create(d, false, &s)) != EMU_OK)
         return out(st);
     *stream = s;
     return ACL_SUCCESS;
@@ -419,7 +405,8 @@ aclError aclrtDestroyStream(aclrtStream stream)
         EMU_LOG_ERR("aclrtDestroyStream: the default stream belongs to the device");
         return out(EMU_EINVAL);
     }
-    return out(emu_stream_destroy(s));
+    emu_stream_destroy(s);
+    return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream)
@@ -518,7 +505,8 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     NULL_CHECK(event, "aclrtDestroyEvent");
     if ((st = emu_event_check(event, &e)) != EMU_OK)
         return out(st);
-    return out(emu_event_destroy(e));
+    emu_event_destroy(e);
+    return ACL_SUCCESS;
 }
 
 aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
@@ -547,7 +535,8 @@ aclError aclrtDestroyNotify(aclrtNotify notify)
     NULL_CHECK(notify, "aclrtDestroyNotify");
     if ((st = emu_acl_notify_check(notify, &n)) != EMU_OK)
         return out(st);
-    return out(emu_acl_notify_destroy(n));
+    emu_acl_notify_destroy(n);
+    return ACL_SUCCESS;
 }
 
 aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)

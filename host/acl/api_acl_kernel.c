@@ -1,8 +1,9 @@
 /* api_acl_kernel.c - the ACL boundary for kernel binaries, argument lists and launches. */
 #include <acl/acl.h>
 
-#include "api_result.h"
+#include "api.h"
 #include "common/log.h"
+#include "binary.h"
 #include "kernel.h"
 #include "runtime.h"
 
@@ -31,7 +32,7 @@ static aclError out(emu_status s)
         }                                                                                      \
     } while (0)
 
-static emu_status read_options(const aclrtBinaryLoadOptions *options, struct emu_bin_options *o)
+static emu_status read_options(const aclrtBinaryLoadOptions *options, struct emu_binary_options *o)
 {
     o->has_mode = false;
     o->cpu_kernel_mode = 0;
@@ -62,13 +63,14 @@ static emu_status read_options(const aclrtBinaryLoadOptions *options, struct emu
 aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
                                  aclrtBinHandle *binHandle)
 {
-    struct emu_bin_options o;
-    struct emu_bin *b;
+    struct emu_binary_options o;
+    struct emu_binary *b;
     emu_status s;
 
     CHECK(binPath != NULL && binHandle != NULL, "aclrtBinaryLoadFromFile", "NULL argument");
     NEED_INIT("aclrtBinaryLoadFromFile");
-    if ((s = read_options(options, &o)) != EMU_OK || (s = emu_bin_load_file(binPath, &o, &b)) != EMU_OK)
+    if ((s = read_options(options, &o)) != EMU_OK ||
+        (s = emu_binary_load_file(binPath, &o, &b)) != EMU_OK)
         return out(s);
     *binHandle = b;
     return ACL_SUCCESS;
@@ -77,15 +79,15 @@ aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *op
 aclError aclrtBinaryLoadFromData(const void *data, size_t length,
                                  const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle)
 {
-    struct emu_bin_options o;
-    struct emu_bin *b;
+    struct emu_binary_options o;
+    struct emu_binary *b;
     emu_status s;
 
     CHECK(data != NULL && binHandle != NULL && length > 0, "aclrtBinaryLoadFromData",
           "NULL argument or empty image");
     NEED_INIT("aclrtBinaryLoadFromData");
     if ((s = read_options(options, &o)) != EMU_OK ||
-        (s = emu_bin_load_data(data, length, &o, &b)) != EMU_OK)
+        (s = emu_binary_load_data(data, length, &o, &b)) != EMU_OK)
         return out(s);
     *binHandle = b;
     return ACL_SUCCESS;
@@ -94,15 +96,15 @@ aclError aclrtBinaryLoadFromData(const void *data, size_t length,
 aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
                                 aclrtFuncHandle *funcHandle)
 {
-    struct emu_bin *b;
-    struct emu_func *f;
+    struct emu_binary *b;
+    struct emu_function *f;
     emu_status s;
 
     CHECK(binHandle != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtBinaryGetFunction", "NULL argument");
     NEED_INIT("aclrtBinaryGetFunction");
-    if ((s = emu_bin_check(binHandle, &b)) != EMU_OK ||
-        (s = emu_bin_get_function(b, kernelName, &f)) != EMU_OK)
+    if ((s = emu_binary_check(binHandle, &b)) != EMU_OK ||
+        (s = emu_binary_get_function(b, kernelName, &f)) != EMU_OK)
         return out(s);
     *funcHandle = f;
     return ACL_SUCCESS;
@@ -110,27 +112,28 @@ aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kern
 
 aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
-    struct emu_bin *b;
+    struct emu_binary *b;
     emu_status s;
 
     CHECK(binHandle != NULL, "aclrtBinaryUnLoad", "binHandle is NULL");
-    if ((s = emu_bin_check(binHandle, &b)) != EMU_OK)
+    if ((s = emu_binary_check(binHandle, &b)) != EMU_OK)
         return out(s);
-    return out(emu_bin_unload(b));
+    emu_binary_unload(b);
+    return ACL_SUCCESS;
 }
 
 aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
                               const char *kernelName, aclrtFuncHandle *funcHandle)
 {
-    struct emu_bin *b;
-    struct emu_func *f;
+    struct emu_binary *b;
+    struct emu_function *f;
     emu_status s;
 
     CHECK(handle != NULL && funcName != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtRegisterCpuFunc", "NULL argument");
     NEED_INIT("aclrtRegisterCpuFunc");
-    if ((s = emu_bin_check(handle, &b)) != EMU_OK ||
-        (s = emu_bin_register(b, funcName, kernelName, &f)) != EMU_OK)
+    if ((s = emu_binary_check(handle, &b)) != EMU_OK ||
+        (s = emu_binary_register(b, funcName, kernelName, &f)) != EMU_OK)
         return out(s);
     *funcHandle = f;
     return ACL_SUCCESS;
@@ -138,13 +141,13 @@ aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
 
 aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle)
 {
-    struct emu_func *f;
+    struct emu_function *f;
     struct emu_args *a;
     emu_status s;
 
     CHECK(funcHandle != NULL && argsHandle != NULL, "aclrtKernelArgsInit", "NULL argument");
     NEED_INIT("aclrtKernelArgsInit");
-    if ((s = emu_func_check(funcHandle, &f)) != EMU_OK || (s = emu_args_init(f, &a)) != EMU_OK)
+    if ((s = emu_function_check(funcHandle, &f)) != EMU_OK || (s = emu_args_init(f, &a)) != EMU_OK)
         return out(s);
     *argsHandle = a;
     return ACL_SUCCESS;
@@ -176,8 +179,9 @@ aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParam
     return ACL_SUCCESS;
 }
 
-aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
-                                             size_t dataSize, void **bufferAddr)
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                             aclrtParamHandle paramHandle, size_t dataSize,
+                                             void **bufferAddr)
 {
     struct emu_args *a;
     emu_status s;
@@ -211,7 +215,8 @@ aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
 
     if ((s = emu_args_check(argsHandle, &a)) != EMU_OK)
         return out(s);
-    return out(emu_args_finalize(a));
+    emu_args_finalize(a);
+    return ACL_SUCCESS;
 }
 
 static emu_status read_cfg(const aclrtLaunchKernelCfg *cfg, uint64_t *timeout_us)
@@ -260,7 +265,7 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
                                      aclrtStream stream, aclrtLaunchKernelCfg *cfg,
                                      aclrtArgsHandle argsHandle, void *reserve)
 {
-    struct emu_func *f;
+    struct emu_function *f;
     struct emu_args *a;
     struct emu_hstream *s;
     struct emu_launch_opts o = {.blocks = numBlocks,
@@ -273,8 +278,9 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernelWithConfig",
           "numBlocks %u must be in [1, 1024]", numBlocks);
     NEED_INIT("aclrtLaunchKernelWithConfig");
-    if ((st = emu_func_check(funcHandle, &f)) != EMU_OK ||
-        (st = emu_args_check(argsHandle, &a)) != EMU_OK || (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
+    if ((st = emu_function_check(funcHandle, &f)) != EMU_OK ||
+        (st = emu_args_check(argsHandle, &a)) != EMU_OK ||
+        (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
     return out(emu_kernel_launch(f, a, s, &o));
@@ -283,7 +289,7 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
 aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                            size_t argsSize, aclrtStream stream)
 {
-    struct emu_func *f;
+    struct emu_function *f;
     struct emu_hstream *s;
     struct emu_launch_opts o = {.blocks = numBlocks,
                                 .timeout_us = DEFAULT_LAUNCH_TIMEOUT_S * 1000000ull,
@@ -295,7 +301,7 @@ aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernel",
           "numBlocks %u must be in [1, 1024]", numBlocks);
     NEED_INIT("aclrtLaunchKernel");
-    if ((st = emu_func_check(funcHandle, &f)) != EMU_OK ||
+    if ((st = emu_function_check(funcHandle, &f)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
     return out(emu_kernel_launch_raw(f, argsData, argsSize, s, &o));

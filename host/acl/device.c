@@ -5,6 +5,8 @@
  * The executor runs in its own session, so terminal signals (Ctrl-C) reach only the host,
  * which then cleans up; it ends when its last host disconnects, and its parent reaps it when
  * it closes the device. */
+#include "device.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +29,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
-#include "event.h"
 #include "fault.h"
-#include "kernel.h"
-#include "mem.h"
-#include "stream.h"
 #include "runtime.h"
 
 #define START_TIMEOUT_MS 30000
@@ -185,7 +183,7 @@ static emu_status hello(struct emu_hdev *d)
 {
     struct emu_rpc_req q = {.op = EMU_RPC_HELLO};
     struct emu_rpc_rep r;
-    emu_status s = emu_hdev_rpc(d, &q, &r);
+    emu_status s = emu_device_rpc(d, &q, &r);
 
     if (s == EMU_OK)
         d->exec_pid = (int)r.val0;
@@ -219,7 +217,7 @@ static emu_status open_locked(struct emu_hdev *d)
         s = hello(d);
     if (s != EMU_OK) {
         EMU_LOG_ERR("device %u could not be opened: %s", d->id, emu_status_str(s));
-        emu_hdev_close(d);
+        emu_device_close(d);
         return s;
     }
     d->open = true;
@@ -228,7 +226,7 @@ static emu_status open_locked(struct emu_hdev *d)
     return EMU_OK;
 }
 
-emu_status emu_hdev_open(uint32_t id, struct emu_hdev **out)
+emu_status emu_device_open(uint32_t id, struct emu_hdev **out)
 {
     if (id >= emu_rt.ndev)
         return EMU_EDEVICE;
@@ -259,12 +257,12 @@ static void reap(struct emu_hdev *d)
     d->child_pid = 0;
 }
 
-void emu_hdev_close(struct emu_hdev *d)
+void emu_device_close(struct emu_hdev *d)
 {
-    emu_stream_forget_device(d);
-    emu_event_forget_device(d);
-    emu_kernel_forget_device(d->id);
-    emu_mem_forget_device(d);
+    emu_runtime_device_lost(d);
+    if (d->alias != NULL)
+        emu_unmap(d->alias, d->mem_size);
+    d->alias = NULL;
     if (d->ctl != NULL)
         emu_unmap(d->ctl, sizeof(struct emu_devctl));
     d->ctl = NULL;
@@ -293,7 +291,7 @@ static bool hung_up(struct emu_hdev *d)
     return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
-emu_status emu_hdev_check(struct emu_hdev *d)
+emu_status emu_device_check(struct emu_hdev *d)
 {
     if (d->failed)
         return EMU_EDEVLOST;
@@ -305,13 +303,13 @@ emu_status emu_hdev_check(struct emu_hdev *d)
     pthread_mutex_lock(&d->lock);
     d->failed = true;
     pthread_mutex_unlock(&d->lock);
-    emu_hdev_report_failure(d);
+    emu_fault_report_device(d);
     /* The call that notices a kernel timeout says so (507017); later calls only see a
      * failed device. */
     return d->ctl->fault.timed_out ? EMU_EKERNEL_TIMEOUT : EMU_EDEVLOST;
 }
 
-emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
+emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
 {
     emu_status s = EMU_OK;
 
@@ -322,19 +320,27 @@ emu_status emu_hdev_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct 
     pthread_mutex_unlock(&d->rpc_lock);
     if (s != EMU_OK) {
         emu_store_relaxed(&d->next_poll_ns, 0); /* the socket just failed: poll it now */
-        return emu_hdev_check(d) == EMU_OK ? EMU_EINTERNAL : EMU_EDEVLOST;
+        return emu_device_check(d) == EMU_OK ? EMU_EINTERNAL : EMU_EDEVLOST;
     }
     r->msg[sizeof(r->msg) - 1] = '\0';
     return (emu_status)r->status;
 }
 
-emu_status emu_hdev_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
-                         uint64_t deadline)
+void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q)
+{
+    struct emu_rpc_rep r;
+
+    if (emu_device_rpc(d, q, &r) != EMU_OK)
+        EMU_LOG_DEBUG("device %u: request %u was not served", d->id, (unsigned)q->op);
+}
+
+emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
+                           uint64_t deadline)
 {
     for (;;) {
         if (emu_load_acquire(word) != seen)
             return EMU_OK;
-        emu_status s = emu_hdev_check(d);
+        emu_status s = emu_device_check(d);
         if (s != EMU_OK)
             return s;
         uint64_t now = emu_now_ns();

@@ -12,6 +12,7 @@
 #include "common/atomic.h"
 #include "common/layout.h"
 #include "common/log.h"
+#include "loader/symbolize.h"
 #include "runtime.h"
 
 static struct sigaction prev_segv, prev_bus;
@@ -51,10 +52,8 @@ static void on_host_fault(int sig, siginfo_t *si, void *uc)
                          "Device memory is not accessible from the host, as on hardware: copy "
                          "it with aclrtMemcpy.\n",
                          (unsigned long long)addr, what);
-        if (n > 0) {
-            ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
-            (void)ignored;
-        }
+        if (n > 0)
+            emu_log_write_raw(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
     }
     /* The process is about to die: leave no executors or job files behind. */
     emu_runtime_cleanup_now();
@@ -163,7 +162,17 @@ static void describe_cause(uint32_t dev, const struct emu_fault_record *f, char 
     }
 }
 
-void emu_hdev_report_failure(struct emu_hdev *d)
+/* Source line of the faulting pc; emu_symbolize() writes "0xaddr (image)" itself when the
+ * image cannot be read. */
+static void describe_pc(const struct emu_fault_record *f, char *out, size_t len)
+{
+    if (f->image[0] == '\0')
+        snprintf(out, len, "0x%llx (outside any kernel image)", (unsigned long long)f->pc);
+    else if (emu_symbolize(f->image, f->pc - f->image_base, out, len) != EMU_OK)
+        EMU_LOG_DEBUG("no source line for 0x%llx in %s", (unsigned long long)f->pc, f->image);
+}
+
+void emu_fault_report_device(struct emu_hdev *d)
 {
     pthread_mutex_lock(&d->lock);
     int already = d->failure_reported;
@@ -185,11 +194,7 @@ void emu_hdev_report_failure(struct emu_hdev *d)
         return;
     }
     char where[512] = "", what[400];
-    if (f->image[0] != '\0')
-        emu_fault_symbolize(f->image, f->pc - f->image_base, where, sizeof(where));
-    else
-        snprintf(where, sizeof(where), "0x%llx (outside any kernel image)",
-                 (unsigned long long)f->pc);
+    describe_pc(f, where, sizeof(where));
     describe_cause(d->id, f, what, sizeof(what));
     EMU_LOG_ERR("device %u failed: kernel %s crashed with %s at %s; %s. The device is marked "
                 "failed and its calls return errors; other devices and the host keep working",

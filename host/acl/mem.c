@@ -3,8 +3,7 @@
  * Allocations live in the device's shared table (devctl.h), so the executor validates task
  * ranges against the same records. The host reaches the bytes through its alias mapping;
  * pages are populated once, at allocation, in the executor (by request) and here, so copies
- * take no page faults. Pinned host memory is a file in the job folder that executors map to
- * run asynchronous copies. */
+ * take no page faults. Pinned host memory (pin.c) is recognised when resolving addresses. */
 #include "mem.h"
 
 #include <fcntl.h>
@@ -16,24 +15,15 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "pin.h"
 #include "stream.h"
-
-#define PIN_RESERVE (64ull << 30)
-#define PIN_MAX_ALLOCS 8192u
-
-static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint8_t *pin_base;
-static struct emu_range_set pin_set = {.cap = PIN_MAX_ALLOCS, .limit = PIN_RESERVE};
-static struct emu_range pin_recs[PIN_MAX_ALLOCS];
 
 static void populate_in_executor(struct emu_hdev *d, uint64_t addr, uint64_t len)
 {
     struct emu_rpc_req q = {.op = EMU_RPC_POPULATE, .arg1 = addr, .arg2 = len};
-    struct emu_rpc_rep r;
 
     /* Best effort: without it the executor takes the page faults on first use instead. */
-    emu_status ignored = emu_hdev_rpc(d, &q, &r);
-    (void)ignored;
+    emu_device_post(d, &q);
 }
 
 emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void **out)
@@ -71,7 +61,7 @@ emu_status emu_mem_free(void *ptr)
     int dev = emu_window_device(addr);
     struct emu_hdev *d;
 
-    if (dev < 0 || emu_hdev_open((uint32_t)dev, &d) != EMU_OK) {
+    if (dev < 0 || emu_device_open((uint32_t)dev, &d) != EMU_OK) {
         EMU_LOG_ERR("aclrtFree(%p): not a device address from aclrtMalloc", ptr);
         return EMU_EFREE;
     }
@@ -102,22 +92,12 @@ emu_status emu_mem_free(void *ptr)
     return s == EMU_EAGAIN ? EMU_EFREE : s;
 }
 
-int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off)
+void emu_mem_free_owned(void *ptr)
 {
-    uint64_t p = (uint64_t)(uintptr_t)ptr;
-    uint64_t b = (uint64_t)(uintptr_t)pin_base;
-    int found = 0;
-
-    if (pin_base == NULL || p < b || p - b >= PIN_RESERVE)
-        return 0;
-    pthread_mutex_lock(&pin_lock);
-    int i = emu_range_find(&pin_set, pin_recs, p - b);
-    if (i >= 0 && len <= pin_recs[i].off + pin_recs[i].span - (p - b)) {
-        *off = p - b;
-        found = 1;
-    }
-    pthread_mutex_unlock(&pin_lock);
-    return found;
+    /* Our own live allocation, so never EMU_EFREE; one still in use by a queued task
+     * (EMU_EAGAIN) goes with the device instead. */
+    if (emu_mem_free(ptr) != EMU_OK)
+        EMU_LOG_DEBUG("allocation %p is left to the device reset", ptr);
 }
 
 emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
@@ -139,10 +119,10 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
         return EMU_EINVAL;
     }
     struct emu_hdev *d;
-    emu_status s = emu_hdev_open((uint32_t)dev, &d);
+    emu_status s = emu_device_open((uint32_t)dev, &d);
     if (s != EMU_OK)
         return s;
-    if ((s = emu_hdev_check(d)) != EMU_OK)
+    if ((s = emu_device_check(d)) != EMU_OK)
         return s;
     uint64_t off = addr - emu_window_base((uint32_t)dev);
     s = EMU_EINVAL;
@@ -173,87 +153,4 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
     out->host = d->alias + off;
     out->wire_addr = addr;
     return EMU_OK;
-}
-
-static emu_status pin_open(void)
-{
-    char path[512];
-    void *p;
-    emu_status s;
-
-    if (pin_base != NULL)
-        return EMU_OK;
-    if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "pin%d.mem", (int)getpid())) !=
-        EMU_OK)
-        return s;
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || ftruncate(fd, (off_t)PIN_RESERVE) != 0) {
-        EMU_LOG_ERR("cannot create pinned host memory %s: %m", path);
-        if (fd >= 0)
-            close(fd);
-        return EMU_ENOMEM;
-    }
-    s = emu_map_shared(fd, 0, PIN_RESERVE, NULL, 0, &p);
-    close(fd);
-    if (s == EMU_OK)
-        pin_base = p;
-    return s;
-}
-
-emu_status emu_pin_alloc(uint64_t size, void **out)
-{
-    struct emu_range r;
-    emu_status s;
-
-    pthread_mutex_lock(&pin_lock);
-    s = pin_open();
-    if (s == EMU_OK)
-        s = emu_range_alloc(&pin_set, pin_recs, size, 64, 64, EMU_ALLOC_USER, &r);
-    pthread_mutex_unlock(&pin_lock);
-    if (s != EMU_OK) {
-        EMU_LOG_ERR("aclrtMallocHost: cannot allocate %llu bytes of pinned host memory",
-                    (unsigned long long)size);
-        return EMU_ENOMEM;
-    }
-    emu_populate(pin_base + r.off, r.span);
-    *out = pin_base + r.off;
-    return EMU_OK;
-}
-
-emu_status emu_pin_free(void *ptr)
-{
-    uint64_t p = (uint64_t)(uintptr_t)ptr;
-    uint64_t b = (uint64_t)(uintptr_t)pin_base;
-    emu_status s = EMU_EFREE;
-
-    pthread_mutex_lock(&pin_lock);
-    if (pin_base != NULL && p >= b && p - b < PIN_RESERVE) {
-        int i = emu_range_find(&pin_set, pin_recs, p - b);
-        if (i >= 0 && pin_recs[i].off == p - b) {
-            emu_range_remove(&pin_set, pin_recs, i);
-            s = EMU_OK;
-        }
-    }
-    pthread_mutex_unlock(&pin_lock);
-    if (s != EMU_OK)
-        EMU_LOG_ERR("aclrtFreeHost(%p): not memory from aclrtMallocHost (or freed twice)", ptr);
-    return s;
-}
-
-void emu_pin_fini(void)
-{
-    pthread_mutex_lock(&pin_lock);
-    if (pin_base != NULL)
-        emu_unmap(pin_base, PIN_RESERVE);
-    pin_base = NULL;
-    pin_set.count = 0;
-    pin_set.used = 0;
-    pthread_mutex_unlock(&pin_lock);
-}
-
-void emu_mem_forget_device(struct emu_hdev *d)
-{
-    if (d->alias != NULL)
-        emu_unmap(d->alias, d->mem_size);
-    d->alias = NULL;
 }

@@ -1,5 +1,5 @@
 /* mem.h - device memory as the host sees it: allocation in the device's shared table,
- * address translation to the private alias, pinned host memory, synchronous copies. */
+ * address translation to the private alias. */
 #ifndef HCEMU_HOST_MEM_H
 #define HCEMU_HOST_MEM_H
 
@@ -17,6 +17,9 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind,
 /* Free an allocation by its start address (any device). EMU_EFREE for an address that is
  * not the start of a live allocation. */
 emu_status emu_mem_free(void *ptr) EMU_MUST_CHECK;
+/* Free an allocation the library made itself (launch blocks, HCCL buffers): nothing for the
+ * caller to act on. */
+void emu_mem_free_owned(void *ptr);
 
 /* What an address passed by the user is. */
 struct emu_mem_ref {
@@ -34,16 +37,5 @@ struct emu_mem_ref {
  * as they are; pinned ones are recognised. `what` names the argument in messages. */
 emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
                            struct emu_mem_ref *out) EMU_MUST_CHECK;
-
-/* Pinned host memory (aclrtMallocHost): shared with executors for asynchronous copies. */
-emu_status emu_pin_alloc(uint64_t size, void **out) EMU_MUST_CHECK;
-emu_status emu_pin_free(void *ptr) EMU_MUST_CHECK;
-/* Whether [ptr, ptr+len) is pinned memory; fills the offset for the wire. */
-int emu_pin_lookup(const void *ptr, uint64_t len, uint64_t *off);
-/* Drop the pinned pool (aclFinalize). */
-void emu_pin_fini(void);
-
-/* Unmap device memory aliases of d (device close). */
-void emu_mem_forget_device(struct emu_hdev *d);
 
 #endif

@@ -7,7 +7,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 
-emu_status emu_notify_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base)
+emu_status emu_notify_pool_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base)
 {
     struct emu_range r;
     emu_status s;
@@ -32,7 +32,7 @@ emu_status emu_notify_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base)
     return EMU_OK;
 }
 
-void emu_notify_free(struct emu_hdev *d, uint32_t base)
+void emu_notify_pool_free(struct emu_hdev *d, uint32_t base)
 {
     if (d->ctl == NULL)
         return;

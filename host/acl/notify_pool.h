@@ -9,8 +9,8 @@
 #include "runtime.h"
 
 /* Reserve `n` (>= 1) consecutive slots, cleared. */
-emu_status emu_notify_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base) EMU_MUST_CHECK;
+emu_status emu_notify_pool_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base) EMU_MUST_CHECK;
 /* Return the range starting at `base`. */
-void emu_notify_free(struct emu_hdev *d, uint32_t base);
+void emu_notify_pool_free(struct emu_hdev *d, uint32_t base);
 
 #endif

@@ -15,12 +15,45 @@
 #include "common/product.h"
 #include "common/settings.h"
 #include "fault.h"
-#include "mem.h"
+#include "pin.h"
 
+#define MAX_WATCHERS 8
 
 struct emu_runtime emu_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 static _Thread_local int current_dev = -1;
 static _Atomic int cleanup_started;
+
+/* Modules that keep per-device state register here; the list is under watch_lock. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static emu_device_lost_cb watchers[MAX_WATCHERS];
+static uint32_t n_watchers;
+
+void emu_runtime_on_device_lost(emu_device_lost_cb cb)
+{
+    bool known = false;
+
+    pthread_mutex_lock(&watch_lock);
+    for (uint32_t i = 0; i < n_watchers; i++)
+        known = known || watchers[i] == cb;
+    if (!known && n_watchers < MAX_WATCHERS)
+        watchers[n_watchers++] = cb;
+    else if (!known)
+        EMU_LOG_ERR("more than %u device-lost callbacks: raise MAX_WATCHERS", MAX_WATCHERS);
+    pthread_mutex_unlock(&watch_lock);
+}
+
+void emu_runtime_device_lost(struct emu_hdev *d)
+{
+    emu_device_lost_cb list[MAX_WATCHERS];
+    uint32_t n;
+
+    pthread_mutex_lock(&watch_lock);
+    n = n_watchers;
+    memcpy(list, watchers, sizeof(list));
+    pthread_mutex_unlock(&watch_lock);
+    for (uint32_t i = 0; i < n; i++)
+        list[i](d);
+}
 
 static void read_config(void)
 {
@@ -136,7 +169,7 @@ void emu_runtime_fini(void)
     pthread_mutex_lock(&emu_rt.lock);
     if (emu_rt.job_ready) {
         for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
-            emu_hdev_close(&emu_rt.devs[i]);
+            emu_device_close(&emu_rt.devs[i]);
         emu_pin_fini();
         if (emu_rt.own_job_dir)
             emu_rmtree(emu_rt.job_dir);
@@ -171,8 +204,8 @@ emu_status emu_runtime_current(struct emu_hdev **out)
         EMU_LOG_ERR("no device is set on this thread: call aclrtSetDevice first");
         return EMU_ENODEVICE;
     }
-    emu_status s = emu_hdev_open((uint32_t)current_dev, out);
+    emu_status s = emu_device_open((uint32_t)current_dev, out);
     if (s != EMU_OK)
         return s;
-    return emu_hdev_check(*out);
+    return emu_device_check(*out);
 }

@@ -14,9 +14,6 @@
 #include "common/log.h"
 #include "common/os.h"
 
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct emu_hstream *reg_head;
-
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
 {
     struct emu_hstream *s = calloc(1, sizeof(*s));
@@ -52,35 +49,15 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hst
         free(s);
         return EMU_EUNAVAIL;
     }
-    s->magic = EMU_STREAM_MAGIC;
     s->dev = d->id;
     s->d = d;
     s->slot = slot;
     s->gen = d->ctl->streams[slot].gen;
     s->is_default = is_default;
     pthread_mutex_init(&s->use_lock, NULL);
-    pthread_mutex_lock(&reg_lock);
-    s->next = reg_head;
-    reg_head = s;
-    pthread_mutex_unlock(&reg_lock);
+    emu_registry_add_on(&s->reg, EMU_REG_STREAM, d);
     *out = s;
     return EMU_OK;
-}
-
-static bool unregister(struct emu_hstream *s)
-{
-    bool found = false;
-
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream **p = &reg_head; *p != NULL; p = &(*p)->next) {
-        if (*p == s) {
-            *p = s->next;
-            found = true;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&reg_lock);
-    return found;
 }
 
 static void release_slot(struct emu_hstream *s)
@@ -96,17 +73,35 @@ static void release_slot(struct emu_hstream *s)
     emu_devctl_unlock(&d->ctl->res_lock);
 }
 
-emu_status emu_stream_destroy(struct emu_hstream *s)
+void emu_stream_destroy(struct emu_hstream *s)
 {
-    /* Destroy waits for the stream's tasks; their errors were the synchronisation's to
-     * report, so they do not fail the destroy. */
-    emu_status ignored = emu_stream_sync(s, UINT64_MAX);
-    (void)ignored;
-    if (!unregister(s))
-        return EMU_ESTREAM;
+    emu_stream_drain(s);
+    if (!emu_registry_remove(&s->reg, EMU_REG_STREAM))
+        return; /* the device was closed meanwhile and freed the stream */
     release_slot(s);
-    s->magic = 0;
     free(s);
+}
+
+emu_status emu_stream_default_create(struct emu_hdev *d)
+{
+    struct emu_hstream *def;
+    emu_status s;
+
+    pthread_mutex_lock(&d->lock);
+    def = d->default_stream;
+    pthread_mutex_unlock(&d->lock);
+    if (def != NULL)
+        return EMU_OK;
+    if ((s = emu_stream_create(d, true, &def)) != EMU_OK)
+        return s;
+    pthread_mutex_lock(&d->lock);
+    if (d->default_stream == NULL) {
+        d->default_stream = def;
+        def = NULL;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (def != NULL)
+        emu_stream_destroy(def); /* another thread's stream won the race */
     return EMU_OK;
 }
 
@@ -125,25 +120,18 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out)
         *out = d->default_stream;
         return EMU_OK;
     }
-    bool found = false;
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream *p = reg_head; p != NULL; p = p->next)
-        if (p == user)
-            found = true;
-    pthread_mutex_unlock(&reg_lock);
-    if (!found) {
-        EMU_LOG_ERR("stream %p is not a live stream (destroyed, or never created)", user);
-        return EMU_ESTREAM;
-    }
-    *out = user;
-    return emu_hdev_check(((struct emu_hstream *)user)->d);
+    void *obj;
+    if ((st = emu_registry_check(user, EMU_REG_STREAM, &obj)) != EMU_OK)
+        return st;
+    *out = obj;
+    return emu_device_check((*out)->d);
 }
 
 emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
 {
     struct emu_hdev *d = s->d;
     struct emu_sq *sq = &d->ctl->sq;
-    emu_status st = emu_hdev_check(d);
+    emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
         return st;
@@ -159,7 +147,7 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
         emu_fetch_add_acq_rel(&sq->space_waiters, 1);
         emu_devctl_unlock(&sq->lock);
         emu_devctl_ring(d->ctl);
-        st = emu_hdev_wait(d, &sq->head, head, emu_deadline_ms(-1));
+        st = emu_device_wait(d, &sq->head, head, emu_deadline_ms(-1));
         emu_fetch_sub_acq_rel(&sq->space_waiters, 1);
         if (st != EMU_OK)
             return st;
@@ -197,23 +185,34 @@ static bool stream_uses(struct emu_hstream *s, uint64_t addr)
     return busy;
 }
 
+struct busy_query {
+    uint64_t addr;
+    bool busy;
+};
+
+static bool busy_cb(struct emu_registry_entry *e, void *arg)
+{
+    struct emu_hstream *p = (struct emu_hstream *)e;
+    struct busy_query *q = arg;
+
+    if (!q->busy && p->d->ctl != NULL && !p->d->failed)
+        q->busy = stream_uses(p, q->addr);
+    return false;
+}
+
 bool emu_stream_memory_busy(uint64_t addr)
 {
-    bool busy = false;
+    struct busy_query q = {addr, false};
 
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream *p = reg_head; p != NULL && !busy; p = p->next)
-        if (p->d->ctl != NULL && !p->d->failed)
-            busy = stream_uses(p, addr);
-    pthread_mutex_unlock(&reg_lock);
-    return busy;
+    emu_registry_visit(EMU_REG_STREAM, busy_cb, &q);
+    return q.busy;
 }
 
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
 {
     struct emu_hdev *d = s->d;
     struct emu_stream_ctl *sc;
-    emu_status st = emu_hdev_check(d);
+    emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
         return st;
@@ -225,7 +224,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
         if ((int32_t)(done - target) >= 0)
             break;
         emu_fetch_add_acq_rel(&sc->waiters, 1);
-        st = emu_hdev_wait(d, &sc->completed, done, deadline);
+        st = emu_device_wait(d, &sc->completed, done, deadline);
         emu_fetch_sub_acq_rel(&sc->waiters, 1);
         if (st == EMU_ETIMEOUT)
             return EMU_ESYNC_TIMEOUT;
@@ -236,50 +235,57 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
     return (emu_status)err;
 }
 
+void emu_stream_drain(struct emu_hstream *s)
+{
+    /* The tasks' errors are the synchronisation's to report; here only the wait matters. */
+    if (emu_stream_sync(s, UINT64_MAX) != EMU_OK)
+        EMU_LOG_DEBUG("stream %u of device %u ended with an error", s->slot, s->dev);
+}
+
+struct device_streams {
+    struct emu_hdev *d;
+    uint32_t n;
+    struct emu_hstream *list[EMU_MAX_STREAMS];
+};
+
+static bool collect_cb(struct emu_registry_entry *e, void *arg)
+{
+    struct emu_hstream *s = (struct emu_hstream *)e;
+    struct device_streams *ds = arg;
+
+    if (s->d == ds->d && ds->n < EMU_MAX_STREAMS)
+        ds->list[ds->n++] = s;
+    return false;
+}
+
 emu_status emu_stream_sync_device(struct emu_hdev *d)
 {
-    struct emu_hstream *list[EMU_MAX_STREAMS];
-    uint32_t n = 0;
+    struct device_streams *ds = calloc(1, sizeof(*ds));
     emu_status first = EMU_OK;
 
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream *p = reg_head; p != NULL && n < EMU_MAX_STREAMS; p = p->next)
-        if (p->d == d)
-            list[n++] = p;
-    pthread_mutex_unlock(&reg_lock);
-    for (uint32_t i = 0; i < n; i++) {
-        emu_status st = emu_stream_sync(list[i], UINT64_MAX);
+    if (ds == NULL)
+        return EMU_ENOMEM;
+    ds->d = d;
+    emu_registry_visit(EMU_REG_STREAM, collect_cb, ds);
+    for (uint32_t i = 0; i < ds->n; i++) {
+        emu_status st = emu_stream_sync(ds->list[i], UINT64_MAX);
         if (first == EMU_OK)
             first = st;
     }
+    free(ds);
     return first;
 }
 
-void emu_stream_forget_device(struct emu_hdev *d)
+void emu_stream_drain_device(struct emu_hdev *d)
 {
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream **p = &reg_head; *p != NULL;) {
-        struct emu_hstream *s = *p;
-        if (s->d == d) {
-            *p = s->next;
-            s->magic = 0;
-            free(s);
-        } else {
-            p = &s->next;
-        }
-    }
-    pthread_mutex_unlock(&reg_lock);
+    if (emu_stream_sync_device(d) != EMU_OK)
+        EMU_LOG_DEBUG("device %u: a stream ended with an error", d->id);
 }
 
 bool emu_stream_lookup(void *user, struct emu_hstream **out)
 {
-    bool found = false;
-
-    pthread_mutex_lock(&reg_lock);
-    for (struct emu_hstream *p = reg_head; p != NULL && !found; p = p->next)
-        found = p == user;
-    pthread_mutex_unlock(&reg_lock);
-    if (found)
-        *out = user;
-    return found;
+    if (!emu_registry_has(user, EMU_REG_STREAM))
+        return false;
+    *out = user;
+    return true;
 }

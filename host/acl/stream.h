@@ -8,9 +8,9 @@
 
 #include "common/status.h"
 #include "common/wire.h"
+#include "registry.h"
 #include "runtime.h"
 
-#define EMU_STREAM_MAGIC 0x5354524du
 #define EMU_STREAM_USES 32u
 
 struct emu_stream_use {
@@ -19,13 +19,12 @@ struct emu_stream_use {
 };
 
 struct emu_hstream {
-    uint32_t magic;
+    struct emu_registry_entry reg; /* first: the user's aclrtStream points here */
     uint32_t dev;
     uint32_t slot;
     uint32_t gen;
     bool is_default;
     struct emu_hdev *d;
-    struct emu_hstream *next; /* registry of live streams, under the registry lock */
     pthread_mutex_t use_lock;
     struct emu_stream_use uses[EMU_STREAM_USES];
     uint32_t n_uses;
@@ -34,8 +33,10 @@ struct emu_hstream {
 /* Create a stream on device d (device slot + registry entry). */
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default,
                              struct emu_hstream **out) EMU_MUST_CHECK;
-/* Wait for the stream's tasks, then free its slot. */
-emu_status emu_stream_destroy(struct emu_hstream *s) EMU_MUST_CHECK;
+/* Wait for the stream's tasks, then free its slot (the caller validated `s`). */
+void emu_stream_destroy(struct emu_hstream *s);
+/* Give device d its default stream unless it has one (aclrtSetDevice). */
+emu_status emu_stream_default_create(struct emu_hdev *d) EMU_MUST_CHECK;
 /* Validate a user's aclrtStream (NULL = the current device's default stream). */
 emu_status emu_stream_resolve(void *user, struct emu_hstream **out) EMU_MUST_CHECK;
 /* Like emu_stream_resolve() for a non-NULL user stream, but silent: false when `user` is not
@@ -52,8 +53,9 @@ bool emu_stream_memory_busy(uint64_t addr);
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline) EMU_MUST_CHECK;
 /* Synchronise every stream of this process on device d. */
 emu_status emu_stream_sync_device(struct emu_hdev *d) EMU_MUST_CHECK;
-/* Drop the registry entries of device d (device reset). */
-void emu_stream_forget_device(struct emu_hdev *d);
+/* Wait for the tasks of s (or of every stream of d); their errors stay unreported here. */
+void emu_stream_drain(struct emu_hstream *s);
+void emu_stream_drain_device(struct emu_hdev *d);
 
 /* Call site of the public API function that called us (for task reports). */
 #define EMU_CALLSITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))

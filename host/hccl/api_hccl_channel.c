@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hccl_api.h"
+#include "hccl.h"
+#include "hccl_channel_config.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
 #include "hccl_rules.h"
@@ -18,17 +19,8 @@
 #define CHANNELS_MAX 1048576u
 #define CHANNEL_NOTIFIES_MAX 64u
 #define CCU_NOTIFIES 8u
-#define CONFIG_MAGIC 0x47464343u /* "CCFG" */
-
-struct emu_chan_config {
-    uint32_t magic;
-    struct emu_chan_config *next; /* registry, under cfg_lock */
-    uint32_t shared;
-    char tag[HCCL_CHANNEL_CONFIG_SHARED_QUEUE_TAG_MAX_LEN];
-};
-
-static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct emu_chan_config *cfg_head;
+_Static_assert(EMU_CHANNEL_CONFIG_TAG_MAX == HCCL_CHANNEL_CONFIG_SHARED_QUEUE_TAG_MAX_LEN,
+               "the shared-queue tag has the vendor's size");
 
 /* ---- descriptors ----------------------------------------------------------------------- */
 
@@ -69,7 +61,7 @@ static emu_status check_mems(struct emu_comm *c, const HcclChannelDesc *d, uint3
         return emu_hccl_bad(c, fn, "channelDescs[%u].memHandleNum %u is above %u", i,
                             d->memHandleNum, EMU_MAX_CHANNEL_MEMS - 1);
     for (uint32_t k = 0; k < d->memHandleNum; k++)
-        if (emu_memreg_find(c, d->memHandles[k]) == NULL)
+        if (emu_hccl_mem_reg_find(c, d->memHandles[k]) == NULL)
             return emu_hccl_bad(c, fn,
                                 "channelDescs[%u].memHandles[%u] is not a memory "
                                 "registered with this communicator (HcclCommMemReg)",
@@ -174,16 +166,11 @@ HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChanne
 
 /* ---- channel-config objects ------------------------------------------------------------ */
 
-static struct emu_chan_config *config_find(const void *p)
+static struct emu_channel_config *config_find(const void *p)
 {
-    struct emu_chan_config *found = NULL;
+    struct emu_channel_config *x;
 
-    pthread_mutex_lock(&cfg_lock);
-    for (struct emu_chan_config *x = cfg_head; x != NULL && found == NULL; x = x->next)
-        if (x == p && x->magic == CONFIG_MAGIC)
-            found = x;
-    pthread_mutex_unlock(&cfg_lock);
-    return found;
+    return emu_channel_config_lookup(p, &x) ? x : NULL;
 }
 
 HcclResult HcclChannelConfigCreate(HcclChannelConfig *config)
@@ -192,14 +179,10 @@ HcclResult HcclChannelConfigCreate(HcclChannelConfig *config)
 
     if (config == NULL)
         return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn, "config is NULL"));
-    struct emu_chan_config *x = calloc(1, sizeof(*x));
-    if (x == NULL)
-        return emu_hccl_leave(NULL, EMU_ENOMEM);
-    x->magic = CONFIG_MAGIC;
-    pthread_mutex_lock(&cfg_lock);
-    x->next = cfg_head;
-    cfg_head = x;
-    pthread_mutex_unlock(&cfg_lock);
+    struct emu_channel_config *x;
+    emu_status s = emu_channel_config_create(&x);
+    if (s != EMU_OK)
+        return emu_hccl_leave(NULL, s);
     *config = x;
     return HCCL_SUCCESS;
 }
@@ -207,25 +190,14 @@ HcclResult HcclChannelConfigCreate(HcclChannelConfig *config)
 HcclResult HcclChannelConfigDestroy(HcclChannelConfig config)
 {
     static const char fn[] = "HcclChannelConfigDestroy";
-    struct emu_chan_config *x = NULL;
 
     if (config == NULL)
         return HCCL_SUCCESS;
-    pthread_mutex_lock(&cfg_lock);
-    for (struct emu_chan_config **p = &cfg_head; *p != NULL; p = &(*p)->next)
-        if (*p == config) {
-            x = *p;
-            *p = x->next;
-            break;
-        }
-    pthread_mutex_unlock(&cfg_lock);
-    if (x == NULL)
+    if (!emu_channel_config_destroy(config))
         return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
                                                  "config %p is not a live channel "
                                                  "config",
                                                  config));
-    x->magic = 0;
-    free(x);
     return HCCL_SUCCESS;
 }
 
@@ -233,7 +205,7 @@ HcclResult HcclChannelConfigSetInt(HcclChannelConfig config, HcclChannelConfigTy
                                    uint32_t value)
 {
     static const char fn[] = "HcclChannelConfigSetInt";
-    struct emu_chan_config *x = config_find(config);
+    struct emu_channel_config *x = config_find(config);
 
     if (x == NULL)
         return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
@@ -253,7 +225,7 @@ HcclResult HcclChannelConfigSetStr(HcclChannelConfig config, HcclChannelConfigTy
                                    const char *value)
 {
     static const char fn[] = "HcclChannelConfigSetStr";
-    struct emu_chan_config *x = config_find(config);
+    struct emu_channel_config *x = config_find(config);
 
     if (x == NULL)
         return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
@@ -277,7 +249,7 @@ HcclResult HcclChannelConfigSetStr(HcclChannelConfig config, HcclChannelConfigTy
 /* Shared queues: AIV over UB_CTP, a tag, one local endpoint for all descriptors. hcemu has
  * no hardware queues to share, so once accepted such channels behave like any other. */
 static emu_status check_shared(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
-                               uint32_t n, const struct emu_chan_config *x, const char *fn)
+                               uint32_t n, const struct emu_channel_config *x, const char *fn)
 {
     if (engine != COMM_ENGINE_AIV)
         return emu_hccl_bad(c, fn, "shared-queue channels are for the AIV engine, not %s",
@@ -301,7 +273,7 @@ HcclResult HcclChannelAcquireWithConfig(HcclComm comm, CommEngine engine,
                                         HcclChannelConfig config, ChannelHandle *channels)
 {
     static const char fn[] = "HcclChannelAcquireWithConfig";
-    struct emu_chan_config *x = NULL;
+    struct emu_channel_config *x = NULL;
     struct emu_comm *c;
     emu_status s;
 

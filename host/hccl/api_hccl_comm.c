@@ -1,5 +1,5 @@
 /* api_hccl_comm.c - the HCCL communicator boundary: root info, the init calls, destroy and
- * the member queries. Validates arguments, calls hccl_core.c, converts once on the way out. */
+ * the member queries. Validates arguments, calls hccl_comm.c, converts once on the way out. */
 #include <hccl/hccl.h>
 
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "common/settings.h"
-#include "hccl_api.h"
-#include "hccl_core.h"
+#include "hccl.h"
+#include "hccl_comm.h"
 #include "hccl_ranktable.h"
 #include "hccl_rdv.h"
 #include "hccl_thread.h"
@@ -136,22 +136,6 @@ HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank,
 
 /* ---- HcclCommInitAll: one member per device, each joining from its own OS thread -------- */
 
-struct init_all_job {
-    pthread_t tid;
-    struct emu_comm_args a;
-    struct emu_comm *c;
-    emu_status s;
-};
-
-static void *init_all_cb(void *arg)
-{
-    struct init_all_job *j = arg;
-
-    emu_runtime_set_current_device((int)j->a.d->id); /* names the device in log lines */
-    j->s = emu_comm_create(&j->a, &j->c);
-    return NULL;
-}
-
 static emu_status check_devices(uint32_t ndev, const int32_t *devices, const char *fn)
 {
     if (ndev == 0 || ndev > EMU_COMM_MAX_RANKS || ndev > emu_rt.ndev)
@@ -171,35 +155,6 @@ static emu_status check_devices(uint32_t ndev, const int32_t *devices, const cha
     return EMU_OK;
 }
 
-static emu_status run_init_all(uint32_t ndev, const int32_t *devices, struct init_all_job *j,
-                               const char *fn)
-{
-    uint64_t nonce = emu_rootinfo_fresh_nonce();
-    emu_status first = EMU_OK;
-    uint32_t started = 0;
-
-    /* Open every device before any member starts waiting for the others. */
-    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
-        j[i].a = (struct emu_comm_args){.fn = fn, .rank = i, .size = ndev, .nonce = nonce};
-        snprintf(j[i].a.rdv_dir, sizeof(j[i].a.rdv_dir), "%s", emu_rt.job_dir);
-        first = emu_hdev_open((uint32_t)devices[i], &j[i].a.d);
-    }
-    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
-        if (pthread_create(&j[i].tid, NULL, init_all_cb, &j[i]) != 0) {
-            EMU_LOG_ERR("%s: cannot start a thread for device %d", fn, devices[i]);
-            first = EMU_ESYSCALL;
-            break;
-        }
-        started++;
-    }
-    for (uint32_t i = 0; i < started; i++) {
-        pthread_join(j[i].tid, NULL);
-        if (first == EMU_OK)
-            first = j[i].s;
-    }
-    return first;
-}
-
 HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
 {
     static const char fn[] = "HcclCommInitAll";
@@ -214,20 +169,13 @@ HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
     }
     if ((s = check_devices(ndev, devices, fn)) != EMU_OK)
         return emu_hccl_leave(NULL, s);
-    struct init_all_job *j = calloc(ndev, sizeof(*j));
-    if (j == NULL)
+    struct emu_comm **made = calloc(ndev, sizeof(*made));
+    if (made == NULL)
         return emu_hccl_leave(NULL, EMU_ENOMEM);
-    s = run_init_all(ndev, devices, j, fn);
-    for (uint32_t i = 0; i < ndev; i++) {
-        if (s == EMU_OK) {
-            comms[i] = j[i].c;
-        } else if (j[i].c != NULL) {
-            /* All or nothing: a member made while another failed is destroyed again. */
-            emu_status ignored = emu_comm_destroy(j[i].c, fn);
-            (void)ignored;
-        }
-    }
-    free(j);
+    if ((s = emu_comm_create_all(ndev, devices, made, fn)) == EMU_OK)
+        for (uint32_t i = 0; i < ndev; i++)
+            comms[i] = made[i];
+    free(made);
     return emu_hccl_leave(NULL, s);
 }
 

@@ -2,7 +2,7 @@
  * communicator's graph (hccl_graph.c) answers. Returned arrays belong to the graph. */
 #include <hccl/hccl.h>
 
-#include "hccl_api.h"
+#include "hccl.h"
 #include "hccl_topo.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "hccl_api.h"
+#include "hccl.h"
 #include "hccl_mem.h"
 #include "hccl_rules.h"
 
@@ -23,7 +23,7 @@ static HcclResult get_buffer(HcclComm comm, void **buffer, uint64_t *size, bool 
         (s = EMU_HCCL_NONNULL(c, size, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
     pthread_mutex_lock(&c->lock);
-    s = emu_buf_get(c, clear, buffer, size, fn);
+    s = emu_hccl_mem_buffer_get(c, clear, buffer, size, fn);
     pthread_mutex_unlock(&c->lock);
     return emu_hccl_leave(c, s);
 }
@@ -61,7 +61,7 @@ HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine eng
     if (size == 0)
         return emu_hccl_leave(c, emu_hccl_bad(c, fn, "size is 0"));
     pthread_mutex_lock(&c->lock);
-    s = emu_ctx_create(c, ctxTag, engine, size, ctx, fn);
+    s = emu_hccl_mem_ctx_create(c, ctxTag, engine, size, ctx, fn);
     pthread_mutex_unlock(&c->lock);
     return emu_hccl_leave(c, s);
 }
@@ -81,7 +81,7 @@ HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine
         return emu_hccl_leave(c, s);
     /* A miss is the operators' normal first-call path: no log line for it. */
     pthread_mutex_lock(&c->lock);
-    s = emu_ctx_get(c, ctxTag, engine, ctx, size);
+    s = emu_hccl_mem_ctx_get(c, ctxTag, engine, ctx, size);
     pthread_mutex_unlock(&c->lock);
     return emu_hccl_leave(c, s);
 }
@@ -101,7 +101,7 @@ HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine, const char *ctxTa
     if (size == 0)
         return emu_hccl_leave(c, emu_hccl_bad(c, fn, "size is 0"));
     pthread_mutex_lock(&c->lock);
-    s = emu_ctx_copy(c, ctxTag, engine, srcCtx, size, dstCtxOffset, fn);
+    s = emu_hccl_mem_ctx_copy(c, ctxTag, engine, srcCtx, size, dstCtxOffset, fn);
     pthread_mutex_unlock(&c->lock);
     return emu_hccl_leave(c, s);
 }
@@ -117,7 +117,7 @@ HcclResult HcclEngineCtxDestroy(HcclComm comm, const char *ctxTag, CommEngine en
     if ((s = check_ctx_key(c, ctxTag, engine, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
     pthread_mutex_lock(&c->lock);
-    s = emu_ctx_destroy(c, ctxTag, engine, fn);
+    s = emu_hccl_mem_ctx_destroy(c, ctxTag, engine, fn);
     pthread_mutex_unlock(&c->lock);
     return emu_hccl_leave(c, s);
 }
@@ -143,7 +143,7 @@ HcclResult HcclCommMemReg(HcclComm comm, const char *memTag, const CommMem *mem,
                          (unsigned long long)mem->size);
     if (s == EMU_OK) {
         pthread_mutex_lock(&c->lock);
-        s = emu_memreg_add(c, memTag, mem, memHandle, fn);
+        s = emu_hccl_mem_reg_add(c, memTag, mem, memHandle, fn);
         pthread_mutex_unlock(&c->lock);
     }
     return emu_hccl_leave(c, s);

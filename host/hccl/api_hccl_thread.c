@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "hccl_api.h"
+#include "hccl.h"
 #include "hccl_rules.h"
 #include "hccl_thread.h"
 #include "host/acl/stream.h"

@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "host/acl/api_result.h"
+#include "host/acl/api.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
-#include "hcomm_host.h"
+#include "hcomm.h"
 
 #define HCOMM_API __attribute__((visibility("default"), noinline))
 #define CALL(name)                                                                             \

@@ -245,14 +245,14 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
     p->rec.protocol = d->channelProtocol;
     p->rec.remote_rank = d->remoteRank;
     p->rec.notify_num = d->notifyNum;
-    if ((s = emu_buf_get(c, false, &buf, &buf_size, fn)) != EMU_OK)
+    if ((s = emu_hccl_mem_buffer_get(c, false, &buf, &buf_size, fn)) != EMU_OK)
         return s;
     if (p->rec.notify_num > 0 &&
-        (s = emu_notify_alloc(c->d, p->rec.notify_num, &p->rec.notify_base)) != EMU_OK)
+        (s = emu_notify_pool_alloc(c->d, p->rec.notify_num, &p->rec.notify_base)) != EMU_OK)
         return s;
     if ((s = slot_take(c, engine, p)) != EMU_OK) {
         if (p->rec.notify_num > 0)
-            emu_notify_free(c->d, p->rec.notify_base);
+            emu_notify_pool_free(c->d, p->rec.notify_base);
         return s;
     }
     p->created = true;
@@ -270,7 +270,7 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
     snprintf(o->mems[0].tag, sizeof(o->mems[0].tag), "HcclBuffer");
     o->mem_num = 1;
     for (uint32_t m = 0; m < d->memHandleNum; m++) {
-        const struct emu_memreg *r = emu_memreg_find(c, d->memHandles[m]);
+        const struct emu_memreg *r = emu_hccl_mem_reg_find(c, d->memHandles[m]);
         o->mems[o->mem_num].addr = (uint64_t)(uintptr_t)r->mem.addr;
         o->mems[o->mem_num].size = r->mem.size;
         snprintf(o->mems[o->mem_num].tag, sizeof(o->mems[0].tag), "%s", r->tag);
@@ -393,7 +393,7 @@ static void map_peers(struct emu_comm *c, const struct pending *p, uint32_t n)
         snprintf(q.text, sizeof(q.text), "%s", pi->job_dir);
         /* Now, while the peer's files surely exist; failing here only means the executor
          * maps them on first use instead. */
-        if (emu_hdev_rpc(c->d, &q, &r) == EMU_OK)
+        if (emu_device_rpc(c->d, &q, &r) == EMU_OK)
             c->peer_mapped[p[i].peer] = true;
         else
             EMU_LOG_WARN("device %u: the executor could not map rank %u's device %u now: %s",
@@ -411,7 +411,7 @@ static void rollback(struct emu_comm *c, struct pending *p, uint32_t n)
         if (p[i].created) {
             slot_free(c, p[i].rec.slot, p[i].rec.gen);
             if (p[i].rec.notify_num > 0)
-                emu_notify_free(c->d, p[i].rec.notify_base);
+                emu_notify_pool_free(c->d, p[i].rec.notify_base);
         }
         rec_free_tags(&p[i].rec);
     }
@@ -527,7 +527,7 @@ void emu_link_release(struct emu_comm *c, struct emu_chan_rec *ch)
 {
     slot_free(c, ch->slot, ch->gen);
     if (ch->notify_num > 0)
-        emu_notify_free(c->d, ch->notify_base);
+        emu_notify_pool_free(c->d, ch->notify_base);
     rec_free_tags(ch);
     /* Keep the array dense: move the last record into the hole. */
     for (uint32_t i = 0; i < c->n_chans; i++)

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 /* descs are already validated by the boundary (remote rank, protocol, notifyNum, memory
  * handles). Existing channels with the same (engine, remoteRank, protocol) are returned;

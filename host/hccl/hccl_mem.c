@@ -1,7 +1,7 @@
 /* hccl_mem.c - the communicator's memory: the HCCL buffer (device memory, allocated on
  * first use because populating hundreds of MB is the slowest part of a communicator's
  * life), engine contexts (device memory for AICPU/AICPU_TS/AIV, host memory for
- * CPU/CPU_TS/CCU) and registered memories. All are released by emu_mem_release_all(). */
+ * CPU/CPU_TS/CCU) and registered memories. All are released by emu_hccl_mem_release_all(). */
 #include "hccl_mem.h"
 
 #include <stdio.h>
@@ -21,7 +21,8 @@ static uint8_t *alias_of(const struct emu_comm *c, const void *addr)
     return c->d->alias + ((uint64_t)(uintptr_t)addr - emu_window_base(c->d->id));
 }
 
-emu_status emu_buf_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size, const char *fn)
+emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size,
+                                   const char *fn)
 {
     (void)fn;
     if (c->buf == NULL) {
@@ -50,8 +51,8 @@ static struct emu_ctx_rec *ctx_find(struct emu_comm *c, const char *tag, int32_t
     return NULL;
 }
 
-emu_status emu_ctx_create(struct emu_comm *c, const char *tag, int32_t engine, uint64_t size,
-                          void **out, const char *fn)
+emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t engine,
+                                   uint64_t size, void **out, const char *fn)
 {
     if (ctx_find(c, tag, engine) != NULL) {
         EMU_COMM_ERR(c, fn, "an engine context with tag \"%s\" for engine %s already exists",
@@ -86,8 +87,8 @@ emu_status emu_ctx_create(struct emu_comm *c, const char *tag, int32_t engine, u
     return EMU_OK;
 }
 
-emu_status emu_ctx_get(struct emu_comm *c, const char *tag, int32_t engine, void **out,
-                       uint64_t *size)
+emu_status emu_hccl_mem_ctx_get(struct emu_comm *c, const char *tag, int32_t engine, void **out,
+                                uint64_t *size)
 {
     struct emu_ctx_rec *x = ctx_find(c, tag, engine);
 
@@ -98,8 +99,8 @@ emu_status emu_ctx_get(struct emu_comm *c, const char *tag, int32_t engine, void
     return EMU_OK;
 }
 
-emu_status emu_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine, const void *src,
-                        uint64_t size, uint64_t offset, const char *fn)
+emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine,
+                                 const void *src, uint64_t size, uint64_t offset, const char *fn)
 {
     struct emu_ctx_rec *x = ctx_find(c, tag, engine);
 
@@ -124,8 +125,7 @@ emu_status emu_ctx_copy(struct emu_comm *c, const char *tag, int32_t engine, con
 static void ctx_free(struct emu_comm *c, struct emu_ctx_rec *x, bool device_alive)
 {
     if (x->device && device_alive) {
-        emu_status ignored = emu_mem_free(x->addr);
-        (void)ignored; /* our own live allocation: cannot fail */
+        emu_mem_free_owned(x->addr);
     } else if (!x->device) {
         free(x->addr);
     }
@@ -133,14 +133,15 @@ static void ctx_free(struct emu_comm *c, struct emu_ctx_rec *x, bool device_aliv
     free(x);
 }
 
-emu_status emu_ctx_destroy(struct emu_comm *c, const char *tag, int32_t engine, const char *fn)
+emu_status emu_hccl_mem_ctx_destroy(struct emu_comm *c, const char *tag, int32_t engine,
+                                    const char *fn)
 {
     for (struct emu_ctx_rec **p = &c->ctxs; *p != NULL; p = &(*p)->next) {
         struct emu_ctx_rec *x = *p;
         if (x->engine != engine || strcmp(x->tag, tag ? tag : "") != 0)
             continue;
         *p = x->next;
-        ctx_free(c, x, emu_hdev_check(c->d) == EMU_OK);
+        ctx_free(c, x, emu_device_check(c->d) == EMU_OK);
         return EMU_OK;
     }
     EMU_COMM_ERR(c, fn, "no engine context with tag \"%s\" for engine %s", tag ? tag : "",
@@ -163,8 +164,8 @@ static bool in_allocation(struct emu_comm *c, uint64_t addr, uint64_t len)
     return ok;
 }
 
-emu_status emu_memreg_add(struct emu_comm *c, const char *tag, const CommMem *mem,
-                          HcclMemHandle *out, const char *fn)
+emu_status emu_hccl_mem_reg_add(struct emu_comm *c, const char *tag, const CommMem *mem,
+                                HcclMemHandle *out, const char *fn)
 {
     for (struct emu_memreg *r = c->regs; r != NULL; r = r->next)
         if (strcmp(r->tag, tag) == 0) {
@@ -195,7 +196,7 @@ emu_status emu_memreg_add(struct emu_comm *c, const char *tag, const CommMem *me
     return EMU_OK;
 }
 
-struct emu_memreg *emu_memreg_find(struct emu_comm *c, HcclMemHandle h)
+struct emu_memreg *emu_hccl_mem_reg_find(struct emu_comm *c, HcclMemHandle h)
 {
     for (struct emu_memreg *r = c->regs; r != NULL; r = r->next)
         if ((void *)r == h)
@@ -203,9 +204,9 @@ struct emu_memreg *emu_memreg_find(struct emu_comm *c, HcclMemHandle h)
     return NULL;
 }
 
-void emu_mem_release_all(struct emu_comm *c)
+void emu_hccl_mem_release_all(struct emu_comm *c)
 {
-    bool alive = emu_hdev_check(c->d) == EMU_OK;
+    bool alive = emu_device_check(c->d) == EMU_OK;
 
     while (c->ctxs != NULL) {
         struct emu_ctx_rec *x = c->ctxs;
@@ -219,8 +220,7 @@ void emu_mem_release_all(struct emu_comm *c)
         free(r);
     }
     if (c->buf != NULL && alive) {
-        emu_status ignored = emu_mem_free(c->buf);
-        (void)ignored;
+        emu_mem_free_owned(c->buf);
     }
     c->buf = NULL;
 }

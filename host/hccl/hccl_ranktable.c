@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 struct parse_ctx {
     const char *fn;

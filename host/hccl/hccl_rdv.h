@@ -13,7 +13,7 @@
 
 #include "common/devctl.h"
 #include "common/status.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 #define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */
 #define EMU_ROOT_INFO_VERSION 1u

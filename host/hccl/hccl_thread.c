@@ -65,7 +65,7 @@ static emu_status keep_spare(struct emu_comm *c, uint32_t base)
 static emu_status notifies_take(struct emu_comm *c, uint32_t n, uint32_t *base)
 {
     *base = 0;
-    return n == 0 ? EMU_OK : emu_notify_alloc(c->d, n, base);
+    return n == 0 ? EMU_OK : emu_notify_pool_alloc(c->d, n, base);
 }
 
 /* Take a free streams[] slot as an AICPU_TS thread of this comm. */
@@ -154,12 +154,10 @@ static void release_one(struct emu_comm *c, struct emu_thread_rec *t)
     } else if (ctl != NULL) {
         stream_slot_unbind(c, t);
     }
-    if (t->kind == EMU_THREAD_OWNED && t->stream != NULL) {
-        emu_status ignored = emu_stream_destroy(t->stream);
-        (void)ignored; /* its errors were the synchronisation's to report */
-    }
+    if (t->kind == EMU_THREAD_OWNED && t->stream != NULL)
+        emu_stream_destroy(t->stream);
     if (t->notify_num > 0)
-        emu_notify_free(c->d, t->notify_base);
+        emu_notify_pool_free(c->d, t->notify_base);
 }
 
 /* One new thread; on failure nothing of it remains. */
@@ -189,7 +187,7 @@ static emu_status make_thread(struct emu_comm *c, int32_t engine, uint32_t notif
     if (s == EMU_OK && (s = add_rec(c, t)) != EMU_OK)
         release_one(c, t);
     else if (s != EMU_OK && notifies > 0)
-        emu_notify_free(c->d, t->notify_base);
+        emu_notify_pool_free(c->d, t->notify_base);
     return s;
 }
 
@@ -263,7 +261,7 @@ emu_status emu_thread_with_stream(struct emu_comm *c, int32_t engine, struct emu
             return st;
         if ((st = add_rec(c, &nt)) != EMU_OK) {
             if (notify_num > 0)
-                emu_notify_free(c->d, nt.notify_base);
+                emu_notify_pool_free(c->d, nt.notify_base);
             return st;
         }
         t = &c->threads[c->n_threads - 1];
@@ -390,7 +388,7 @@ void emu_thread_quiesce(struct emu_comm *c)
     struct emu_devctl *ctl = c->d->ctl;
     uint64_t deadline = emu_deadline_ms(QUIESCE_MS);
 
-    if (ctl == NULL || emu_hdev_check(c->d) != EMU_OK)
+    if (ctl == NULL || emu_device_check(c->d) != EMU_OK)
         return;
     for (uint32_t i = 0; i < c->n_threads; i++) {
         const struct emu_thread_rec *t = &c->threads[i];
@@ -403,7 +401,7 @@ void emu_thread_quiesce(struct emu_comm *c)
             uint32_t sub = emu_load_acquire(&sc->submitted);
             if ((int32_t)(done - sub) >= 0)
                 break;
-            if (emu_hdev_wait(c->d, &sc->completed, done, deadline) != EMU_OK) {
+            if (emu_device_wait(c->d, &sc->completed, done, deadline) != EMU_OK) {
                 EMU_LOG_WARN("HcclCommDestroy: rank %u thread %u (slot %u) still has %u tasks "
                              "queued; releasing it anyway",
                              c->rank, i, t->slot, sub - emu_load_acquire(&sc->completed));
@@ -436,7 +434,7 @@ void emu_thread_release_all(struct emu_comm *c)
         release_one(c, &c->threads[i]);
     }
     for (uint32_t i = 0; i < c->n_spare; i++)
-        emu_notify_free(c->d, c->spare_notifies[i]);
+        emu_notify_pool_free(c->d, c->spare_notifies[i]);
     c->n_threads = 0;
     c->n_spare = 0;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 /* `n` fresh threads. engine = COMM_ENGINE_AICPU_TS (device threads) or COMM_ENGINE_CPU_TS
  * (a new ACL stream each). notify_nums[i] notifies for thread i (notify_nums NULL: `uniform`

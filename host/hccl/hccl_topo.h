@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 #include "hccl/hccl.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 #define EMU_TOPO_MAX_INTER 4u
 

@@ -1,7 +1,7 @@
-/* hccl_core.c - communicator members: creation (rendezvous, rank graph, device entry),
+/* hccl_comm.c - communicator members: creation (rendezvous, rank graph, device entry),
  * destruction (every resource, in dependency order) and the registry that turns a user's
  * HcclComm into a live member. Entry points: emu_comm_create(), emu_comm_destroy(). */
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -285,31 +285,115 @@ struct emu_comm *emu_comm_find_name(const char *name)
     return mine != NULL ? mine : first;
 }
 
+/* Withdraw c from the registry; the caller holds reg_lock. */
+static void unlink_locked(struct emu_comm *c)
+{
+    for (struct emu_comm **p = &reg_head; *p != NULL; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            break;
+        }
+}
+
+static void teardown(struct emu_comm *c)
+{
+    /* Threads first drain their queues: they may still wait on channel notifies. */
+    pthread_mutex_lock(&c->lock);
+    emu_thread_quiesce(c);
+    emu_link_release_all(c);
+    emu_thread_release_all(c);
+    emu_hccl_mem_release_all(c);
+    pthread_mutex_unlock(&c->lock);
+    unpublish(c);
+    free_comm(c, true);
+}
+
 emu_status emu_comm_destroy(struct emu_comm *c, const char *fn)
 {
     pthread_mutex_lock(&reg_lock);
     bool busy = c->users > 1;
-    if (!busy) {
-        for (struct emu_comm **p = &reg_head; *p != NULL; p = &(*p)->next)
-            if (*p == c) {
-                *p = c->next;
-                break;
-            }
-    }
+    if (!busy)
+        unlink_locked(c);
     pthread_mutex_unlock(&reg_lock);
     if (busy) {
         EMU_COMM_ERR(c, fn, "another call is using communicator %s; try again when it returns",
                      c->name);
         return EMU_EAGAIN;
     }
-    /* Threads first drain their queues: they may still wait on channel notifies. */
-    pthread_mutex_lock(&c->lock);
-    emu_thread_quiesce(c);
-    emu_link_release_all(c);
-    emu_thread_release_all(c);
-    emu_mem_release_all(c);
-    pthread_mutex_unlock(&c->lock);
-    unpublish(c);
-    free_comm(c, true);
+    teardown(c);
     return EMU_OK;
+}
+
+void emu_comm_abandon(struct emu_comm *c)
+{
+    pthread_mutex_lock(&reg_lock);
+    unlink_locked(c);
+    pthread_mutex_unlock(&reg_lock);
+    teardown(c);
+}
+
+/* ---- HcclCommInitAll: one member per device, each joining from its own OS thread -------- */
+
+struct init_all_job {
+    pthread_t tid;
+    struct emu_comm_args a;
+    struct emu_comm *c;
+    emu_status s;
+};
+
+static void *init_all_cb(void *arg)
+{
+    struct init_all_job *j = arg;
+
+    emu_runtime_set_current_device((int)j->a.d->id); /* names the device in log lines */
+    j->s = emu_comm_create(&j->a, &j->c);
+    return NULL;
+}
+
+static emu_status run_all(uint32_t ndev, const int32_t *devices, struct init_all_job *j,
+                          const char *fn)
+{
+    uint64_t nonce = emu_rootinfo_fresh_nonce();
+    emu_status first = EMU_OK;
+    uint32_t started = 0;
+
+    /* Open every device before any member starts waiting for the others. */
+    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
+        j[i].a = (struct emu_comm_args){.fn = fn, .rank = i, .size = ndev, .nonce = nonce};
+        snprintf(j[i].a.rdv_dir, sizeof(j[i].a.rdv_dir), "%s", emu_rt.job_dir);
+        first = emu_device_open((uint32_t)devices[i], &j[i].a.d);
+    }
+    for (uint32_t i = 0; i < ndev && first == EMU_OK; i++) {
+        if (pthread_create(&j[i].tid, NULL, init_all_cb, &j[i]) != 0) {
+            EMU_LOG_ERR("%s: cannot start a thread for device %d", fn, devices[i]);
+            first = EMU_ESYSCALL;
+            break;
+        }
+        started++;
+    }
+    for (uint32_t i = 0; i < started; i++) {
+        pthread_join(j[i].tid, NULL);
+        if (first == EMU_OK)
+            first = j[i].s;
+    }
+    return first;
+}
+
+emu_status emu_comm_create_all(uint32_t ndev, const int32_t *devices, struct emu_comm **out,
+                               const char *fn)
+{
+    struct init_all_job *j = calloc(ndev, sizeof(*j));
+    emu_status s;
+
+    if (j == NULL)
+        return EMU_ENOMEM;
+    s = run_all(ndev, devices, j, fn);
+    for (uint32_t i = 0; i < ndev; i++) {
+        if (s == EMU_OK)
+            out[i] = j[i].c;
+        else if (j[i].c != NULL)
+            emu_comm_abandon(j[i].c); /* all or nothing: undo the members that were made */
+    }
+    free(j);
+    return s;
 }

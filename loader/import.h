@@ -1,16 +1,16 @@
-/* import_policy.h - decides whether a kernel image may run on the emulated AICPU.
+/* import.h - decides whether a kernel image may run on the emulated AICPU.
  *
- * Entry point: emu_image_check(). An AICPU kernel can only call what the device provides: the
- * device-side HCOMM API (device_api_names.h) and the C/C++ runtime. A call into the host
- * runtime (acl*, Hccl*) or into anything else would fail at dlopen time on the device, or
- * worse, run host code there; it is refused here, at load, with the symbol named. */
-#ifndef HCEMU_LOADER_IMPORT_POLICY_H
-#define HCEMU_LOADER_IMPORT_POLICY_H
+ * Entry point: emu_import_check_image(). An AICPU kernel can only call what the device
+ * provides: the device-side HCOMM API (device_api_names.h) and the C/C++ runtime. A call into
+ * the host runtime (acl*, Hccl*) or into anything else would fail at dlopen time on the
+ * device, or worse, run host code there; it is refused here, at load, with the symbol named. */
+#ifndef HCEMU_LOADER_IMPORT_H
+#define HCEMU_LOADER_IMPORT_H
 
 #include <stddef.h>
 
 #include "common/status.h"
-#include "elf_inspect.h"
+#include "elf.h"
 
 enum emu_import_class {
     EMU_IMPORT_DEVICE_API, /* an exact name of EMU_DEVICE_API_NAMES */
@@ -45,7 +45,7 @@ int emu_import_is_device_api(const char *name);
  * On refusal writes the reason into `why` (may be NULL; truncated to why_len), logs that
  * one line, and returns EMU_EINVAL. Returns EMU_OK (why = "") or EMU_ENULL for NULL
  * info/entries. Host-only imports are reported before unknown ones. */
-emu_status emu_image_check(const struct emu_elf_info *info, const char *const *entries,
-                           size_t n_entries, char *why, size_t why_len) EMU_MUST_CHECK;
+emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
+                                  size_t n_entries, char *why, size_t why_len) EMU_MUST_CHECK;
 
 #endif

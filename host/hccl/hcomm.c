@@ -1,4 +1,4 @@
-/* hcomm_host.c - see hcomm_host.h.
+/* hcomm.c - see hcomm.h.
  *
  * A CPU_TS thread is an ACL stream slot whose engine is CPU_TS; its tasks go through the
  * device's submission ring like any stream task (emu_stream_submit), so they run in order
@@ -6,7 +6,7 @@
  * of docs/FLOW.md. Records go to the destination thread's notify slot (any device of the
  * job); waits park the stream on the device until the notify is set or the timeout passes,
  * and a timeout fails the stream, reported by aclrtSynchronizeStream. */
-#include "hcomm_host.h"
+#include "hcomm.h"
 #include "loader/symbolize.h"
 
 #include <dlfcn.h>
@@ -53,7 +53,7 @@ static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 {
     if (dev >= EMU_MAX_DEVICES)
         return NULL;
-    if (live && (dev >= emu_rt.ndev || emu_hdev_check(&emu_rt.devs[dev]) != EMU_OK))
+    if (live && (dev >= emu_rt.ndev || emu_device_check(&emu_rt.devs[dev]) != EMU_OK))
         return NULL;
     return emu_rt.devs[dev].ctl;
 }
@@ -103,8 +103,7 @@ static emu_status submit(const struct emu_hcomm_call *c, struct emu_wire_task *w
     struct emu_hdev *d = &emu_rt.devs[c->dev];
     /* emu_stream_submit() needs only the slot, its generation and the device: the thread
      * names the slot, and the stream object of the user belongs to the ACL layer. */
-    struct emu_hstream s = {.magic = EMU_STREAM_MAGIC,
-                            .dev = c->dev,
+    struct emu_hstream s = {.dev = c->dev,
                             .slot = c->thread,
                             .gen = d->ctl->streams[c->thread].gen,
                             .d = d};

@@ -1,4 +1,4 @@
-/* elf_inspect.h - reads what the loader needs to know about a kernel image, with libelf,
+/* elf.h - reads what the loader needs to know about a kernel image, with libelf,
  * before anything of it is mapped for execution.
  *
  * Entry points: emu_elf_inspect_file(), emu_elf_inspect_mem(). The input may be anything
@@ -6,8 +6,8 @@
  * Statuses: EMU_EPARSE when the bytes cannot be read as an ELF file (not ELF, truncated,
  * corrupt tables); EMU_EINVAL when they are a valid ELF file that hcemu cannot load
  * (32-bit, big-endian, another machine, not a shared object, no dynamic symbol table). */
-#ifndef HCEMU_LOADER_ELF_INSPECT_H
-#define HCEMU_LOADER_ELF_INSPECT_H
+#ifndef HCEMU_LOADER_ELF_H
+#define HCEMU_LOADER_ELF_H
 
 #include <stdbool.h>
 #include <stddef.h>

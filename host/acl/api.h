@@ -1,7 +1,7 @@
-/* api_result.h - conversion of emu_status to vendor codes at the API boundary, with the
+/* api.h - conversion of emu_status to vendor codes at the API boundary, with the
  * per-OS-thread "last error" of the ACL runtime. */
-#ifndef HCEMU_HOST_API_RESULT_H
-#define HCEMU_HOST_API_RESULT_H
+#ifndef HCEMU_HOST_API_H
+#define HCEMU_HOST_API_H
 
 #include "common/status.h"
 

@@ -1,9 +1,9 @@
-/* hcomm_host.h - the host (CPU_TS) side of the HCOMM data plane: thread handles checked
+/* hcomm.h - the host (CPU_TS) side of the HCOMM data plane: thread handles checked
  * against the device control blocks this process has mapped, notify record/wait tasks queued
  * on the thread's ACL stream, and the per-OS-thread settings (default wait timeout, batch
  * mode). Called only by host/api_hcomm.c. */
-#ifndef HCEMU_HOST_HCOMM_HOST_H
-#define HCEMU_HOST_HCOMM_HOST_H
+#ifndef HCEMU_HOST_HCOMM_H
+#define HCEMU_HOST_HCOMM_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
-/* import_policy.c - classifies a kernel's imports and checks its entries (import_policy.h).
+/* import.c - classifies a kernel's imports and checks its entries (import.h).
  *
- * Entry points: emu_import_classify(), emu_image_check(). */
-#include "import_policy.h"
+ * Entry points: emu_import_classify(), emu_import_check_image(). */
+#include "import.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -38,7 +38,7 @@ static const char *const sanitizer_prefixes[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Rule 5 of import_policy.h: the runtime libraries, opened once and never closed (the
+/* Rule 5 of import.h: the runtime libraries, opened once and never closed (the
  * executor loads them with the kernel anyway). A library that cannot be opened is skipped. */
 static const char *const runtime_sonames[] = {
     "libc.so.6",
@@ -228,8 +228,8 @@ static emu_status check_imports(const struct emu_elf_info *info, char *why, size
     return EMU_OK;
 }
 
-emu_status emu_image_check(const struct emu_elf_info *info, const char *const *entries,
-                           size_t n_entries, char *why, size_t why_len)
+emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
+                                  size_t n_entries, char *why, size_t why_len)
 {
     if (why != NULL && why_len > 0)
         why[0] = '\0';

@@ -1,9 +1,9 @@
-/* elf_inspect.c - validates a kernel image and lists its symbols with libelf (elf_inspect.h).
+/* elf.c - validates a kernel image and lists its symbols with libelf (elf.h).
  *
  * Entry points: emu_elf_inspect_file(), emu_elf_inspect_mem(). The identity and the section
  * header table are bounds-checked here before libelf walks them, so a truncated or hostile file
  * gets a precise message instead of whatever libelf makes of it. */
-#include "elf_inspect.h"
+#include "elf.h"
 
 #include <gelf.h>
 #include <stdlib.h>
@@ -436,11 +436,11 @@ emu_status emu_elf_inspect_file(const char *path, struct emu_elf_info *out)
     if (out == NULL)
         return EMU_ENULL;
     memset(out, 0, sizeof(*out));
-    emu_status st = emu_file_map(path, &map);
+    emu_status st = emu_file_map_open(path, &map);
     if (st != EMU_OK)
         return st;
     st = inspect(map.data != NULL ? map.data : "", map.len, path, out);
-    emu_file_unmap(&map);
+    emu_file_map_close(&map);
     if (st != EMU_OK)
         emu_elf_info_fini(out);
     return st;

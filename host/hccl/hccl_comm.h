@@ -1,12 +1,12 @@
-/* hccl_core.h - the host's communicator object (one member of an HCCL communicator, i.e. one
+/* hccl_comm.h - the host's communicator object (one member of an HCCL communicator, i.e. one
  * rank on one device) and the process registry that validates HcclComm values.
  *
  * Lock order: registry lock, then a comm's `lock`, then the device locks of runtime.h. The
  * resource modules (hccl_thread.c, hccl_link.c, hccl_mem.c) run with the comm's lock held;
  * the vendor forbids concurrent channel calls on one communicator, the lock makes any other
  * overlap harmless. */
-#ifndef HCEMU_HOST_HCCL_CORE_H
-#define HCEMU_HOST_HCCL_CORE_H
+#ifndef HCEMU_HOST_HCCL_COMM_H
+#define HCEMU_HOST_HCCL_COMM_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -139,6 +139,13 @@ emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out)
  * caller holds one use (emu_comm_get). EMU_EAGAIN (logged) while another call is using it;
  * then the caller still holds its use. On success the comm is gone. */
 emu_status emu_comm_destroy(struct emu_comm *c, const char *fn) EMU_MUST_CHECK;
+/* Destroy a member no other call can be using yet (HcclCommInitAll undoing its members). */
+void emu_comm_abandon(struct emu_comm *c);
+/* One member per device of `devices` (checked: distinct, opened here), each joining from its
+ * own OS thread, as HcclCommInitAll does. All or nothing: on success out[i] is the member of
+ * devices[i], on failure none remains. */
+emu_status emu_comm_create_all(uint32_t ndev, const int32_t *devices, struct emu_comm **out,
+                               const char *fn) EMU_MUST_CHECK;
 /* The live comm behind a user's HcclComm with one use taken, or NULL (logged: "fn: comm %p
  * is not a live communicator"). Pair with emu_comm_put(). */
 struct emu_comm *emu_comm_get(const void *user, const char *fn);

@@ -1,5 +1,5 @@
-/* hccl_api.c - see hccl_api.h. */
-#include "hccl_api.h"
+/* hccl.c - see hccl.h. */
+#include "hccl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* api_result.c - see api_result.h. */
-#include "api_result.h"
+/* api.c - see api.h. */
+#include "api.h"
 
 static _Thread_local int last_error;
 

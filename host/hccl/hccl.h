@@ -1,11 +1,11 @@
-/* hccl_api.h - helpers shared by the HCCL boundary files (api_hccl*.c): entering a call on
+/* hccl.h - helpers shared by the HCCL boundary files (api_hccl*.c): entering a call on
  * a communicator, null-pointer refusals, and the way out (one conversion to HcclResult). */
-#ifndef HCEMU_HOST_HCCL_API_H
-#define HCEMU_HOST_HCCL_API_H
+#ifndef HCEMU_HOST_HCCL_H
+#define HCEMU_HOST_HCCL_H
 
-#include "host/acl/api_result.h"
+#include "host/acl/api.h"
 #include "common/log.h"
-#include "hccl_core.h"
+#include "hccl_comm.h"
 
 /* Take a use of the user's comm. NULL -> EMU_ENULL, not live -> EMU_EINVAL, device closed or
  * failed -> EMU_EDEVLOST, each logged. */

@@ -1,0 +1,119 @@
+/* registry.c - live ACL objects by kind (see registry.h): one lock, one list per kind.
+ * Lookups compare addresses only, so an unknown pointer is never dereferenced. */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "common/log.h"
+#include "runtime.h"
+
+static const struct {
+    uint32_t magic;
+    const char *name;
+    emu_status refused;
+} kinds[EMU_REG_KINDS] = {
+    [EMU_REG_STREAM] = {0x5354524du, "stream", EMU_ESTREAM},
+    [EMU_REG_EVENT] = {0x45564e54u, "event", EMU_EHANDLE},
+    [EMU_REG_NOTIFY] = {0x4e544659u, "notify", EMU_EHANDLE},
+    [EMU_REG_BINARY] = {0x42494e31u, "binary", EMU_EHANDLE},
+    [EMU_REG_FUNCTION] = {0x46554e31u, "function", EMU_EHANDLE},
+    [EMU_REG_CHANNEL_CONFIG] = {0x47464343u, "channel config", EMU_EINVAL},
+};
+
+/* The lists and every entry's `next` and `magic` are protected by `lock`. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_registry_entry *heads[EMU_REG_KINDS];
+
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+
+static void device_lost_cb(struct emu_hdev *d)
+{
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < EMU_REG_KINDS; k++)
+        for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
+            struct emu_registry_entry *e = *p;
+            if (e->dev == d) {
+                *p = e->next;
+                e->magic = 0;
+                free(e);
+            } else {
+                p = &e->next;
+            }
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static void watch_devices(void)
+{
+    emu_runtime_on_device_lost(device_lost_cb);
+}
+
+void emu_registry_add_on(struct emu_registry_entry *e, enum emu_registry_kind k,
+                         struct emu_hdev *d)
+{
+    if (d != NULL)
+        pthread_once(&watch_once, watch_devices);
+    pthread_mutex_lock(&lock);
+    e->magic = kinds[k].magic;
+    e->dev = d;
+    e->next = heads[k];
+    heads[k] = e;
+    pthread_mutex_unlock(&lock);
+}
+
+void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k)
+{
+    emu_registry_add_on(e, k, NULL);
+}
+
+bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&lock);
+    for (struct emu_registry_entry **p = &heads[k]; *p != NULL; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            e->magic = 0;
+            found = true;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+bool emu_registry_has(const void *user, enum emu_registry_kind k)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&lock);
+    for (struct emu_registry_entry *e = heads[k]; e != NULL && !found; e = e->next)
+        found = (const void *)e == user && e->magic == kinds[k].magic;
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
+emu_status emu_registry_check(const void *user, enum emu_registry_kind k, void **out)
+{
+    if (!emu_registry_has(user, k)) {
+        EMU_LOG_ERR("%s %p is not a live %s (destroyed, or never created)", kinds[k].name, user,
+                    kinds[k].name);
+        return kinds[k].refused;
+    }
+    *out = (void *)user;
+    return EMU_OK;
+}
+
+void emu_registry_visit(enum emu_registry_kind k, emu_registry_visit_cb cb, void *arg)
+{
+    pthread_mutex_lock(&lock);
+    for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
+        struct emu_registry_entry *e = *p, *next = e->next;
+        if (cb(e, arg))
+            *p = next; /* e may be freed already: not touched again */
+        else
+            p = &e->next;
+    }
+    pthread_mutex_unlock(&lock);
+}
