@@ -13,8 +13,9 @@
 #include "common/log.h"
 #include "common/product.h"
 #include "dp.h"
-#include "kernel_run.h"
+#include "kernel.h"
 #include "reduce.h"
+#include "symbols.h"
 
 static void who(const struct emu_dp_call *c, char *out, size_t len)
 {
@@ -54,7 +55,7 @@ void emu_dp_refuse(const struct emu_dp_call *c, const char *fmt, ...)
     va_end(ap);
     who(c, whom, sizeof(whom));
     if (c->callsite != 0) /* a return address: - 1 lies in the call, so the line is the call's */
-        emu_kernel_symbolize(c->callsite - 1, site, sizeof(site));
+        emu_symbols_kernel_pc(c->callsite - 1, site, sizeof(site));
     else
         snprintf(site, sizeof(site), "unknown call site");
     EMU_LOG_ERR("%s: %s refused: %s; called from %s", whom, c->fn, msg, site);
@@ -270,16 +271,16 @@ emu_status emu_dp_check_reduce(const struct emu_dp_call *c, int dtype, int op, u
 
     if (emu_reduce_check(dtype, op, site) != EMU_OK) {
         emu_dp_refuse(c, "data type %s (%d) with reduce op %s (%d) is not supported by this "
-                      "call on %s (types %s; ops SUM, MAX, MIN)", emu_dtype_name(dtype), dtype,
+                      "call on %s (types %s; ops SUM, MAX, MIN)", emu_reduce_dtype_name(dtype), dtype,
                       emu_reduce_op_name(op), op, emu_product_label(),
                       site == EMU_REDUCE_REMOTE_950 ? "INT8/16/32, UINT8/16/32, FP16, FP32, BFP16"
                                                     : "INT8/16/32, FP16, FP32, BFP16");
         return EMU_EINVAL;
     }
-    size_t es = emu_dtype_size(dtype);
+    size_t es = emu_reduce_dtype_size(dtype);
     if (count > UINT64_MAX / es) {
         emu_dp_refuse(c, "count %llu of %s overflows the byte length", (unsigned long long)count,
-                      emu_dtype_name(dtype));
+                      emu_reduce_dtype_name(dtype));
         return EMU_EINVAL;
     }
     *bytes = count * es;

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "kernel.h"
 
 static _Thread_local uint64_t held; /* bit i: this OS thread holds comms[i] (i < 64) */
 
@@ -22,7 +23,8 @@ emu_status emu_dp_join(const struct emu_dp_call *c, uint32_t slot, uint32_t time
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
 
     emu_dp_flush(slot);
-    emu_status st = emu_sched_wait_idle(slot, emu_deadline_s(timeout_s));
+    emu_status st =
+        emu_sched_wait_idle(slot, emu_deadline_s(timeout_s), emu_kernel_current() != NULL);
     if (st == EMU_ETIMEOUT) {
         emu_dp_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;
