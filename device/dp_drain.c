@@ -68,16 +68,14 @@ emu_status emu_dp_comm_acquire(const struct emu_dp_call *c, const char *name)
     return EMU_OK;
 }
 
-emu_status emu_dp_comm_release(const struct emu_dp_call *c, const char *name)
+void emu_dp_comm_release(const char *name)
 {
     int i = find_comm(name);
 
-    (void)c;
     if (i < 0)
-        return EMU_OK; /* the library returns success for any non-null name */
+        return; /* the library returns success for any non-null name */
     held &= ~(1ull << i);
     emu_store_release(&emu_exec_ctl()->comms[i].locked, 0);
-    return EMU_OK;
 }
 
 uint32_t emu_dp_comm_release_all(void)
