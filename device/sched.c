@@ -543,6 +543,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&lock);
     }
     pthread_mutex_unlock(&lock);
+    emu_task_free_cache();
     return NULL;
 }
 
@@ -581,6 +582,7 @@ void emu_sched_stop(void)
     for (unsigned i = 0; i < n_workers; i++)
         pthread_join(workers[i], NULL);
     n_workers = 0;
+    emu_task_free_pool();
 }
 
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)

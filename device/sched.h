@@ -55,7 +55,8 @@ emu_status emu_sched_register(const struct emu_sched_hooks *h) EMU_MUST_CHECK;
  * host submissions in its ring are decoded by `decode`. */
 emu_status emu_sched_start(struct emu_devctl *ctl, unsigned workers,
                            emu_sched_decode_fn decode) EMU_MUST_CHECK;
-/* Stop and join the workers; queued tasks are dropped. */
+/* Stop and join the workers; queued tasks are dropped and the shared task pool is freed (only
+ * when no other thread creates or destroys tasks any more). */
 void emu_sched_stop(void);
 
 /* Append t to stream `slot` (its generation already checked by the caller). With `wake`

@@ -89,3 +89,32 @@ void emu_task_destroy(struct emu_task *t)
         free_hooks[i](t);
     task_recycle(t);
 }
+
+static void free_chain(struct emu_task *t)
+{
+    while (t != NULL) {
+        struct emu_task *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
+void emu_task_free_cache(void)
+{
+    free_chain(cache.head);
+    cache.head = NULL;
+    cache.n = 0;
+}
+
+void emu_task_free_pool(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    struct emu_task *chain = pool_chains;
+    pool_chains = NULL;
+    pthread_mutex_unlock(&pool_lock);
+    while (chain != NULL) {
+        struct emu_task *next = (struct emu_task *)chain->priv;
+        free_chain(chain);
+        chain = next;
+    }
+}

@@ -72,6 +72,11 @@ struct emu_task *emu_task_create(void);
 /* Release what t owns (its `release`), tell the free hooks, and recycle it. NULL is ignored. */
 void emu_task_destroy(struct emu_task *t);
 
+/* Free the recycled tasks kept by the calling thread (a thread that stops using tasks). */
+void emu_task_free_cache(void);
+/* Free the recycled tasks shared by all threads (once no thread creates or destroys tasks). */
+void emu_task_free_pool(void);
+
 /* Call fn(t) for every task destroyed from now on (the scheduler's `free` hooks; before the
  * workers start). EMU_EINVAL when the list is full. */
 emu_status emu_task_on_free(void (*fn)(struct emu_task *t)) EMU_MUST_CHECK;

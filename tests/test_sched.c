@@ -157,6 +157,7 @@ static int teardown(void **state)
 {
     (void)state;
     emu_sched_stop();
+    emu_task_free_cache();
     free(ctl);
     return 0;
 }
