@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/os.h"
-#include "device/reduce.h"
+#include "device/reduce/reduce.h"
 
 struct config {
     size_t max_size;
@@ -34,7 +34,7 @@ static const struct job jobs[] = {
 
 static void fill_src(unsigned char *src, size_t size, const struct job *j)
 {
-    size_t es = emu_dtype_size(j->data_type);
+    size_t es = emu_reduce_dtype_size(j->data_type);
 
     for (size_t off = 0; off + es <= size; off += es)
         memcpy(src + off, &j->one, es); /* little-endian: the low bytes are the value */
@@ -46,7 +46,7 @@ static void run_once(const struct job *j, unsigned char *dst, const unsigned cha
     if (j->data_type < 0)
         memcpy(dst, src, size);
     else
-        emu_reduce(dst, src, size / emu_dtype_size(j->data_type), j->data_type,
+        emu_reduce(dst, src, size / emu_reduce_dtype_size(j->data_type), j->data_type,
                    EMU_REDUCE_OP_SUM);
 }
 

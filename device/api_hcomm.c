@@ -586,7 +586,9 @@ DP_API int32_t HcommReleaseComm(const char *commId)
     CALL("HcommReleaseComm");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
-    return out(st != EMU_OK ? st : emu_dp_comm_release(&c, commId));
+    if (st == EMU_OK)
+        emu_dp_comm_release(commId);
+    return out(st);
 }
 
 /* --- AICPU_TS task cache (DATA_PLANE.md §10) ------------------------------------------- */

@@ -13,8 +13,9 @@
 #include "common/log.h"
 #include "common/product.h"
 #include "dp.h"
-#include "kernel_run.h"
+#include "kernel.h"
 #include "reduce.h"
+#include "symbols.h"
 
 /* The executor's side of the shared checks (common/hcomm_check.h): AICPU_TS threads of this
  * device only, call sites symbolized in the kernel image, the running kernel named. */
@@ -27,7 +28,7 @@ static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 static void site_of(uint64_t pc, char *out, size_t len)
 {
     if (pc != 0) /* a return address: - 1 lies in the call, so the line is the call's */
-        emu_kernel_symbolize(pc - 1, out, len);
+        emu_symbols_kernel_pc(pc - 1, out, len);
     else
         snprintf(out, len, "unknown call site");
 }
@@ -183,17 +184,17 @@ emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op
     if (emu_reduce_check(dtype, op, site) != EMU_OK) {
         emu_hcomm_check_refuse(c, "data type %s (%d) with reduce op %s (%d) is not supported by "
                                "this call on %s (types %s; ops SUM, MAX, MIN)",
-                               emu_dtype_name(dtype), dtype, emu_reduce_op_name(op), op,
+                               emu_reduce_dtype_name(dtype), dtype, emu_reduce_op_name(op), op,
                                emu_product_label(),
                                site == EMU_REDUCE_REMOTE_950
                                    ? "INT8/16/32, UINT8/16/32, FP16, FP32, BFP16"
                                    : "INT8/16/32, FP16, FP32, BFP16");
         return EMU_EINVAL;
     }
-    size_t es = emu_dtype_size(dtype);
+    size_t es = emu_reduce_dtype_size(dtype);
     if (count > UINT64_MAX / es) {
         emu_hcomm_check_refuse(c, "count %llu of %s overflows the byte length",
-                               (unsigned long long)count, emu_dtype_name(dtype));
+                               (unsigned long long)count, emu_reduce_dtype_name(dtype));
         return EMU_EINVAL;
     }
     *bytes = count * es;

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "kernel.h"
 
 static _Thread_local uint64_t held; /* bit i: this OS thread holds comms[i] (i < 64) */
 
@@ -22,7 +23,8 @@ emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot, uint32_t t
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
 
     emu_dp_flush(slot);
-    emu_status st = emu_sched_wait_idle(slot, emu_deadline_s(timeout_s));
+    emu_status st =
+        emu_sched_wait_idle(slot, emu_deadline_s(timeout_s), emu_kernel_current() != NULL);
     if (st == EMU_ETIMEOUT) {
         emu_hcomm_check_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;
@@ -66,16 +68,14 @@ emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
     return EMU_OK;
 }
 
-emu_status emu_dp_comm_release(const struct emu_hcomm_call *c, const char *name)
+void emu_dp_comm_release(const char *name)
 {
     int i = find_comm(name);
 
-    (void)c;
     if (i < 0)
-        return EMU_OK; /* the library returns success for any non-null name */
+        return; /* the library returns success for any non-null name */
     held &= ~(1ull << i);
     emu_store_release(&emu_exec_ctl()->comms[i].locked, 0);
-    return EMU_OK;
 }
 
 uint32_t emu_dp_comm_release_all(void)

@@ -13,7 +13,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "dp.h"
-#include "kernel_run.h"
+#include "kernel.h"
 
 #define MAX_TOUCHED 64u
 

@@ -105,7 +105,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
-    if (emu_notify_try_consume(o->notify_ctl, o->notify_slot))
+    if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
     if (t->deadline_ns == 0) {
         t->deadline_ns = emu_deadline_s(o->timeout_s);

@@ -15,7 +15,8 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
-#include "kernel_run.h"
+#include "fault.h"
+#include "kernel.h"
 
 #define ALT_STACK_SIZE (64u * 1024u)
 

@@ -22,14 +22,14 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
-#include "diag.h"
+#include "diag/diag.h"
 #include "exec.h"
-#include "kernel_run.h"
+#include "fault.h"
+#include "kernel.h"
+#include "report.h"
 #include "sched.h"
 #include "server.h"
 #include "spin.h"
-
-struct emu_exec emu_exec_g;
 
 struct options {
     const char *job;
@@ -175,8 +175,8 @@ int main(int argc, char **argv)
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
         emu_fault_install() != EMU_OK ||
-        (emu_diag_init(), 0) ||
-        emu_sched_start(0) != EMU_OK)
+        emu_report_register() != EMU_OK || (emu_diag_init(), 0) ||
+        emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);

@@ -1,14 +1,14 @@
-/* report.c - formatting of executor failure reports. */
+/* report.c - formatting of executor failure reports; task failures reach it through its
+ * scheduler hook (the `fail` member), registered at executor start-up. */
 #include "report.h"
 
 #include <stdio.h>
 
 #include "common/devctl.h"
 #include "common/log.h"
-#include "diag.h"
 #include "exec.h"
-#include "kernel_run.h"
 #include "sched.h"
+#include "symbols.h"
 
 static const char *const host_kinds[EMU_TASK_KIND_COUNT] = {
     [EMU_TASK_NOP] = "nop",
@@ -39,30 +39,23 @@ const char *emu_report_kind_name(uint32_t kind)
     return "task";
 }
 
-void emu_report_callsite(uint64_t pc, int from_host, char *out, size_t len)
-{
-    if (pc == 0) {
-        snprintf(out, len, "unknown call site");
-        return;
-    }
-    if (from_host) {
-        snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
-        return;
-    }
-    /* A return address: pc - 1 is inside the call, so the line is the call's. */
-    emu_kernel_symbolize(pc - 1, out, len);
-}
-
-void emu_report_task_failure(uint32_t slot, const struct emu_task *t)
+static void task_failure(uint32_t slot, const struct emu_task *t)
 {
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
     char where[384];
     int from_host = sc->kind == EMU_STREAM_ACL;
 
-    emu_diag_callsite(t->callsite, slot, !from_host || t->from_kernel, where, sizeof(where));
+    emu_symbols_callsite(t->callsite, slot, !from_host || t->from_kernel, where, sizeof(where));
     EMU_LOG_ERR("%s %u%s%s: %s failed: %s%s%s, submitted at %s; the rest of this stream is "
                 "discarded and the error is returned by the next synchronisation",
                 from_host ? "stream" : "thread", slot, sc->label[0] ? " " : "", sc->label,
                 emu_report_kind_name(t->kind), emu_status_str(t->status), t->note[0] ? ": " : "",
                 t->note, where);
+}
+
+static const struct emu_sched_hooks report_hooks = {.fail = task_failure};
+
+emu_status emu_report_register(void)
+{
+    return emu_sched_register(&report_hooks);
 }

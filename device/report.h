@@ -3,16 +3,12 @@
 #ifndef HCEMU_DEVICE_REPORT_H
 #define HCEMU_DEVICE_REPORT_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-struct emu_task;
+#include "common/status.h"
 
-/* Log why task t of stream `slot` failed (t->status). Called with the scheduler lock held. */
-void emu_report_task_failure(uint32_t slot, const struct emu_task *t);
-/* Describe a call site: "function (file.c:line)" inside a kernel image with debug info,
- * "symbol+0xoff (image)" without, "host 0x..." for host-submitted tasks. */
-void emu_report_callsite(uint64_t pc, int from_host, char *out, size_t len);
+/* Register the scheduler hook that logs why a task failed (before emu_sched_start). */
+emu_status emu_report_register(void) EMU_MUST_CHECK;
 /* Name a task kind of another module (data plane) for reports. */
 void emu_report_register_kind(uint32_t kind, const char *name);
 /* A short name for a task kind ("notify wait", "channel write", ...). */

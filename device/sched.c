@@ -4,7 +4,10 @@
  * worker takes a runnable stream, runs its head tasks outside the lock, one at a time, in
  * order, and puts the stream back (or parks it on a wait). Parked heads are polled again
  * each time the doorbell in the device's control block changes; host submissions and notify
- * records (from any process) ring it. */
+ * records (from any process) ring it.
+ *
+ * The scheduler knows nothing of diagnostics: they, and the failure report, register hook
+ * tables (emu_sched_register, sched.h). A serial, seeded schedule is one such hook (`pick`). */
 #include "sched.h"
 
 #include <pthread.h>
@@ -14,16 +17,13 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "diag.h"
-#include "exec.h"
-#include "kernel_run.h"
-#include "report.h"
 #include "spin.h"
 
 #define NONE UINT32_MAX
 #define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
 #define SPIN_NS 20000u   /* how long an idle worker spins before it sleeps */
 #define MAX_WORKERS 16u
+#define MAX_HOOKS 8u
 
 enum stream_state { S_IDLE = 0, S_QUEUED, S_RUNNING, S_PARKED };
 
@@ -34,7 +34,7 @@ struct stream_rt {
     uint32_t state;
     uint32_t next_run;
     uint32_t parked_pos; /* index in parked[] while parked */
-    uint32_t kernel;     /* HCEMU_SEED: parked on its kernel entry (counted in n_kernels) */
+    uint32_t kernel;     /* serial mode: parked on its kernel entry (counted in n_kernels) */
 };
 
 /* Adaptive: critical sections are short and workers contend on every hand-off; spinning
@@ -50,11 +50,23 @@ static uint64_t next_seq;
 static bool stopping;
 static pthread_t workers[MAX_WORKERS];
 static unsigned n_workers;
-/* HCEMU_SEED: a seeded pick among runnable streams, one task per turn, one worker. Zero
- * keeps the FIFO run queue and QUANTUM. Set before the workers start. */
-static uint64_t seed_state;
+/* The device's control block (streams, notifies, doorbell, submission ring), given at start. */
+static struct emu_devctl *dc;
+static emu_sched_decode_fn decode_wire;
+
+/* Registered hook tables, and per event the bit saying some table has it: the hot path
+ * tests the bit and makes no indirect call when nothing is registered. Written only before
+ * the workers start. */
+enum { H_SUBMIT = 1, H_START = 2, H_PARK = 4, H_END = 8, H_FAIL = 16 };
+static const struct emu_sched_hooks *hooks[MAX_HOOKS];
+static uint32_t n_hooks;
+static uint32_t hook_mask;
+/* Serial mode: a registered `pick` chooses among runnable streams, one task per turn, one
+ * worker (seeded schedules). NULL keeps the FIFO run queue and QUANTUM. */
+static uint32_t (*pick_hook)(uint32_t n);
+static uint64_t (*draw_hook)(void);
 static uint32_t quantum = QUANTUM;
-/* HCEMU_SEED "kernel gate": while a kernel entry runs, the worker picks no stream, so every
+/* Serial mode "kernel gate": while a kernel entry runs, the worker picks no stream, so every
  * task the kernel queues (eager or batch) is queued before the next seeded choice and the
  * choices do not depend on how fast the kernel submits. A kernel blocked in a join
  * (emu_sched_wait_idle from kernel code) opens the gate, or it would wait for itself; any
@@ -64,6 +76,62 @@ static uint32_t n_kernels;  /* streams parked on a running kernel entry */
 static uint32_t n_joiners;  /* kernel threads inside emu_sched_wait_idle */
 static uint64_t gate_since; /* when the gate last closed; 0 = open */
 static bool gate_warned;
+
+emu_status emu_sched_register(const struct emu_sched_hooks *h)
+{
+    const char *why = NULL;
+
+    if (n_workers != 0)
+        why = "the workers already run";
+    else if (n_hooks == MAX_HOOKS)
+        why = "hook table full";
+    else if (h->pick != NULL && pick_hook != NULL)
+        why = "a second pick hook";
+    if (why != NULL) {
+        EMU_LOG_ERR("emu_sched_register: refused: %s", why);
+        return EMU_EINVAL;
+    }
+    /* Task memory is task.c's: it calls the free hooks itself. */
+    if (h->free != NULL && emu_task_on_free(h->free) != EMU_OK)
+        return EMU_EINVAL;
+    hooks[n_hooks++] = h;
+    hook_mask |= (h->submit ? H_SUBMIT : 0) | (h->start ? H_START : 0) | (h->park ? H_PARK : 0) |
+                 (h->end ? H_END : 0) | (h->fail ? H_FAIL : 0);
+    if (h->pick != NULL) {
+        pick_hook = h->pick;
+        draw_hook = h->draw;
+    }
+    return EMU_OK;
+}
+
+/* The hook callers: only reached when hook_mask has the event's bit. */
+static void hook_task(uint32_t bit, struct emu_task *t)
+{
+    for (uint32_t i = 0; i < n_hooks; i++) {
+        const struct emu_sched_hooks *h = hooks[i];
+        void (*fn)(struct emu_task *) = h->park;
+        if (bit == H_SUBMIT)
+            fn = h->submit;
+        else if (bit == H_START)
+            fn = h->start;
+        if (fn != NULL)
+            fn(t);
+    }
+}
+
+static void hook_end(struct emu_task *t, enum emu_run_result res)
+{
+    for (uint32_t i = 0; i < n_hooks; i++)
+        if (hooks[i]->end != NULL)
+            hooks[i]->end(t, res);
+}
+
+static void hook_fail(uint32_t s, const struct emu_task *t)
+{
+    for (uint32_t i = 0; i < n_hooks; i++)
+        if (hooks[i]->fail != NULL)
+            hooks[i]->fail(s, t);
+}
 
 static void runq_push(uint32_t s)
 {
@@ -76,10 +144,10 @@ static void runq_push(uint32_t s)
     runq_tail = s;
 }
 
-/* HCEMU_SEED: whether the kernel gate holds the runnable streams back now. Lock held. */
+/* Serial mode: whether the kernel gate holds the runnable streams back now. Lock held. */
 static bool gate_closed(uint64_t now)
 {
-    if (seed_state == 0 || n_kernels <= n_joiners || runq_head == NONE) {
+    if (pick_hook == NULL || n_kernels <= n_joiners || runq_head == NONE) {
         gate_since = 0;
         return false;
     }
@@ -97,23 +165,13 @@ static bool gate_closed(uint64_t now)
     return false;
 }
 
-/* A second seeded sequence, for the choices tasks make (emu_sched_seed_draw). Separate from
- * seed_state so that a task's draw does not shift the stream picks. Worker thread only. */
-static uint64_t draw_state;
-
 uint64_t emu_sched_seed_draw(void)
 {
-    if (draw_state == 0)
-        return 0;
-    draw_state ^= draw_state >> 12;
-    draw_state ^= draw_state << 25;
-    draw_state ^= draw_state >> 27;
-    uint64_t r = draw_state * 0x2545f4914f6cdd1dull;
-    return r != 0 ? r : 1;
+    return draw_hook != NULL ? draw_hook() : 0;
 }
 
-/* Unlink and return a runnable stream chosen by the seeded generator (xorshift64*). */
-static uint32_t runq_pop_seeded(void)
+/* Unlink and return the runnable stream the pick hook chooses. */
+static uint32_t runq_pop_picked(void)
 {
     uint32_t n = 0, prev = NONE;
 
@@ -121,10 +179,7 @@ static uint32_t runq_pop_seeded(void)
         n++;
     if (n == 0)
         return NONE;
-    seed_state ^= seed_state >> 12;
-    seed_state ^= seed_state << 25;
-    seed_state ^= seed_state >> 27;
-    uint32_t k = (uint32_t)((seed_state * 0x2545f4914f6cdd1dull) >> 33) % n;
+    uint32_t k = pick_hook(n) % n;
     uint32_t s = runq_head;
     for (; k > 0; k--) {
         prev = s;
@@ -143,8 +198,8 @@ static uint32_t runq_pop(void)
 {
     uint32_t s = runq_head;
 
-    if (seed_state != 0)
-        return runq_pop_seeded();
+    if (pick_hook != NULL)
+        return runq_pop_picked();
     if (s != NONE) {
         runq_head = streams[s].next_run;
         if (runq_head == NONE)
@@ -155,11 +210,11 @@ static uint32_t runq_pop(void)
 
 static void park_add(uint32_t s, struct emu_task *t)
 {
-    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[s];
+    struct emu_stream_ctl *sc = &dc->streams[s];
 
     streams[s].state = S_PARKED;
     streams[s].parked_pos = n_parked;
-    if (seed_state != 0 && t->park == EMU_PARK_KERNEL) {
+    if (pick_hook != NULL && t->park == EMU_PARK_KERNEL) {
         streams[s].kernel = 1;
         n_kernels++;
     }
@@ -181,13 +236,13 @@ static void park_remove(uint32_t s)
     }
     parked[pos] = parked[--n_parked];
     streams[parked[pos]].parked_pos = pos;
-    emu_store_release(&emu_exec_ctl()->streams[s].parked, EMU_PARK_NONE);
+    emu_store_release(&dc->streams[s].parked, EMU_PARK_NONE);
 }
 
 /* Count `n` tasks of stream s as retired and wake host threads synchronising on it. */
 static void account(uint32_t s, uint32_t n)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
     struct emu_stream_ctl *sc = &ctl->streams[s];
 
     if (n == 0)
@@ -225,7 +280,7 @@ static void requeue(uint32_t s)
 
 static void set_error_locked(uint32_t s, emu_status st)
 {
-    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[s];
+    struct emu_stream_ctl *sc = &dc->streams[s];
     int32_t expected = 0;
 
     atomic_compare_exchange_strong(&sc->error, &expected, (int32_t)st);
@@ -236,7 +291,7 @@ static void set_error_locked(uint32_t s, emu_status st)
  * their synchronisation returns instead of waiting for a notify that will never come. */
 static void discard_all(uint32_t s)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
     bool device = ctl->streams[s].kind == EMU_STREAM_DEVICE;
     bool told = false;
     uint32_t n = 0;
@@ -259,10 +314,11 @@ static void discard_all(uint32_t s)
  * carry the failure to the host stream whose kernel fed this device thread. */
 static void fail_head(uint32_t s, struct emu_task *t)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
     uint32_t origin = t->origin; /* read before the task is freed below */
 
-    emu_report_task_failure(s, t);
+    if (hook_mask & H_FAIL)
+        hook_fail(s, t);
     set_error_locked(s, t->status);
     emu_task_destroy(pop_head(s));
     account(s, 1);
@@ -277,7 +333,7 @@ static void fail_head(uint32_t s, struct emu_task *t)
 
 static bool stream_has_error(uint32_t s)
 {
-    return emu_load_acquire(&emu_exec_ctl()->streams[s].error) != 0;
+    return emu_load_acquire(&dc->streams[s].error) != 0;
 }
 
 /* Run up to QUANTUM tasks of s. Called and returns with `lock` held. */
@@ -299,11 +355,16 @@ static void run_stream(uint32_t s)
         pthread_mutex_unlock(&lock);
         if (!t->started) {
             t->started = 1;
-            emu_diag_task_start(t);
+            if (hook_mask & H_START)
+                hook_task(H_START, t);
         }
         enum emu_run_result res = t->run(t);
-        if (res != EMU_RUN_PARK)
-            emu_diag_task_end(t, res);
+        if (hook_mask & (H_END | H_PARK)) {
+            if (res != EMU_RUN_PARK && (hook_mask & H_END))
+                hook_end(t, res);
+            else if (res == EMU_RUN_PARK && (hook_mask & H_PARK))
+                hook_task(H_PARK, t);
+        }
         pthread_mutex_lock(&lock);
         if (res == EMU_RUN_PARK) {
             account(s, done);
@@ -311,7 +372,7 @@ static void run_stream(uint32_t s)
             /* run() polled outside the lock: a record that landed since then rang a bell
              * another worker may already have scanned before this stream was parked.
              * Make the next loop poll the parked heads again so that ring is not lost. */
-            last_scan_bell = emu_load_relaxed(&emu_exec_ctl()->doorbell) - 1;
+            last_scan_bell = emu_load_relaxed(&dc->doorbell) - 1;
             return;
         }
         if (res == EMU_RUN_FAIL) {
@@ -350,7 +411,8 @@ static void scan_parked(uint64_t now)
             i++;
             continue;
         }
-        emu_diag_task_end(t, res);
+        if (hook_mask & H_END)
+            hook_end(t, res);
         park_remove(s);
         if (res == EMU_RUN_FAIL) {
             fail_head(s, t);
@@ -381,8 +443,8 @@ static void append_locked(uint32_t s, struct emu_task *t)
     t->next = NULL;
     t->stream = s;
     t->seq = ++next_seq;
-    if (emu_diag_submit_on)
-        emu_diag_task_submit(t);
+    if (hook_mask & H_SUBMIT)
+        hook_task(H_SUBMIT, t);
     if (r->tail == NULL)
         r->head = t;
     else
@@ -396,7 +458,7 @@ static void append_locked(uint32_t s, struct emu_task *t)
 /* Move host submissions from the ring into stream queues. */
 static void intake(void)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
     struct emu_sq *sq = &ctl->sq;
     uint32_t head = emu_load_relaxed(&sq->head);
     /* Pairs with the release store of `tail` by the host's submit: the entries up to tail
@@ -412,7 +474,7 @@ static void intake(void)
             emu_task_destroy(t);
             continue;
         }
-        if (t == NULL || emu_task_from_wire(w, t) != EMU_OK) {
+        if (t == NULL || decode_wire == NULL || decode_wire(w, t) != EMU_OK) {
             /* Unreadable entry: count it so host synchronisation still completes. */
             emu_task_destroy(t);
             set_error_locked(w->stream, EMU_EINTERNAL);
@@ -430,7 +492,7 @@ static void intake(void)
 
 static void idle_wait(uint32_t bell, uint64_t deadline)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
 
     /* Spin only when a core of the machine is free for the thread that will ring. */
     if (emu_spin_begin()) {
@@ -451,7 +513,7 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
 
 static void *worker_main(void *arg)
 {
-    struct emu_devctl *ctl = emu_exec_ctl();
+    struct emu_devctl *ctl = dc;
     (void)arg;
 
     emu_spin_busy(1);
@@ -481,20 +543,18 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&lock);
     }
     pthread_mutex_unlock(&lock);
+    emu_task_free_cache();
     return NULL;
 }
 
-emu_status emu_sched_start(unsigned n)
+emu_status emu_sched_start(struct emu_devctl *ctl, unsigned n, emu_sched_decode_fn decode)
 {
+    dc = ctl;
+    decode_wire = decode;
     if (n == 0)
         n = emu_cpu_count() < 4 ? 2 : 4;
-    uint64_t seed = emu_diag_seed();
-    if (seed != 0) {
-        /* One worker and a seeded pick make the device's schedule a function of the seed. */
-        seed_state = seed * 0x9e3779b97f4a7c15ull + emu_exec_g.dev + 1;
-        if (seed_state == 0)
-            seed_state = 1;
-        draw_state = seed_state ^ 0xd1b54a32d192ed03ull;
+    if (pick_hook != NULL) {
+        /* One worker and the pick hook make the device's schedule a function of the hook. */
         quantum = 1;
         n = 1;
     }
@@ -516,12 +576,13 @@ void emu_sched_stop(void)
     stopping = true;
     pthread_mutex_unlock(&lock);
     for (unsigned i = 0; i < n_workers; i++) {
-        emu_devctl_ring(emu_exec_ctl());
-        emu_futex_wake(&emu_exec_ctl()->doorbell, INT32_MAX);
+        emu_devctl_ring(dc);
+        emu_futex_wake(&dc->doorbell, INT32_MAX);
     }
     for (unsigned i = 0; i < n_workers; i++)
         pthread_join(workers[i], NULL);
     n_workers = 0;
+    emu_task_free_pool();
 }
 
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
@@ -530,7 +591,7 @@ void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
     append_locked(slot, t);
     pthread_mutex_unlock(&lock);
     if (wake)
-        emu_devctl_ring(emu_exec_ctl());
+        emu_devctl_ring(dc);
 }
 
 void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
@@ -543,12 +604,12 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
     }
     pthread_mutex_unlock(&lock);
     if (wake)
-        emu_devctl_ring(emu_exec_ctl());
+        emu_devctl_ring(dc);
 }
 
 void emu_sched_kick(void)
 {
-    emu_devctl_ring(emu_exec_ctl());
+    emu_devctl_ring(dc);
 }
 
 bool emu_sched_stream_is_idle(uint32_t slot)
@@ -559,17 +620,17 @@ bool emu_sched_stream_is_idle(uint32_t slot)
     return idle;
 }
 
-emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline)
+emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kernel)
 {
     emu_status st = EMU_OK;
-    bool joiner = seed_state != 0 && emu_kernel_current() != NULL;
+    bool joiner = pick_hook != NULL && from_kernel;
 
     pthread_mutex_lock(&lock);
     if (joiner) {
         /* Open the kernel gate while this kernel waits for its thread (see gate_closed). */
         n_joiners++;
         pthread_mutex_unlock(&lock);
-        emu_devctl_ring(emu_exec_ctl());
+        emu_devctl_ring(dc);
         pthread_mutex_lock(&lock);
     }
     while (streams[slot].count != 0) {
@@ -614,5 +675,5 @@ void emu_sched_fail_stream(uint32_t slot, emu_status st)
     pthread_mutex_lock(&lock);
     set_error_locked(slot, st);
     pthread_mutex_unlock(&lock);
-    emu_devctl_ring(emu_exec_ctl());
+    emu_devctl_ring(dc);
 }

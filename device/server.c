@@ -18,7 +18,7 @@
 #include "common/os.h"
 #include "common/wire.h"
 #include "exec.h"
-#include "kernel_run.h"
+#include "kernel.h"
 
 #define MAX_CLIENTS 256
 #define FIRST_CLIENT_MS 10000 /* an executor nobody connects to ends by itself */

@@ -7,7 +7,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
-#include "kernel_run.h"
+#include "kernel.h"
 #include "sched.h"
 
 /* How often a parked wait on another device's event polls (see run_event_wait()). */
@@ -76,7 +76,7 @@ static enum emu_run_result run_notify_record(struct emu_task *t)
 
 /* Consume a binary notify: 1 -> 0. The CAS pairs with the exchange in
  * emu_devctl_notify_record(): work before the record is visible after the consume. */
-bool emu_notify_try_consume(struct emu_devctl *ctl, uint32_t slot)
+bool emu_task_host_notify_consume(struct emu_devctl *ctl, uint32_t slot)
 {
     _Atomic uint32_t *v = &ctl->notifies[slot].value;
     uint32_t one = 1;
@@ -92,7 +92,7 @@ static enum emu_run_result run_notify_wait(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
-    if (emu_notify_try_consume(emu_exec_ctl(), w->u.wait.slot))
+    if (emu_task_host_notify_consume(emu_exec_ctl(), w->u.wait.slot))
         return EMU_RUN_DONE;
     if (t->deadline_ns == 0)
         t->deadline_ns = emu_deadline_s(w->u.wait.timeout_s);
@@ -149,7 +149,7 @@ static enum emu_run_result run_event_wait(struct emu_task *t)
     return EMU_RUN_PARK;
 }
 
-emu_status emu_task_from_wire(const struct emu_wire_task *w, struct emu_task *t)
+emu_status emu_task_host_decode(const struct emu_wire_task *w, struct emu_task *t)
 {
     static const emu_task_run_fn runs[EMU_TASK_KIND_COUNT] = {
         [EMU_TASK_NOP] = run_nop,

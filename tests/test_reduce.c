@@ -1,4 +1,4 @@
-/* test_reduce.c - the reduction engine (device/reduce.c) against a scalar reference written
+/* test_reduce.c - the reduction engine (device/reduce/) against a scalar reference written
  * independently here: wide integer arithmetic truncated to the type, and floats computed in
  * double and rounded by hand. Every type x op x count x alignment runs on every kernel set
  * this CPU has, plus wrap, rounding-tie, NaN/inf and validation cases. */
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "device/reduce.h"
-#include "device/reduce_priv.h"
+#include "device/reduce/reduce.h"
+#include "device/reduce/reduce_priv.h"
 
 static const char *const isas[] = {"generic", "sse2", "avx2", "avx512"};
 #define ISA_COUNT (sizeof(isas) / sizeof(isas[0]))
@@ -146,7 +146,7 @@ static void ref_fstore(int dt, unsigned char *p, double v)
 
 static __int128 ref_iload(int dt, const unsigned char *p)
 {
-    size_t n = emu_dtype_size(dt);
+    size_t n = emu_reduce_dtype_size(dt);
     uint64_t u = 0;
 
     memcpy(&u, p, n); /* little-endian */
@@ -159,7 +159,7 @@ static void ref_istore(int dt, unsigned char *p, __int128 v)
 {
     uint64_t u = (uint64_t)(unsigned __int128)v; /* two's complement truncation */
 
-    memcpy(p, &u, emu_dtype_size(dt));
+    memcpy(p, &u, emu_reduce_dtype_size(dt));
 }
 
 static double ref_fop(int op, double d, double s)
@@ -233,7 +233,7 @@ static const uint32_t f32_special[] = {0x00000000, 0x80000000, 0x7f800000, 0xff8
 static void fill_element(int dt, unsigned char *p)
 {
     uint64_t r = rng(), kind = r % 8;
-    size_t n = emu_dtype_size(dt);
+    size_t n = emu_reduce_dtype_size(dt);
 
     r = rng();
     if (dt == EMU_DTYPE_FP16 || dt == EMU_DTYPE_BFP16) {
@@ -266,7 +266,7 @@ enum { OFF_NONE, OFF_ELEMENT, OFF_BYTE, OFF_COUNT };
 
 static void check_one(const char *isa, int dt, int op, uint64_t count, int off_kind, int alias)
 {
-    size_t es = emu_dtype_size(dt);
+    size_t es = emu_reduce_dtype_size(dt);
     size_t off = off_kind == OFF_NONE ? 0 : off_kind == OFF_ELEMENT ? es : 1;
     size_t bytes = (size_t)count * es;
     unsigned char *dbuf = malloc(off + bytes + GUARD);
@@ -305,7 +305,7 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
         memcpy(&b, s + i * es, es);
         fail_msg("%s %s %s count %llu off %d alias %d [%llu]: op(%#llx, %#llx) = %#llx, want "
                  "%#llx",
-                 isa, emu_dtype_name(dt), emu_reduce_op_name(op), (unsigned long long)count,
+                 isa, emu_reduce_dtype_name(dt), emu_reduce_op_name(op), (unsigned long long)count,
                  off_kind, alias, (unsigned long long)i, (unsigned long long)a,
                  alias ? (unsigned long long)a : (unsigned long long)b,
                  (unsigned long long)g, (unsigned long long)x);
@@ -376,7 +376,7 @@ static void avx512_kernels_match_the_reference(void **state)
 static void expect_pair(int dt, int op, uint64_t d, uint64_t s, uint64_t want, int want_nan)
 {
     enum { N = 41 };
-    size_t es = emu_dtype_size(dt);
+    size_t es = emu_reduce_dtype_size(dt);
     unsigned char db[N * 8], sb[N * 8];
 
     for (size_t k = 0; k < ISA_COUNT; k++) {
@@ -393,7 +393,7 @@ static void expect_pair(int dt, int op, uint64_t d, uint64_t s, uint64_t want, i
             if (want_nan ? isnan(ref_fload(dt, db + i * es)) : got == want)
                 continue;
             fail_msg("%s %s %s(%#llx, %#llx) [%d] = %#llx, want %s%#llx", isas[k],
-                     emu_dtype_name(dt), emu_reduce_op_name(op), (unsigned long long)d,
+                     emu_reduce_dtype_name(dt), emu_reduce_op_name(op), (unsigned long long)d,
                      (unsigned long long)s, i, (unsigned long long)got, want_nan ? "NaN " : "",
                      (unsigned long long)want);
         }
@@ -587,17 +587,17 @@ static void dtype_table_matches_the_spec(void **state)
     static const size_t sizes[] = {1, 2, 4, 2, 4, 8, 8, 1, 2, 4, 8, 2, 16, 2, 1, 1, 1, 1};
 
     for (int dt = 0; dt < 18; dt++)
-        assert_int_equal(emu_dtype_size(dt), sizes[dt]);
-    assert_int_equal(emu_dtype_size(18), 0);
-    assert_int_equal(emu_dtype_size(255), 0);
-    assert_int_equal(emu_dtype_size(-1), 0);
-    assert_int_equal(emu_dtype_size(INT_MIN), 0);
-    assert_int_equal(emu_dtype_size(INT_MAX), 0);
-    assert_string_equal(emu_dtype_name(EMU_DTYPE_BFP16), "BFP16");
-    assert_string_equal(emu_dtype_name(EMU_DTYPE_UINT32), "UINT32");
-    assert_string_equal(emu_dtype_name(255), "RESERVED");
-    assert_string_equal(emu_dtype_name(-7), "INVALID");
-    assert_string_equal(emu_dtype_name(1000), "INVALID");
+        assert_int_equal(emu_reduce_dtype_size(dt), sizes[dt]);
+    assert_int_equal(emu_reduce_dtype_size(18), 0);
+    assert_int_equal(emu_reduce_dtype_size(255), 0);
+    assert_int_equal(emu_reduce_dtype_size(-1), 0);
+    assert_int_equal(emu_reduce_dtype_size(INT_MIN), 0);
+    assert_int_equal(emu_reduce_dtype_size(INT_MAX), 0);
+    assert_string_equal(emu_reduce_dtype_name(EMU_DTYPE_BFP16), "BFP16");
+    assert_string_equal(emu_reduce_dtype_name(EMU_DTYPE_UINT32), "UINT32");
+    assert_string_equal(emu_reduce_dtype_name(255), "RESERVED");
+    assert_string_equal(emu_reduce_dtype_name(-7), "INVALID");
+    assert_string_equal(emu_reduce_dtype_name(1000), "INVALID");
     assert_string_equal(emu_reduce_op_name(EMU_REDUCE_OP_PROD), "PROD");
     assert_string_equal(emu_reduce_op_name(255), "RESERVED");
     assert_string_equal(emu_reduce_op_name(4), "INVALID");

@@ -1,6 +1,6 @@
 /* reduce_avx2.c - the AVX2 + F16C kernel set. fp32, fp16 (through F16C) and bf16 (through
  * integer shifts) are hand-vectorised and unrolled; integers and fp64 are the loops of
- * reduce_loops.h compiled for AVX2. Entry point: emu_reduce_fill_avx2(); only called when the
+ * reduce_loops.h compiled for AVX2. Entry point: emu_reduce_avx2_fill(); only called when the
  * CPU has avx2, f16c and fma. */
 #include "reduce_priv.h"
 
@@ -119,7 +119,7 @@ KERNELS(min)
         k->fn[dt][EMU_REDUCE_OP_MIN] = tag##_min_kernel;                                       \
     } while (0)
 
-void emu_reduce_fill_avx2(struct emu_reduce_kernels *k)
+void emu_reduce_avx2_fill(struct emu_reduce_kernels *k)
 {
     k->name = "avx2";
     avx2_fill_loops(k);

@@ -1,9 +1,10 @@
-/* kernel_run.c - kernel images and launches on the emulated AICPU.
+/* kernel.c - kernel images and launches on the emulated AICPU.
  *
  * An image is dlopen'ed once per executor, so each device has its own copy of the kernel's
  * globals. A launch of `blocks` blocks hands one job per block to the AICPU worker pool;
  * the launch's task stays parked until the last block's entry returns. */
-#include "kernel_run.h"
+#include "fault.h"
+#include "kernel.h"
 
 #include <dlfcn.h>
 #include <ffi.h>
@@ -208,18 +209,6 @@ bool emu_kernel_image_of(uint64_t pc, uint64_t *base, const char **path)
         }
     }
     return false;
-}
-
-void emu_kernel_symbolize(uint64_t pc, char *out, size_t len)
-{
-    uint64_t base;
-    const char *path;
-
-    if (emu_kernel_image_of(pc, &base, &path) && emu_symbolize_pc(path, pc - base, out, len))
-        return;
-    if (emu_symbol_of(pc, out, len))
-        return;
-    snprintf(out, len, "0x%llx", (unsigned long long)pc);
 }
 
 static void launch_put(struct launch *l)

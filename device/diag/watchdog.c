@@ -1,4 +1,4 @@
-/* diag_watchdog.c - the job-wide hang watchdog (HCEMU_HANG_MS, default 2000, 0 = off).
+/* watchdog.c - the job-wide hang watchdog (HCEMU_HANG_MS, default 2000, 0 = off).
  *
  * Every executor of the job runs one watchdog thread. Each tick it (1) describes its own
  * streams that have been parked on a notify or event wait for a while into diag.shm
@@ -16,9 +16,8 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "diag.h"
 #include "diag_priv.h"
-#include "exec.h"
+#include "device/exec.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */
@@ -458,7 +457,7 @@ static void *watchdog_main(void *arg)
     return NULL;
 }
 
-void emu_diag_watchdog_start(void)
+void emu_watchdog_start(void)
 {
     if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.trace)
         return;
@@ -469,7 +468,7 @@ void emu_diag_watchdog_start(void)
     running = true;
 }
 
-void emu_diag_watchdog_stop(void)
+void emu_watchdog_stop(void)
 {
     if (!running)
         return;

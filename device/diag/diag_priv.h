@@ -1,5 +1,5 @@
 /* diag_priv.h - state shared by the diagnostics modules of one executor (diag.c,
- * diag_watchdog.c, diag_race.c, diag_trace.c) and the job-wide file they share.
+ * watchdog.c, race.c, trace.c, seed.c) and the job-wide file they share.
  *
  * The job-wide state lives in `diag.shm` in the job folder, mapped by every executor of the
  * job (created by the first, O_EXCL). It is a sparse file: only the pages a feature touches
@@ -19,7 +19,7 @@
 
 #include "common/devctl.h"
 #include "common/layout.h"
-#include "sched.h"
+#include "device/sched.h"
 
 #define EMU_DIAG_MAGIC 0x3147414944454d48ull /* "HMEDIAG1" */
 #define EMU_DIAG_MAX_SITES 4096u
@@ -121,6 +121,7 @@ struct emu_diag_cfg {
     bool race;
     bool trace;
     char trace_path[EMU_PATH_MAX];
+    uint64_t seed; /* HCEMU_SEED, 0 = off */
 };
 
 extern struct emu_diag_cfg emu_diag_cfg;
@@ -158,26 +159,22 @@ void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, si
  * the table is full (then race checking stops job-wide). shm lock held. */
 struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool event, bool add);
 
-/* diag_watchdog.c */
-void emu_diag_watchdog_start(void);
-void emu_diag_watchdog_stop(void);
+/* watchdog.c: the watchdog thread (it needs no hook: it inspects parked streams). */
+void emu_watchdog_start(void);
+void emu_watchdog_stop(void);
 
-/* diag_race.c: called from the hooks when emu_diag_cfg.race. */
-void emu_race_submit(struct emu_task *t);
-void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d);
-void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
-void emu_race_fini(void);
+/* race.c: register the race detector's hooks; false when the scheduler refused them. */
+bool emu_race_start(void);
 
-/* diag_trace.c: called when emu_diag_cfg.trace. With HCEMU_SEED the trace uses virtual time,
- * ids derived from (device, stream, index in the stream), and is sorted at job end. */
-void emu_trace_init(void);
-/* HCEMU_SEED: number the task in its stream and note its kernel's virtual start (scheduler
- * lock held, from emu_diag_task_submit). */
-void emu_trace_submit(struct emu_task *t);
+/* seed.c: register the seeded `pick` and `draw` hooks (serial schedule). */
+bool emu_seed_start(uint64_t seed);
+
+/* trace.c: register the timeline's hooks and open the file. With HCEMU_SEED the trace uses
+ * virtual time, ids derived from (device, stream, index in the stream), and is sorted at job
+ * end. false when the scheduler refused the hooks. */
+bool emu_trace_init(void);
 /* HCEMU_SEED: the last executor of the job left; rewrite the file in a canonical order. */
 void emu_trace_sort(void);
-void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d);
-void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done);
 /* Append buffered events to the trace file (any thread). */
 void emu_trace_flush(void);
 void emu_trace_fini(void);

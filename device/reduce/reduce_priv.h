@@ -20,11 +20,11 @@ struct emu_reduce_kernels {
 
 /* Fill every entry of `k` with the set's kernels; the x86 ones exist only on x86-64.
  * Called once per set under the selection's pthread_once. */
-void emu_reduce_fill_generic(struct emu_reduce_kernels *k);
+void emu_reduce_generic_fill(struct emu_reduce_kernels *k);
 #if defined(__x86_64__)
-void emu_reduce_fill_sse2(struct emu_reduce_kernels *k);
-void emu_reduce_fill_avx2(struct emu_reduce_kernels *k);
-void emu_reduce_fill_avx512(struct emu_reduce_kernels *k);
+void emu_reduce_sse2_fill(struct emu_reduce_kernels *k);
+void emu_reduce_avx2_fill(struct emu_reduce_kernels *k);
+void emu_reduce_avx512_fill(struct emu_reduce_kernels *k);
 #endif
 
 /* Defines kernel `name` from `body`, a function that handles only whole multiples of `lanes`

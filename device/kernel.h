@@ -1,7 +1,7 @@
-/* kernel_run.h - the emulated AICPU: kernel images loaded with dlopen, entries called through
+/* kernel.h - the emulated AICPU: kernel images loaded with dlopen, entries called through
  * libffi on AICPU worker threads, one per block of a launch. */
-#ifndef HCEMU_DEVICE_KERNEL_RUN_H
-#define HCEMU_DEVICE_KERNEL_RUN_H
+#ifndef HCEMU_DEVICE_KERNEL_H
+#define HCEMU_DEVICE_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,20 +36,7 @@ emu_status emu_kernel_unload(uint32_t image) EMU_MUST_CHECK;
 enum emu_run_result emu_kernel_task_run(struct emu_task *t);
 void emu_kernel_task_release(struct emu_task *t);
 
-/* Source line of `offset` (address minus load base) in image `path`, via libdw
- * (symbols.c); false when the image has no usable symbols. */
-bool emu_symbolize_pc(const char *path, uint64_t offset, char *out, size_t len);
-/* "function (file.c:line)" for a pc inside a loaded image, else "0x... (unknown)". */
-void emu_kernel_symbolize(uint64_t pc, char *out, size_t len);
-
-/* Fault handling (fault.c): install handlers for kernel crashes. */
-emu_status emu_fault_install(void) EMU_MUST_CHECK;
-/* Give the calling thread an alternate signal stack (AICPU threads). */
-void emu_fault_thread_init(void);
 /* Image ranges for the fault handler: [base, end) and path of each loaded image. */
 bool emu_kernel_image_of(uint64_t pc, uint64_t *base, const char **path);
-/* Called by the executor when a kernel misbehaved beyond repair (timeout): records the
- * failure in the control block and ends the process. */
-void emu_fault_device_failed(const char *kernel, int timed_out) __attribute__((noreturn));
 
 #endif

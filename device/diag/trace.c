@@ -1,4 +1,5 @@
-/* diag_trace.c - the timeline (HCEMU_TRACE=path.json): Chrome trace-event JSON.
+/* trace.c - the timeline (HCEMU_TRACE=path.json): Chrome trace-event JSON, fed by the
+ * scheduler hooks start and end (and submit with HCEMU_SEED), registered by emu_trace_init().
  *
  * One file for the whole job. Every executor buffers its events (one track per device =
  * pid and stream = tid, named "rank R thread 'x'"; a complete "X" slice per task with its
@@ -33,10 +34,9 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "diag.h"
 #include "diag_priv.h"
-#include "exec.h"
-#include "report.h"
+#include "device/exec.h"
+#include "device/report.h"
 
 #define FLUSH_AT (1u << 20)
 #define TAIL "\n]\n"
@@ -208,7 +208,7 @@ static uint64_t vt_flow_id(uint32_t stream, uint32_t index)
     return ((uint64_t)emu_exec_g.dev * EMU_MAX_STREAMS + stream) << 32 | index;
 }
 
-void emu_trace_submit(struct emu_task *t)
+static void on_submit(struct emu_task *t)
 {
     if (t->stream >= EMU_MAX_STREAMS)
         return;
@@ -219,12 +219,15 @@ void emu_trace_submit(struct emu_task *t)
         t->vt_floor = kstart[t->origin];
 }
 
-void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d)
+static void on_start(struct emu_task *t)
 {
+    struct emu_diag_desc desc, *d = &desc;
     uint64_t id = 0;
 
     if (t->stream >= EMU_MAX_STREAMS)
         return;
+    emu_diag_describe(t, d);
+    t->start_ns = emu_now_ns();
     if (vt) {
         t->start_ns = vclock[t->stream] > t->vt_floor ? vclock[t->stream] : t->vt_floor;
         if (t->kind == EMU_TASK_KERNEL)
@@ -255,13 +258,16 @@ void emu_trace_task_start(struct emu_task *t, const struct emu_diag_desc *d)
     pthread_mutex_unlock(&buf_lock);
 }
 
-void emu_trace_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done)
+static void on_end(struct emu_task *t, enum emu_run_result res)
 {
+    struct emu_diag_desc desc, *d = &desc;
+    bool done = res == EMU_RUN_DONE;
     uint64_t end = emu_now_ns(), flow = 0, flow_vend = 0;
     char site[EMU_DIAG_SITE_LEN * 2], what[200], esc[420];
 
     if (t->stream >= EMU_MAX_STREAMS)
         return;
+    emu_diag_describe(t, d);
     if (d->sync_op == EMU_SYNC_WAIT && done) {
         emu_diag_shm_lock();
         struct emu_race_notify *e =
@@ -376,12 +382,18 @@ void emu_trace_flush(void)
     free(b);
 }
 
-void emu_trace_init(void)
+/* `submit` only with HCEMU_SEED (virtual time numbers the tasks of each stream). */
+static struct emu_sched_hooks trace_hooks = {.start = on_start, .end = on_end};
+
+bool emu_trace_init(void)
 {
     uint32_t zero = 0;
-    bool first = atomic_compare_exchange_strong(&emu_diag_shm->trace_started, &zero, 1);
 
-    vt = emu_diag_seed() != 0;
+    vt = emu_diag_cfg.seed != 0;
+    trace_hooks.submit = vt ? on_submit : NULL;
+    if (emu_sched_register(&trace_hooks) != EMU_OK)
+        return false;
+    bool first = atomic_compare_exchange_strong(&emu_diag_shm->trace_started, &zero, 1);
 
     pthread_mutex_lock(&buf_lock);
     emit(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":0,"
@@ -396,6 +408,7 @@ void emu_trace_init(void)
     if (b != NULL)
         append(b, n, first);
     free(b);
+    return true;
 }
 
 void emu_trace_fini(void)

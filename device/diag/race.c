@@ -1,4 +1,5 @@
-/* diag_race.c - the happens-before race detector (HCEMU_RACECHECK=1).
+/* race.c - the happens-before race detector (HCEMU_RACECHECK=1); scheduler hooks submit,
+ * start, end and free, registered by emu_race_start().
  *
  * Every (device, stream) that runs a task gets a tid (job-wide, diag.shm `tids`, at most
  * EMU_RACE_MAX_TIDS) and a vector clock kept by the executor that runs the stream. Edges:
@@ -27,11 +28,10 @@
 
 #include "common/atomic.h"
 #include "common/log.h"
-#include "diag.h"
 #include "diag_priv.h"
-#include "exec.h"
-#include "kernel_run.h"
-#include "report.h"
+#include "device/exec.h"
+#include "device/kernel.h"
+#include "device/report.h"
 
 #define MAX_REPORTS 20u
 
@@ -112,7 +112,7 @@ static struct snap *snap_of(const uint32_t *c, uint32_t n)
     return s;
 }
 
-void emu_race_submit(struct emu_task *t)
+static void on_submit(struct emu_task *t)
 {
     const struct emu_kernel_ctx *k = emu_kernel_current();
 
@@ -288,8 +288,9 @@ static uint32_t start_clock(struct emu_task *t, uint32_t *out, uint32_t n, bool 
     return tid;
 }
 
-void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d)
+static void on_start(struct emu_task *t)
 {
+    struct emu_diag_desc desc, *d = &desc;
     uint32_t clk[EMU_RACE_MAX_TIDS];
     struct race_hit hits[2];
     uint32_t n_hits = 0;
@@ -297,6 +298,7 @@ void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d)
 
     if (emu_load_relaxed(&emu_diag_shm->race_off) || t->stream >= EMU_MAX_STREAMS)
         return;
+    emu_diag_describe(t, d);
     uint32_t tid = start_clock(t, clk, NT, &ok);
     if (!ok || (d->n_acc == 0 && d->sync_op != EMU_SYNC_RECORD))
         return;
@@ -336,13 +338,16 @@ void emu_race_task_start(struct emu_task *t, const struct emu_diag_desc *d)
         report(&hits[i]);
 }
 
-void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool done)
+static void on_end(struct emu_task *t, enum emu_run_result res)
 {
+    struct emu_diag_desc desc, *d = &desc;
+    bool done = res == EMU_RUN_DONE;
     uint32_t got[EMU_RACE_MAX_TIDS];
     bool have = false;
 
     if (emu_load_relaxed(&emu_diag_shm->race_off) || t->stream >= EMU_MAX_STREAMS)
         return;
+    emu_diag_describe(t, d);
     if (d->sync_op != EMU_SYNC_NONE) {
         emu_diag_shm_lock();
         struct emu_race_notify *e =
@@ -371,7 +376,18 @@ void emu_race_task_end(struct emu_task *t, const struct emu_diag_desc *d, bool d
     pthread_mutex_unlock(&clk_lock);
 }
 
-void emu_race_fini(void)
+/* The task's clock snapshot (launch or stream-sync edge) taken by on_submit. Clocks of the
+ * streams stay allocated at exit: workers may still run tasks while the executor exits. */
+static void on_free(struct emu_task *t)
 {
-    /* Clocks stay allocated: workers may still run tasks while the executor exits. */
+    free(t->diag);
+    t->diag = NULL;
+}
+
+static const struct emu_sched_hooks race_hooks = {
+    .submit = on_submit, .start = on_start, .end = on_end, .free = on_free};
+
+bool emu_race_start(void)
+{
+    return emu_sched_register(&race_hooks) == EMU_OK;
 }

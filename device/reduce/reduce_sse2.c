@@ -1,6 +1,6 @@
 /* reduce_sse2.c - the SSE2 kernel set, the x86-64 baseline: fp32 and bf16 hand-vectorised and
  * unrolled; fp16 (no F16C here), integers and fp64 are the loops of reduce_loops.h, which the
- * compiler vectorises for SSE2. Entry point: emu_reduce_fill_sse2(). */
+ * compiler vectorises for SSE2. Entry point: emu_reduce_sse2_fill(). */
 #include "reduce_priv.h"
 
 #if defined(__x86_64__)
@@ -102,7 +102,7 @@ KERNELS(min)
         k->fn[dt][EMU_REDUCE_OP_MIN] = tag##_min_kernel;                                       \
     } while (0)
 
-void emu_reduce_fill_sse2(struct emu_reduce_kernels *k)
+void emu_reduce_sse2_fill(struct emu_reduce_kernels *k)
 {
     k->name = "sse2";
     sse2_fill_loops(k);

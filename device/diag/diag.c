@@ -1,6 +1,7 @@
 /* diag.c - the diagnostics core: settings, the job-wide diag.shm, task descriptions, call
- * sites as source lines, names for reports, and the scheduler hooks that dispatch to the
- * watchdog (diag_watchdog.c), race detector (diag_race.c) and timeline (diag_trace.c).
+ * sites interned for reports, names for reports; starts what is enabled: the watchdog
+ * (watchdog.c), race detector (race.c), timeline (trace.c) and seeded schedules (seed.c),
+ * each of which registers its own hooks into the scheduler.
  *
  * Lock order: scheduler lock, then `site_lock`, then the shm lock. */
 #include "diag.h"
@@ -19,19 +20,13 @@
 #include "common/os.h"
 #include "common/settings.h"
 #include "diag_priv.h"
-#include "exec.h"
-#include "kernel_run.h"
-#include "report.h"
+#include "device/exec.h"
+#include "device/symbols.h"
 
 #define SITE_CACHE 8192u /* per-process pc -> site id cache (open addressing) */
 
 struct emu_diag_cfg emu_diag_cfg;
 struct emu_diag_shm *emu_diag_shm;
-bool emu_diag_submit_on;
-
-/* True when a task hook has work to do (race or trace). Set before the workers start. */
-static bool hooks_on;
-static uint64_t seed;
 
 struct site_ent {
     uint64_t key; /* pc ^ (pid << 48); 0 = empty */
@@ -39,11 +34,6 @@ struct site_ent {
 };
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct site_ent site_cache[SITE_CACHE];
-
-uint64_t emu_diag_seed(void)
-{
-    return seed;
-}
 
 void emu_diag_shm_lock(void)
 {
@@ -125,12 +115,14 @@ static void read_cfg(void)
         emu_diag_cfg.trace = true;
         snprintf(emu_diag_cfg.trace_path, sizeof(emu_diag_cfg.trace_path), "%s", tp);
     }
-    seed = emu_settings_u64(EMU_SET_SEED);
+    emu_diag_cfg.seed = emu_settings_u64(EMU_SET_SEED);
 }
 
 void emu_diag_init(void)
 {
     read_cfg();
+    if (emu_diag_cfg.seed != 0 && !emu_seed_start(emu_diag_cfg.seed))
+        emu_diag_cfg.seed = 0;
     if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.race && !emu_diag_cfg.trace)
         return;
     if (open_shm() != EMU_OK) {
@@ -139,69 +131,27 @@ void emu_diag_init(void)
         return;
     }
     emu_fetch_or_acq_rel(&emu_diag_shm->live_mask, 1ull << emu_exec_g.dev);
-    if (emu_diag_cfg.trace)
-        emu_trace_init();
-    hooks_on = emu_diag_cfg.race || emu_diag_cfg.trace;
-    emu_diag_submit_on = emu_diag_cfg.race || (emu_diag_cfg.trace && seed != 0);
-    emu_diag_watchdog_start();
+    /* Registration order is call order: the race detector sees a task before the trace. */
+    if (emu_diag_cfg.race && !emu_race_start())
+        emu_diag_cfg.race = false;
+    if (emu_diag_cfg.trace && !emu_trace_init())
+        emu_diag_cfg.trace = false;
+    emu_watchdog_start();
 }
 
 void emu_diag_fini(void)
 {
     if (emu_diag_shm == NULL)
         return;
-    emu_diag_watchdog_stop();
+    emu_watchdog_stop();
     if (emu_diag_cfg.trace)
         emu_trace_fini();
-    if (emu_diag_cfg.race)
-        emu_race_fini();
     uint64_t bit = 1ull << emu_exec_g.dev;
     uint64_t left = atomic_fetch_and(&emu_diag_shm->live_mask, ~bit) & ~bit;
     /* Every executor appended its events before clearing its bit: the last one out sees them
      * all. An executor that starts later sorts again when it leaves. */
-    if (left == 0 && emu_diag_cfg.trace && seed != 0)
+    if (left == 0 && emu_diag_cfg.trace && emu_diag_cfg.seed != 0)
         emu_trace_sort();
-}
-
-void emu_diag_task_start(struct emu_task *t)
-{
-    struct emu_diag_desc d;
-
-    if (!hooks_on)
-        return;
-    t->start_ns = emu_now_ns();
-    emu_diag_describe(t, &d);
-    if (emu_diag_cfg.race)
-        emu_race_task_start(t, &d);
-    if (emu_diag_cfg.trace)
-        emu_trace_task_start(t, &d);
-}
-
-void emu_diag_task_end(struct emu_task *t, enum emu_run_result res)
-{
-    struct emu_diag_desc d;
-
-    if (!hooks_on)
-        return;
-    emu_diag_describe(t, &d);
-    if (emu_diag_cfg.race)
-        emu_race_task_end(t, &d, res == EMU_RUN_DONE);
-    if (emu_diag_cfg.trace)
-        emu_trace_task_end(t, &d, res == EMU_RUN_DONE);
-}
-
-void emu_diag_task_submit(struct emu_task *t)
-{
-    if (emu_diag_cfg.race)
-        emu_race_submit(t);
-    if (emu_diag_cfg.trace && seed != 0)
-        emu_trace_submit(t);
-}
-
-void emu_diag_task_free(struct emu_task *t)
-{
-    free(t->diag);
-    t->diag = NULL;
 }
 
 static void add_acc(struct emu_diag_desc *d, uint64_t addr, uint32_t space, uint64_t len, int w)
@@ -271,48 +221,6 @@ struct emu_devctl *emu_diag_ctl(uint32_t dev)
     return m->ctl;
 }
 
-/* A host program address: find its file in /proc/<pid>/maps and ask libdw. */
-static bool host_symbolize(int pid, uint64_t pc, char *out, size_t len)
-{
-    char path[64], line[512], file[400];
-    bool ok = false;
-
-    snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-    FILE *f = pid > 0 ? fopen(path, "re") : NULL;
-    if (f == NULL)
-        return false;
-    while (!ok && fgets(line, sizeof(line), f) != NULL) {
-        unsigned long long lo, hi, off;
-        file[0] = '\0';
-        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &lo, &hi, &off, file) < 3 || pc < lo ||
-            pc >= hi || file[0] != '/')
-            continue;
-        ok = emu_symbolize_pc(file, pc - lo + off, out, len);
-        break;
-    }
-    fclose(f);
-    return ok;
-}
-
-void emu_diag_callsite(uint64_t pc, uint32_t stream, bool from_kernel, char *out, size_t len)
-{
-    struct emu_devctl *ctl = emu_exec_ctl();
-
-    if (pc == 0) {
-        snprintf(out, len, "unknown call site");
-        return;
-    }
-    /* pc is a return address: pc - 1 lies in the call instruction, so the line is the
-     * call's and not the next statement's. */
-    if (from_kernel || stream >= EMU_MAX_STREAMS ||
-        ctl->streams[stream].kind == EMU_STREAM_DEVICE) {
-        emu_kernel_symbolize(pc - 1, out, len);
-        return;
-    }
-    if (!host_symbolize(ctl->streams[stream].owner_pid, pc - 1, out, len))
-        snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
-}
-
 static uint32_t intern(const char *text)
 {
     struct emu_diag_shm *m = emu_diag_shm;
@@ -351,7 +259,7 @@ uint32_t emu_diag_site_pc(uint64_t pc, uint32_t stream, bool from_kernel)
             break;
     }
     char text[EMU_DIAG_SITE_LEN];
-    emu_diag_callsite(pc, stream, from_kernel, text, sizeof(text));
+    emu_symbols_callsite(pc, stream, from_kernel, text, sizeof(text));
     uint32_t id = intern(text);
     if (site_cache[h].key == 0 && id != EMU_DIAG_NONE)
         site_cache[h] = (struct site_ent){key, id};

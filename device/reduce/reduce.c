@@ -36,14 +36,14 @@ static const struct {
 
 static const char *const op_names[EMU_REDUCE_OP_COUNT] = {"SUM", "PROD", "MAX", "MIN"};
 
-size_t emu_dtype_size(int data_type)
+size_t emu_reduce_dtype_size(int data_type)
 {
     if (data_type < 0 || data_type >= DTYPE_TABLE_LEN)
         return 0;
     return dtypes[data_type].size;
 }
 
-const char *emu_dtype_name(int data_type)
+const char *emu_reduce_dtype_name(int data_type)
 {
     if (data_type == EMU_DTYPE_RESERVED)
         return "RESERVED";
@@ -192,11 +192,11 @@ static void fill_sets(void)
 #if defined(__x86_64__)
     __builtin_cpu_init();
 #endif
-    emu_reduce_fill_generic(&sets[ISA_GENERIC]);
+    emu_reduce_generic_fill(&sets[ISA_GENERIC]);
 #if defined(__x86_64__)
-    emu_reduce_fill_sse2(&sets[ISA_SSE2]);
-    emu_reduce_fill_avx2(&sets[ISA_AVX2]);
-    emu_reduce_fill_avx512(&sets[ISA_AVX512]);
+    emu_reduce_sse2_fill(&sets[ISA_SSE2]);
+    emu_reduce_avx2_fill(&sets[ISA_AVX2]);
+    emu_reduce_avx512_fill(&sets[ISA_AVX512]);
 #endif
     enum isa isa = isa_from_env();
     EMU_LOG_DEBUG("reduce: using the %s kernels", isa_names[isa]);
@@ -244,7 +244,7 @@ void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int r
         reduce_op >= EMU_REDUCE_OP_COUNT) {
         EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
                     "unchanged",
-                    data_type, emu_dtype_name(data_type), reduce_op,
+                    data_type, emu_reduce_dtype_name(data_type), reduce_op,
                     emu_reduce_op_name(reduce_op), dst);
         return;
     }

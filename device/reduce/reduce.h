@@ -74,9 +74,9 @@ emu_status emu_reduce_check(int data_type, int reduce_op, enum emu_reduce_site s
 
 /* Element size in bytes (docs/DATA_PLANE.md §3; unassigned 13 is 2, as in the library), or 0
  * for a value that is no data type. */
-size_t emu_dtype_size(int data_type);
+size_t emu_reduce_dtype_size(int data_type);
 /* "INT8", "FP16", "BFP16", ...; "RESERVED" for 255, "INVALID" otherwise. Never NULL. */
-const char *emu_dtype_name(int data_type);
+const char *emu_reduce_dtype_name(int data_type);
 /* "SUM", "PROD", "MAX", "MIN"; "RESERVED" for 255, "INVALID" otherwise. Never NULL. */
 const char *emu_reduce_op_name(int reduce_op);
 

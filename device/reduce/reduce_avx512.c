@@ -1,7 +1,7 @@
 /* reduce_avx512.c - the AVX-512 (F, BW, VL) kernel set: fp32, fp16 (VCVTPH2PS/VCVTPS2PH on
  * 16 lanes) and bf16 (integer shifts on 32 lanes) hand-vectorised and unrolled; integers and
  * fp64 are the loops of reduce_loops.h compiled for AVX-512. Entry point:
- * emu_reduce_fill_avx512(); only called when the CPU has avx512f, avx512bw and avx512vl. */
+ * emu_reduce_avx512_fill(); only called when the CPU has avx512f, avx512bw and avx512vl. */
 #include "reduce_priv.h"
 
 #if defined(__x86_64__)
@@ -114,7 +114,7 @@ KERNELS(min)
         k->fn[dt][EMU_REDUCE_OP_MIN] = tag##_min_kernel;                                       \
     } while (0)
 
-void emu_reduce_fill_avx512(struct emu_reduce_kernels *k)
+void emu_reduce_avx512_fill(struct emu_reduce_kernels *k)
 {
     k->name = "avx512";
     avx512_fill_loops(k);

@@ -1,18 +1,20 @@
-/* task_pool.c - memory of scheduler tasks (emu_task_create / emu_task_destroy).
+/* task.c - memory of scheduler tasks (emu_task_create / emu_task_destroy).
  *
  * Kernels create millions of small tasks that scheduler workers retire, so tasks are recycled
  * instead of going through malloc each time. */
+#include "task.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "sched.h"
+#include "common/log.h"
 
 /* Each OS thread keeps a small cache; caches trade whole chains of POOL_BATCH tasks with one
  * shared stack under `pool_lock`, so the lock is taken once per POOL_BATCH tasks. Creators
  * (kernel threads) and destroyers (workers) differ, which is why the shared stack exists. */
 #define POOL_BATCH 64u
+#define MAX_FREE_HOOKS 8u
 
 struct task_cache {
     struct emu_task *head;
@@ -24,6 +26,19 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
  * through the first task's `priv`. */
 static struct emu_task *pool_chains;
 static _Thread_local struct task_cache cache;
+/* Set before the workers start; the destroy path tests n_free_hooks only. */
+static void (*free_hooks[MAX_FREE_HOOKS])(struct emu_task *t);
+static uint32_t n_free_hooks;
+
+emu_status emu_task_on_free(void (*fn)(struct emu_task *t))
+{
+    if (n_free_hooks == MAX_FREE_HOOKS) {
+        EMU_LOG_ERR("emu_task_on_free: more than %u free hooks", MAX_FREE_HOOKS);
+        return EMU_EINVAL;
+    }
+    free_hooks[n_free_hooks++] = fn;
+    return EMU_OK;
+}
 
 struct emu_task *emu_task_create(void)
 {
@@ -70,7 +85,36 @@ void emu_task_destroy(struct emu_task *t)
         return;
     if (t->release != NULL)
         t->release(t);
-    if (t->diag != NULL)
-        emu_diag_task_free(t);
+    for (uint32_t i = 0; i < n_free_hooks; i++)
+        free_hooks[i](t);
     task_recycle(t);
+}
+
+static void free_chain(struct emu_task *t)
+{
+    while (t != NULL) {
+        struct emu_task *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
+void emu_task_free_cache(void)
+{
+    free_chain(cache.head);
+    cache.head = NULL;
+    cache.n = 0;
+}
+
+void emu_task_free_pool(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    struct emu_task *chain = pool_chains;
+    pool_chains = NULL;
+    pthread_mutex_unlock(&pool_lock);
+    while (chain != NULL) {
+        struct emu_task *next = (struct emu_task *)chain->priv;
+        free_chain(chain);
+        chain = next;
+    }
 }

@@ -1,0 +1,345 @@
+/* test_sched.c - the TS scheduler core (device/sched.c, task.c, spin.c) linked alone, without
+ * the executor or any diagnostic: order of tasks on a stream, parking and waking on the
+ * doorbell, failure propagation (the rest of the queue discarded, the stream's and the
+ * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
+ * submit/start/park/end/fail/free in order. The control block lives in plain memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/atomic.h"
+#include "common/devctl.h"
+#include "common/os.h"
+#include "device/sched.h"
+
+#define WAIT_NS 10000000000ull /* bound of every wait: 10 s */
+#define MAX_EVENTS 1024u /* 60 tasks x 5 events fit */
+
+static struct emu_devctl *ctl;
+
+/* What the test tasks did, in order: (id << 8) | event. */
+enum { EV_RUN = 1, EV_SUBMIT, EV_START, EV_PARK, EV_END_DONE, EV_END_FAIL, EV_FAIL, EV_FREE };
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t events[MAX_EVENTS];
+static uint32_t n_events;
+static _Atomic uint32_t gate; /* parking tasks wait for it to become non-zero */
+
+/* Payload of a test task, in u.raw. */
+struct payload {
+    uint32_t id;
+    uint32_t result; /* enum emu_run_result when not parking */
+    uint32_t park;   /* park until `gate` is set */
+    emu_status fail_status;
+};
+
+static void note(uint32_t id, uint32_t ev)
+{
+    pthread_mutex_lock(&ev_lock);
+    if (n_events < MAX_EVENTS)
+        events[n_events++] = id << 8 | ev;
+    pthread_mutex_unlock(&ev_lock);
+}
+
+static uint32_t id_of(const struct emu_task *t)
+{
+    return ((const struct payload *)t->u.raw)->id;
+}
+
+static enum emu_run_result run(struct emu_task *t)
+{
+    struct payload *p = (struct payload *)t->u.raw;
+
+    if (p->park && emu_load_acquire(&gate) == 0)
+        return EMU_RUN_PARK;
+    note(p->id, EV_RUN);
+    if (p->result == EMU_RUN_FAIL)
+        t->status = p->fail_status;
+    return (enum emu_run_result)p->result;
+}
+
+static struct emu_task *make(uint32_t id, enum emu_run_result result, bool park)
+{
+    struct emu_task *t = emu_task_create();
+    struct payload p = {.id = id, .result = result, .park = park, .fail_status = EMU_EINVAL};
+
+    assert_non_null(t);
+    t->run = run;
+    t->origin = UINT32_MAX;
+    t->deadline_ns = UINT64_MAX;
+    t->park = EMU_PARK_NOTIFY;
+    memcpy(t->u.raw, &p, sizeof(p));
+    return t;
+}
+
+/* --- the hook table under test: records every event of the test tasks ---------------- */
+
+static void on_submit(struct emu_task *t)
+{
+    note(id_of(t), EV_SUBMIT);
+}
+
+static void on_start(struct emu_task *t)
+{
+    note(id_of(t), EV_START);
+}
+
+static void on_park(struct emu_task *t)
+{
+    note(id_of(t), EV_PARK);
+}
+
+static void on_end(struct emu_task *t, enum emu_run_result res)
+{
+    note(id_of(t), res == EMU_RUN_DONE ? EV_END_DONE : EV_END_FAIL);
+}
+
+static void on_fail(uint32_t slot, const struct emu_task *t)
+{
+    (void)slot;
+    note(id_of(t), EV_FAIL);
+}
+
+static void on_free(struct emu_task *t)
+{
+    note(id_of(t), EV_FREE);
+}
+
+static const struct emu_sched_hooks recorder = {.submit = on_submit,
+                                                .start = on_start,
+                                                .park = on_park,
+                                                .end = on_end,
+                                                .fail = on_fail,
+                                                .free = on_free};
+
+/* The events of one kind, in order. */
+static uint32_t only(uint32_t ev, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+
+    pthread_mutex_lock(&ev_lock);
+    for (uint32_t i = 0; i < n_events && n < max; i++)
+        if ((events[i] & 0xff) == ev)
+            out[n++] = events[i] >> 8;
+    pthread_mutex_unlock(&ev_lock);
+    return n;
+}
+
+/* The events of task `id`, in order. */
+static uint32_t of_task(uint32_t id, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+
+    pthread_mutex_lock(&ev_lock);
+    for (uint32_t i = 0; i < n_events && n < max; i++)
+        if (events[i] >> 8 == id)
+            out[n++] = events[i] & 0xff;
+    pthread_mutex_unlock(&ev_lock);
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    ctl = calloc(1, sizeof(*ctl));
+    if (ctl == NULL || emu_sched_register(&recorder) != EMU_OK ||
+        emu_sched_start(ctl, 2, NULL) != EMU_OK)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    emu_sched_stop();
+    emu_task_free_cache();
+    free(ctl);
+    return 0;
+}
+
+static int reset(void **state)
+{
+    (void)state;
+    pthread_mutex_lock(&ev_lock);
+    n_events = 0;
+    pthread_mutex_unlock(&ev_lock);
+    emu_store_release(&gate, 0);
+    return 0;
+}
+
+static void wait_idle(uint32_t slot)
+{
+    assert_int_equal(emu_sched_wait_idle(slot, emu_now_ns() + WAIT_NS, false), EMU_OK);
+}
+
+/* --- tests -------------------------------------------------------------------------------- */
+
+static void test_order_on_a_stream(void **state)
+{
+    uint32_t ran[MAX_EVENTS];
+    (void)state;
+
+    for (uint32_t i = 0; i < 50; i++)
+        emu_sched_submit(1, make(100 + i, EMU_RUN_DONE, false), i % 7 == 0);
+    /* A chain submitted at once keeps its order after the single tasks. */
+    struct emu_task *head = make(150, EMU_RUN_DONE, false), *t = head;
+    for (uint32_t i = 151; i < 160; i++)
+        t = t->next = make(i, EMU_RUN_DONE, false);
+    emu_sched_submit_list(1, head, true);
+    wait_idle(1);
+    assert_int_equal(only(EV_RUN, ran, MAX_EVENTS), 60);
+    for (uint32_t i = 0; i < 60; i++)
+        assert_int_equal(ran[i], 100 + i);
+    assert_int_equal(emu_load_acquire(&ctl->streams[1].completed), 60);
+    assert_int_equal(emu_load_acquire(&ctl->streams[1].error), 0);
+    assert_true(emu_sched_stream_is_idle(1));
+}
+
+static void count_parked(uint32_t slot, const struct emu_task *head, void *arg)
+{
+    if (slot == 2 && id_of(head) == 200)
+        ++*(uint32_t *)arg;
+}
+
+static void test_park_and_wake(void **state)
+{
+    uint32_t ran[8], parked = 0;
+    (void)state;
+
+    emu_sched_submit(2, make(200, EMU_RUN_DONE, true), false);
+    emu_sched_submit(2, make(201, EMU_RUN_DONE, false), true);
+    /* The head parks: the stream does not go idle and the task behind it waits. */
+    assert_int_equal(emu_sched_wait_idle(2, emu_now_ns() + 20000000ull, false), EMU_ETIMEOUT);
+    for (uint64_t until = emu_now_ns() + WAIT_NS; parked == 0 && emu_now_ns() < until;)
+        emu_sched_inspect_parked(count_parked, &parked);
+    assert_int_equal(parked, 1);
+    assert_int_equal(emu_load_acquire(&ctl->streams[2].parked), EMU_PARK_NOTIFY);
+    assert_int_equal(only(EV_RUN, ran, 8), 0);
+    /* Ringing the doorbell polls the parked head again. */
+    emu_store_release(&gate, 1);
+    emu_sched_kick();
+    wait_idle(2);
+    assert_int_equal(only(EV_RUN, ran, 8), 2);
+    assert_int_equal(ran[0], 200);
+    assert_int_equal(ran[1], 201);
+    assert_int_equal(emu_load_acquire(&ctl->streams[2].parked), EMU_PARK_NONE);
+    assert_int_equal(emu_load_acquire(&ctl->streams[2].completed), 2);
+}
+
+static void test_fail_discards_and_sets_errors(void **state)
+{
+    uint32_t ran[8];
+    (void)state;
+
+    /* Stream 4 is a device thread fed by the kernel of host stream 3. */
+    emu_store_release(&ctl->streams[4].kind, EMU_STREAM_DEVICE);
+    struct emu_task *t[4] = {make(400, EMU_RUN_DONE, false), make(401, EMU_RUN_FAIL, false),
+                             make(402, EMU_RUN_DONE, false), make(403, EMU_RUN_DONE, false)};
+    for (uint32_t i = 0; i < 4; i++) {
+        t[i]->origin = 3;
+        emu_sched_submit(4, t[i], i == 3);
+    }
+    wait_idle(4);
+    assert_int_equal(only(EV_RUN, ran, 8), 2);
+    assert_int_equal(ran[0], 400);
+    assert_int_equal(ran[1], 401);
+    assert_int_equal(emu_load_acquire(&ctl->streams[4].error), EMU_EINVAL);
+    assert_int_equal(emu_load_acquire(&ctl->streams[3].error), EMU_ETASK_FAIL);
+    /* Discarded tasks count as retired, so host synchronisation completes. */
+    assert_int_equal(emu_load_acquire(&ctl->streams[4].completed), 4);
+    /* Tasks submitted to a failed stream are discarded until the error is cleared. */
+    emu_sched_submit(4, make(404, EMU_RUN_DONE, false), true);
+    wait_idle(4);
+    assert_int_equal(only(EV_RUN, ran, 8), 2);
+    assert_int_equal(emu_load_acquire(&ctl->streams[4].completed), 5);
+}
+
+static void test_fail_stream_from_outside(void **state)
+{
+    uint32_t ran[8];
+    (void)state;
+
+    emu_sched_submit(5, make(500, EMU_RUN_DONE, true), true);
+    emu_sched_submit(5, make(501, EMU_RUN_DONE, false), true);
+    emu_sched_fail_stream(5, EMU_ETIMEOUT);
+    wait_idle(5);
+    assert_int_equal(only(EV_RUN, ran, 8), 0);
+    assert_int_equal(emu_load_acquire(&ctl->streams[5].error), EMU_ETIMEOUT);
+    assert_int_equal(emu_load_acquire(&ctl->streams[5].completed), 2);
+}
+
+static void test_parked_deadline_fails(void **state)
+{
+    uint32_t ran[8];
+    (void)state;
+
+    struct emu_task *t = make(600, EMU_RUN_DONE, true);
+    t->deadline_ns = 1; /* long past: the first poll after parking fails it */
+    t->timeout_status = EMU_ETASK_TIMEOUT;
+    emu_sched_submit(6, t, false);
+    emu_sched_submit(6, make(601, EMU_RUN_DONE, false), true);
+    wait_idle(6);
+    assert_int_equal(only(EV_RUN, ran, 8), 0);
+    assert_int_equal(emu_load_acquire(&ctl->streams[6].error), EMU_ETASK_TIMEOUT);
+}
+
+static void test_hooks_in_order(void **state)
+{
+    uint32_t ev[16];
+    (void)state;
+
+    emu_sched_submit(7, make(700, EMU_RUN_DONE, true), true);
+    emu_sched_submit(7, make(701, EMU_RUN_FAIL, false), true);
+    emu_sched_submit(7, make(702, EMU_RUN_DONE, false), true);
+    for (uint64_t until = emu_now_ns() + WAIT_NS;
+         only(EV_PARK, ev, 16) == 0 && emu_now_ns() < until;)
+        emu_sched_kick();
+    emu_store_release(&gate, 1);
+    emu_sched_kick();
+    wait_idle(7);
+
+    static const uint32_t parked[] = {EV_SUBMIT, EV_START, EV_PARK, EV_RUN, EV_END_DONE, EV_FREE};
+    assert_int_equal(of_task(700, ev, 16), 6);
+    assert_memory_equal(ev, parked, sizeof(parked));
+    static const uint32_t failed[] = {EV_SUBMIT, EV_START, EV_RUN, EV_END_FAIL, EV_FAIL, EV_FREE};
+    assert_int_equal(of_task(701, ev, 16), 6);
+    assert_memory_equal(ev, failed, sizeof(failed));
+    /* Discarded without running: only its submission and its release. */
+    static const uint32_t discarded[] = {EV_SUBMIT, EV_FREE};
+    assert_int_equal(of_task(702, ev, 16), 2);
+    assert_memory_equal(ev, discarded, sizeof(discarded));
+}
+
+static uint32_t pick_first(uint32_t n)
+{
+    (void)n;
+    return 0;
+}
+
+/* Hook tables are fixed once the workers run: a late registration is refused. */
+static void test_register_after_start_refused(void **state)
+{
+    static const struct emu_sched_hooks late = {.pick = pick_first};
+    (void)state;
+
+    assert_int_equal(emu_sched_register(&late), EMU_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_order_on_a_stream, reset),
+        cmocka_unit_test_setup(test_park_and_wake, reset),
+        cmocka_unit_test_setup(test_fail_discards_and_sets_errors, reset),
+        cmocka_unit_test_setup(test_fail_stream_from_outside, reset),
+        cmocka_unit_test_setup(test_parked_deadline_fails, reset),
+        cmocka_unit_test_setup(test_hooks_in_order, reset),
+        cmocka_unit_test_setup(test_register_after_start_refused, reset),
+    };
+    return cmocka_run_group_tests_name("sched", tests, setup, teardown);
+}
