@@ -1,5 +1,5 @@
-/* os.h - the whole platform contract of hcemu: futexes on shared memory, clocks, mappings,
- * files. Implemented once, in os_linux.c, so no other file needs an #ifdef. */
+/* os.h - the whole platform contract of hcemu: futexes on shared memory, clocks, mappings.
+ * Implemented once, in os_linux.c, so no other file needs an #ifdef. */
 #ifndef HCEMU_COMMON_OS_H
 #define HCEMU_COMMON_OS_H
 
@@ -45,9 +45,5 @@ int emu_gettid(void);
  * symbol covers it. For reports where no debug information helped. */
 int emu_symbol_of(uint64_t pc, char *out, size_t len);
 
-/* Create directories along `path` with `mode`; existing ones are fine. */
-emu_status emu_mkdir_p(const char *path, unsigned mode) EMU_MUST_CHECK;
-/* Remove a directory tree (best effort, no symlink following). */
-void emu_rmtree(const char *path);
 
 #endif

@@ -1,7 +1,6 @@
 /* os_linux.c - the Linux implementation of os.h. */
 #include "os.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -147,51 +146,6 @@ unsigned emu_cpu_count(void)
 int emu_gettid(void)
 {
     return (int)syscall(SYS_gettid);
-}
-
-emu_status emu_mkdir_p(const char *path, unsigned mode)
-{
-    char buf[PATH_MAX];
-
-    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-        return EMU_EINVAL;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            goto fail;
-        *p = '/';
-    }
-    if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
-        goto fail;
-    return EMU_OK;
-fail:
-    EMU_LOG_ERR("cannot create directory %s: %s", buf, strerror(errno));
-    return EMU_ESYSCALL;
-}
-
-void emu_rmtree(const char *path)
-{
-    DIR *d = opendir(path);
-
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char child[PATH_MAX];
-            if (snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
-                continue;
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                emu_rmtree(child);
-            else
-                unlink(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
 }
 
 int emu_symbol_of(uint64_t pc, char *out, size_t len)
