@@ -36,6 +36,14 @@ void emu_populate(void *addr, size_t len);
 /* Give the pages of a shared range back to the file system (they read as zero afterwards). */
 void emu_discard(void *addr, size_t len);
 
+/* Zero [addr, addr+len) of a shared file mapping without touching new pages: whole pages are
+ * given back to the file system (they read as zero), only the partial edges are written. */
+void emu_zero(void *addr, size_t len);
+/* Bytes of new shared memory this machine can still hold in folder `dir`: the smaller of
+ * the memory available (MemAvailable + SwapFree) and the free space of dir's file system
+ * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */
+uint64_t emu_mem_room(const char *dir);
+
 /* Number of online CPUs (>= 1). */
 unsigned emu_cpu_count(void);
 /* Thread id of the calling thread (for reports). */

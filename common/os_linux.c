@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +136,50 @@ void emu_discard(void *addr, size_t len)
 {
     if (len != 0)
         madvise(addr, len, MADV_REMOVE);
+}
+
+void emu_zero(void *addr, size_t len)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    uintptr_t lo = (a + page - 1) & ~(page - 1), hi = end & ~(page - 1);
+
+    if (lo >= hi || madvise((void *)lo, hi - lo, MADV_REMOVE) != 0) {
+        memset(addr, 0, len);
+        return;
+    }
+    memset(addr, 0, lo - a);
+    memset((void *)hi, 0, end - hi);
+}
+
+/* A "Name:   N kB" line of /proc/meminfo, in bytes; 0 when missing. */
+static uint64_t meminfo_bytes(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+
+    return p != NULL ? strtoull(p + strlen(name), NULL, 10) * 1024ull : 0;
+}
+
+uint64_t emu_mem_room(const char *dir)
+{
+    char buf[4096];
+    struct statvfs vfs;
+    uint64_t mem = UINT64_MAX;
+    int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
+        if (n > 0 && strstr(buf, "MemAvailable:") != NULL)
+            mem = meminfo_bytes(buf, "MemAvailable:") + meminfo_bytes(buf, "SwapFree:");
+    }
+    if (statvfs(dir, &vfs) == 0) {
+        uint64_t fs = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+        if (fs < mem)
+            mem = fs;
+    }
+    return mem;
 }
 
 unsigned emu_cpu_count(void)
