@@ -71,10 +71,33 @@ emu_status emu_secure_dir_open(const char *path, int *fd)
     return EMU_OK;
 }
 
+/* Create the missing folders along `path` (mode 0700: nobody else needs to enter them). */
+static void make_parents(const char *path)
+{
+    char buf[PATH_MAX];
+
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+        return;
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+            return;
+        if (c == '\0')
+            return;
+        *p = c;
+    }
+}
+
 emu_status emu_secure_dir_make(const char *parent, const char *prefix, char *out, size_t len)
 {
-    emu_status s = emu_secure_dir_check_parent(parent);
     int fd;
+
+    if (access(parent, F_OK) != 0 && errno == ENOENT)
+        make_parents(parent);
+    emu_status s = emu_secure_dir_check_parent(parent);
 
     if (s != EMU_OK)
         return s;

@@ -15,7 +15,8 @@
 /* Refuse (naming it) a parent folder that others may write without the sticky bit: anyone
  * could rename or replace what we put there. */
 emu_status emu_secure_dir_check_parent(const char *parent) EMU_MUST_CHECK;
-/* Make a fresh private folder "<parent>/<prefix>XXXXXX" (random suffix) and return its path. */
+/* Make a fresh private folder "<parent>/<prefix>XXXXXX" (random suffix) and return its path.
+ * A missing parent is created (mode 0700); an unsafe one is refused. */
 emu_status emu_secure_dir_make(const char *parent, const char *prefix, char *out,
                                size_t len) EMU_MUST_CHECK;
 /* Make "path" (mode 0700) unless it exists; either way it must then be a private folder of

@@ -95,8 +95,11 @@ static void remove_files(const char *dir, uint32_t dev)
  * folder: the last to leave removes it. */
 static void remove_orphaned_job(const char *job)
 {
-    int fd;
+    int fd = open(job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
+    if (fd < 0)
+        return; /* already removed by its host: nothing to say */
+    close(fd);
     if (emu_secure_dir_open(job, &fd) != EMU_OK)
         return;
     bool dead = emu_job_is_dead_at(fd);
