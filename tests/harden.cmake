@@ -8,7 +8,8 @@ hcemu_add_kernel(harden_fork SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/harden_
 emu_add_test(harden SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_harden.c
                             ${CMAKE_CURRENT_SOURCE_DIR}/support/rt_support.c
              LIBS hcemu hcemu_common TIMEOUT 180)
-add_dependencies(test_harden harden_fork hcemu-device hcemu-inspect)
+add_dependencies(test_harden harden_fork hcemu-device hcemu-inspect hcemu-run)
 target_compile_definitions(test_harden PRIVATE
     KERNEL_DIR="${CMAKE_BINARY_DIR}/kernels"
-    INSPECT_BIN="$<TARGET_FILE:hcemu-inspect>")
+    INSPECT_BIN="$<TARGET_FILE:hcemu-inspect>"
+    RUN_BIN="$<TARGET_FILE:hcemu-run>")

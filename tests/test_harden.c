@@ -382,6 +382,36 @@ static void every_job_start_collects_a_killed_jobs_folder(void **state)
     assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
 }
 
+static void a_killed_hcemu_runs_folder_is_collected(void **state)
+{
+    char job[RT_PATH];
+    (void)state;
+
+    pid_t run = fork();
+    assert_true(run >= 0);
+    if (run == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(RUN_BIN, RUN_BIN, "-n", "1", "--", "/bin/sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    uint64_t end = rt_now_ms() + 10000;
+    while (rt_job_dirs(parent, job, sizeof(job)) == 0 && rt_now_ms() < end)
+        usleep(10000);
+    assert_int_equal(rt_job_dirs(parent, job, sizeof(job)), 1);
+    assert_non_null(strstr(job, "-run"));
+    assert_int_equal(kill(run, SIGKILL), 0);
+    assert_int_equal(waitpid(run, NULL, 0), run);
+    /* Its rank (sleep) ends with it (PR_SET_PDEATHSIG); then nothing owns the folder. */
+    end = rt_now_ms() + GONE_MS;
+    unsigned removed = 0;
+    while ((removed = emu_job_collect(parent)) == 0 && rt_now_ms() < end)
+        usleep(20000);
+    assert_int_equal(removed, 1);
+    assert_false(exists(job));
+}
+
 /* ---- bounded inputs ---------------------------------------------------------------------- */
 
 /* Runs `bin arg` with a deadline; returns its exit status, or -1 on timeout. */
@@ -737,6 +767,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(removal_never_follows_a_symlink),
         cmocka_unit_test(the_collector_removes_dead_jobs_and_nothing_else),
         cmocka_unit_test(every_job_start_collects_a_killed_jobs_folder),
+        cmocka_unit_test(a_killed_hcemu_runs_folder_is_collected),
         cmocka_unit_test(fifos_devices_and_huge_files_are_refused_at_once),
         cmocka_unit_test(a_dev_zero_topology_is_refused),
         cmocka_unit_test(a_kernel_that_forks_leaves_no_process_behind),
