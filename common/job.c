@@ -1,10 +1,21 @@
-/* job.c - path helpers for the job folder. */
+/* job.c - the job folder: paths, making and claiming it, and collecting folders of dead jobs
+ * (see job.h). */
 #include "job.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "secure_dir.h"
+
+#define OWNERS_MAX 4096 /* bytes of the owners file read: ~170 processes */
 
 emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt, ...)
 {
@@ -22,4 +33,150 @@ emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt,
         return EMU_EINVAL;
     }
     return EMU_OK;
+}
+
+uint64_t emu_job_pid_start(int pid)
+{
+    char path[64], buf[512];
+
+    if (pid <= 0)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+        return 0;
+    p += 2; /* field 3, the state; the start time is field 22 */
+    for (int field = 3; field < 22 && p != NULL; field++) {
+        p = strchr(p, ' ');
+        if (p != NULL)
+            p++;
+    }
+    return p != NULL ? strtoull(p, NULL, 10) : 0;
+}
+
+static emu_status add_owner(int dirfd, const char *dir)
+{
+    char line[64];
+    int fd;
+    uint64_t start = emu_job_pid_start((int)getpid());
+    emu_status s = emu_secure_dir_open_at(dirfd, dir, EMU_JOB_OWNERS,
+                                          O_WRONLY | O_APPEND | O_CREAT, 0600, &fd);
+
+    if (s != EMU_OK)
+        return s;
+    /* One short O_APPEND write: lines of concurrent claimers never interleave. */
+    int n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), (unsigned long long)start);
+    if (write(fd, line, (size_t)n) != n) {
+        EMU_LOG_ERR("cannot record this process in %s/%s: %s", dir, EMU_JOB_OWNERS,
+                    strerror(errno));
+        s = EMU_EFILE;
+    }
+    close(fd);
+    return s;
+}
+
+emu_status emu_job_claim(const char *dir)
+{
+    int d;
+    emu_status s = emu_secure_dir_open(dir, &d);
+
+    if (s != EMU_OK)
+        return s;
+    s = add_owner(d, dir);
+    close(d);
+    return s;
+}
+
+emu_status emu_job_make(const char *parent, const char *kind, char *out, size_t len)
+{
+    char prefix[64];
+
+    (void)emu_job_collect(parent);
+    snprintf(prefix, sizeof(prefix), "hcemu-%u-%s", (unsigned)geteuid(), kind);
+    emu_status s = emu_secure_dir_make(parent, prefix, out, len);
+    if (s == EMU_OK && (s = emu_job_claim(out)) != EMU_OK)
+        emu_secure_dir_remove(out);
+    return s;
+}
+
+bool emu_job_is_dead_at(int dirfd)
+{
+    char buf[OWNERS_MAX + 1];
+    struct stat st;
+    int fd = openat(dirfd, EMU_JOB_OWNERS, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return false;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+        close(fd);
+        return false;
+    }
+    ssize_t n = read(fd, buf, OWNERS_MAX);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    unsigned owners = 0;
+    for (char *line = buf, *next; *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next == NULL)
+            break; /* a partial line: being written */
+        *next++ = '\0';
+        int pid;
+        unsigned long long start;
+        if (sscanf(line, "%d %llu", &pid, &start) != 2)
+            return false; /* not ours to judge */
+        owners++;
+        uint64_t now = emu_job_pid_start(pid);
+        if (now != 0 && now == start)
+            return false;
+    }
+    return owners > 0;
+}
+
+/* "hcemu-<our uid>-...": our folders; others are never looked into. */
+static bool is_our_name(const char *name)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof(prefix), "hcemu-%u-", (unsigned)geteuid());
+
+    return strncmp(name, prefix, (size_t)n) == 0 && name[n] != '\0';
+}
+
+unsigned emu_job_collect(const char *parent)
+{
+    unsigned removed = 0;
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (pfd < 0)
+        return 0;
+    DIR *d = fdopendir(pfd);
+    if (d == NULL) {
+        close(pfd);
+        return 0;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_our_name(e->d_name))
+            continue;
+        int fd = openat(pfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        bool dead = fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+                    (st.st_mode & 077) == 0 && emu_job_is_dead_at(fd);
+        close(fd);
+        if (!dead)
+            continue;
+        EMU_LOG_INFO("removing %s/%s, the folder of a job whose processes are gone", parent,
+                     e->d_name);
+        emu_secure_dir_remove_at(pfd, e->d_name);
+        removed++;
+    }
+    closedir(d);
+    return removed;
 }

@@ -1,5 +1,5 @@
-/* os.h - the whole platform contract of hcemu: futexes on shared memory, clocks, mappings,
- * files. Implemented once, in os_linux.c, so no other file needs an #ifdef. */
+/* os.h - the whole platform contract of hcemu: futexes on shared memory, clocks, mappings.
+ * Implemented once, in os_linux.c, so no other file needs an #ifdef. */
 #ifndef HCEMU_COMMON_OS_H
 #define HCEMU_COMMON_OS_H
 
@@ -36,6 +36,14 @@ void emu_populate(void *addr, size_t len);
 /* Give the pages of a shared range back to the file system (they read as zero afterwards). */
 void emu_discard(void *addr, size_t len);
 
+/* Zero [addr, addr+len) of a shared file mapping without touching new pages: whole pages are
+ * given back to the file system (they read as zero), only the partial edges are written. */
+void emu_zero(void *addr, size_t len);
+/* Bytes of new shared memory this machine can still hold in folder `dir`: the smaller of
+ * the memory available (MemAvailable + SwapFree) and the free space of dir's file system
+ * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */
+uint64_t emu_mem_room(const char *dir);
+
 /* Number of online CPUs (>= 1). */
 unsigned emu_cpu_count(void);
 /* Thread id of the calling thread (for reports). */
@@ -45,9 +53,5 @@ int emu_gettid(void);
  * symbol covers it. For reports where no debug information helped. */
 int emu_symbol_of(uint64_t pc, char *out, size_t len);
 
-/* Create directories along `path` with `mode`; existing ones are fine. */
-emu_status emu_mkdir_p(const char *path, unsigned mode) EMU_MUST_CHECK;
-/* Remove a directory tree (best effort, no symlink following). */
-void emu_rmtree(const char *path);
 
 #endif

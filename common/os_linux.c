@@ -1,7 +1,6 @@
 /* os_linux.c - the Linux implementation of os.h. */
 #include "os.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +138,50 @@ void emu_discard(void *addr, size_t len)
         madvise(addr, len, MADV_REMOVE);
 }
 
+void emu_zero(void *addr, size_t len)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    uintptr_t lo = (a + page - 1) & ~(page - 1), hi = end & ~(page - 1);
+
+    if (lo >= hi || madvise((void *)lo, hi - lo, MADV_REMOVE) != 0) {
+        memset(addr, 0, len);
+        return;
+    }
+    memset(addr, 0, lo - a);
+    memset((void *)hi, 0, end - hi);
+}
+
+/* A "Name:   N kB" line of /proc/meminfo, in bytes; 0 when missing. */
+static uint64_t meminfo_bytes(const char *text, const char *name)
+{
+    const char *p = strstr(text, name);
+
+    return p != NULL ? strtoull(p + strlen(name), NULL, 10) * 1024ull : 0;
+}
+
+uint64_t emu_mem_room(const char *dir)
+{
+    char buf[4096];
+    struct statvfs vfs;
+    uint64_t mem = UINT64_MAX;
+    int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
+        if (n > 0 && strstr(buf, "MemAvailable:") != NULL)
+            mem = meminfo_bytes(buf, "MemAvailable:") + meminfo_bytes(buf, "SwapFree:");
+    }
+    if (statvfs(dir, &vfs) == 0) {
+        uint64_t fs = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+        if (fs < mem)
+            mem = fs;
+    }
+    return mem;
+}
+
 unsigned emu_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -147,51 +191,6 @@ unsigned emu_cpu_count(void)
 int emu_gettid(void)
 {
     return (int)syscall(SYS_gettid);
-}
-
-emu_status emu_mkdir_p(const char *path, unsigned mode)
-{
-    char buf[PATH_MAX];
-
-    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-        return EMU_EINVAL;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            goto fail;
-        *p = '/';
-    }
-    if (mkdir(buf, (mode_t)mode) != 0 && errno != EEXIST)
-        goto fail;
-    return EMU_OK;
-fail:
-    EMU_LOG_ERR("cannot create directory %s: %s", buf, strerror(errno));
-    return EMU_ESYSCALL;
-}
-
-void emu_rmtree(const char *path)
-{
-    DIR *d = opendir(path);
-
-    if (d != NULL) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char child[PATH_MAX];
-            if (snprintf(child, sizeof(child), "%s/%s", path, e->d_name) >= (int)sizeof(child))
-                continue;
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                emu_rmtree(child);
-            else
-                unlink(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
 }
 
 int emu_symbol_of(uint64_t pc, char *out, size_t len)

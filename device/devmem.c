@@ -14,6 +14,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 
 #define MAX_MAPS 128u
 #define MAX_PINS 64u
@@ -33,11 +34,9 @@ static _Atomic uint32_t pin_count;
 
 static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        EMU_LOG_ERR("cannot open %s: %m", path);
+    int fd;
+    if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
-    }
     struct stat st;
     if (fstat(fd, &st) == 0 && len == 0)
         len = (uint64_t)st.st_size;

@@ -10,9 +10,12 @@
 #include <ffi.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "common/atomic.h"
 #include "common/log.h"
@@ -211,6 +214,26 @@ bool emu_kernel_image_of(uint64_t pc, uint64_t *base, const char **path)
     return false;
 }
 
+/* A kernel may fork(). The child is a copy of one pool thread with none of the executor's
+ * other threads: it must never run executor code, and must not outlive the executor. */
+static pid_t exec_pid;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void forked_child_cb(void)
+{
+    if (getpid() == exec_pid || exec_pid == 0)
+        return;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != exec_pid) /* the executor ended before the prctl took effect */
+        _exit(0);
+}
+
+static void watch_forks(void)
+{
+    exec_pid = getpid();
+    pthread_atfork(NULL, NULL, forked_child_cb);
+}
+
 static void launch_put(struct launch *l)
 {
     if (emu_fetch_sub_acq_rel(&l->refs, 1) == 1)
@@ -236,6 +259,8 @@ static void run_block(struct launch *l, uint32_t block)
         ffi_call(&cif, FFI_FN(l->entry), &ret, argv);
     else
         ret = UINT32_MAX;
+    if (getpid() != exec_pid) /* a child the kernel forked returns here: end it */
+        _exit((int)(uint8_t)ret);
     emu_spin_busy(-1);
     if (emu_kernel_exit_hook != NULL)
         emu_kernel_exit_hook();
@@ -255,6 +280,7 @@ static void run_block(struct launch *l, uint32_t block)
 static void *pool_main(void *arg)
 {
     (void)arg;
+    pthread_once(&fork_once, watch_forks);
     emu_fault_thread_init();
     pthread_mutex_lock(&pool_lock);
     for (;;) {

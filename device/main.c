@@ -21,6 +21,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "common/settings.h"
 #include "diag/diag.h"
 #include "exec.h"
@@ -67,8 +68,12 @@ static emu_status create_file(const char *dir, const char *fmt, uint32_t dev, ui
 
     if (s != EMU_OK)
         return s;
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+    /* A file left by an earlier executor of this device (killed) is replaced, never reused:
+     * only a fresh O_EXCL file is known to be ours alone. */
+    int fd = -1;
+    unlink(path);
+    if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT | O_EXCL, 0600, &fd) != EMU_OK ||
+        ftruncate(fd, (off_t)size) != 0) {
         EMU_LOG_ERR("cannot create %s: %m", path);
         if (fd >= 0)
             close(fd);
@@ -108,40 +113,22 @@ static void remove_files(const char *dir, uint32_t dev)
             unlink(path);
 }
 
-/* Whether `pid` runs: a zombie (dead, not yet reaped by its parent) counts as gone. */
-static bool process_alive(int pid)
-{
-    char path[64], buf[256];
-
-    if (kill(pid, 0) != 0 && errno == ESRCH)
-        return false;
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return true;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *state = strrchr(buf, ')'); /* the name may contain spaces and parentheses */
-    return !(state != NULL && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X'));
-}
-
-/* A job folder made by a host process is named hcemu-<uid>-<pid>-<n> and removed by that
- * host. When the host died without cleaning up (SIGKILL), its executors are the last ones
- * who know the folder: the last to leave removes it. */
+/* A job folder made by a host process is removed by that host. When every process recorded
+ * as its owner is gone (a SIGKILLed host), its executors are the last ones who know the
+ * folder: the last to leave removes it. */
 static void remove_orphaned_job(const char *job)
 {
-    const char *base = strrchr(job, '/');
-    unsigned uid, n;
-    int pid;
-    char tail;
+    int fd = open(job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-    base = base != NULL ? base + 1 : job;
-    if (sscanf(base, "hcemu-%u-%d-%u%c", &uid, &pid, &n, &tail) != 3 || pid <= 0)
+    if (fd < 0)
+        return; /* already removed by its host: nothing to say */
+    close(fd);
+    if (emu_secure_dir_open(job, &fd) != EMU_OK)
         return;
-    if (process_alive(pid))
-        return;
-    emu_rmtree(job);
+    bool dead = emu_job_is_dead_at(fd);
+    close(fd);
+    if (dead)
+        emu_secure_dir_remove(job);
 }
 
 int main(int argc, char **argv)

@@ -1,7 +1,8 @@
 /* server.c - the executor's socket: host processes connect to dev<N>.sock, keep the
  * connection open while they use the device, and send the few requests that need an answer.
- * The executor ends when its last client hangs up, so a host that dies (even by SIGKILL)
- * never leaves an executor behind. */
+ * The executor ends when its last client hangs up or its process is gone (a pidfd per client,
+ * from SO_PEERCRED: a host's socket may live on in a child it forked), so a host that dies
+ * (even by SIGKILL) never leaves an executor behind. */
 #include "server.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -81,9 +83,36 @@ emu_status emu_server_listen(const char *path, int *fd_out)
     return EMU_OK;
 }
 
+/* A pidfd of the process at the other end of socket `c` (polls readable when it exits), or -1
+ * when the kernel cannot tell (the socket hang-up still ends the client). */
+static int peer_pidfd(int c)
+{
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid <= 0)
+        return -1;
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, cr.pid, 0);
+#else
+    return -1;
+#endif
+}
+
+/* Client k uses pf[2 + 2k] (its socket) and pf[3 + 2k] (its process). */
+static void drop_client(struct pollfd *pf, int *nfd, int i)
+{
+    close(pf[i].fd);
+    if (pf[i + 1].fd >= 0)
+        close(pf[i + 1].fd);
+    *nfd -= 2;
+    pf[i] = pf[*nfd];
+    pf[i + 1] = pf[*nfd + 1];
+}
+
 void emu_server_run(int lfd)
 {
-    struct pollfd pf[MAX_CLIENTS + 2];
+    struct pollfd pf[2 * MAX_CLIENTS + 2];
     int nfd = 2;
     int served = 0;
     sigset_t set;
@@ -106,14 +135,20 @@ void emu_server_run(int lfd)
         }
         if (pf[1].revents & POLLIN)
             break;
-        if ((pf[0].revents & POLLIN) && nfd < MAX_CLIENTS + 2) {
+        if ((pf[0].revents & POLLIN) && nfd < 2 * MAX_CLIENTS + 2) {
             int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
             if (c >= 0) {
                 pf[nfd++] = (struct pollfd){.fd = c, .events = POLLIN};
+                pf[nfd++] = (struct pollfd){.fd = peer_pidfd(c), .events = POLLIN};
                 served = 1;
             }
         }
-        for (int i = 2; i < nfd; i++) {
+        for (int i = 2; i < nfd; i += 2) {
+            if (pf[i + 1].revents != 0) { /* the client's process is gone */
+                drop_client(pf, &nfd, i);
+                i -= 2;
+                continue;
+            }
             if (pf[i].revents == 0)
                 continue;
             struct emu_rpc_req q;
@@ -128,14 +163,15 @@ void emu_server_run(int lfd)
             }
             if (n < 0 && errno == EINTR)
                 continue;
-            close(pf[i].fd);
-            pf[i--] = pf[--nfd];
+            drop_client(pf, &nfd, i);
+            i -= 2;
         }
         if (served && nfd == 2)
             break;
     }
     for (int i = 2; i < nfd; i++)
-        close(pf[i].fd);
+        if (pf[i].fd >= 0)
+            close(pf[i].fd);
     if (sfd >= 0)
         close(sfd);
 }

@@ -8,6 +8,7 @@
 #include "common/atomic.h"
 #include "common/job.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
@@ -25,8 +26,8 @@ void emu_spin_open(const char *job_dir)
     if (emu_job_path(path, sizeof(path), job_dir, "cpus.shm") != EMU_OK)
         return;
     /* Every executor may create it; all see the same zero-filled page. */
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
+    int fd;
+    if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT, 0600, &fd) != EMU_OK)
         return;
     if (ftruncate(fd, 4096) == 0 && emu_map_shared(fd, 0, 4096, NULL, 0, &p) == EMU_OK)
         job = p;

@@ -286,6 +286,12 @@ emu_status emu_descriptor_load(const char *json_path, struct emu_descriptor *out
     emu_status st = emu_file_map_open(json_path, &map);
     if (st != EMU_OK)
         return st;
+    if (map.len > EMU_DESCRIPTOR_MAX_BYTES) {
+        EMU_LOG_ERR("%s: descriptor too large (%zu bytes; at most %u are accepted)", json_path,
+                    map.len, EMU_DESCRIPTOR_MAX_BYTES);
+        emu_file_map_close(&map);
+        return EMU_EFILE;
+    }
     char *real = realpath(json_path, NULL);
     if (real == NULL) {
         EMU_LOG_ERR("%s: cannot resolve its folder", json_path);

@@ -39,6 +39,9 @@ struct emu_descriptor {
  * On failure `out` is left zeroed (fini is still allowed).
  * Returns EMU_OK, EMU_ENULL, EMU_EFILE (cannot read), EMU_EPARSE (see emu_descriptor_parse),
  * EMU_ENOMEM. Each failure logs exactly one line naming the file. */
+/* A descriptor lists a few kernels; megabytes of JSON are a mistake (or /dev/zero). */
+#define EMU_DESCRIPTOR_MAX_BYTES (16u << 20)
+
 emu_status emu_descriptor_load(const char *json_path, struct emu_descriptor *out) EMU_MUST_CHECK;
 
 /* Parses `len` bytes of JSON (no NUL terminator needed). `origin_for_messages` names the input

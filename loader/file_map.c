@@ -49,7 +49,8 @@ emu_status emu_file_map_open(const char *path, struct emu_file_map *out)
     memset(out, 0, sizeof(*out));
     if (path == NULL)
         return EMU_ENULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO must be refused (map_fd) before anything waits for a writer. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         EMU_LOG_ERR("%s: cannot open: %s", path, strerror(errno));
         return EMU_EFILE;

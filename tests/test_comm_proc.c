@@ -5,6 +5,7 @@
  * never comes, a peer killed during channel setup, a destroy/re-create loop, the product
  * rules of an A2 SoC, and an HCEMU_TOPOLOGY file. Every child exits 0 when its checks pass.
  * Afterwards no file and no executor of the test may remain. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -125,6 +126,32 @@ static int child_rank(const char *arg)
     return 0;
 }
 
+/* Job folders have random names: mine is the one whose owners file starts with my pid. */
+static int find_my_job_folder(const char *parent, char *out, size_t len)
+{
+    char prefix[32], mine[32], line[64];
+    DIR *d = opendir(parent);
+    struct dirent *e;
+    int found = 0;
+
+    snprintf(prefix, sizeof(prefix), "hcemu-%u-", (unsigned)geteuid());
+    snprintf(mine, sizeof(mine), "%d ", (int)getpid());
+    while (d != NULL && !found && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        snprintf(out, len, "%s/%s/owners", parent, e->d_name);
+        FILE *f = fopen(out, "r");
+        found = f != NULL && fgets(line, sizeof(line), f) != NULL &&
+                strncmp(line, mine, strlen(mine)) == 0;
+        if (f != NULL)
+            fclose(f);
+        snprintf(out, len, "%s/%s", parent, e->d_name);
+    }
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
 /* Own job folders: the root info travels through a file, as users do with MPI or files. */
 static int child_own_job(const char *arg)
 {
@@ -152,13 +179,7 @@ static int child_own_job(const char *arg)
     CHILD_CHECK(HcclCommInitRootInfo((uint32_t)n, &ri, (uint32_t)rank, &comm) == 0);
     /* My own control block lives in my own job folder. */
     char job[CU_PATH * 2];
-    int found = 0;
-    for (int k = 0; k < 4 && !found; k++) {
-        snprintf(job, sizeof(job), "%s/hcemu-%u-%d-%d", arg, (unsigned)getuid(), (int)getpid(), k);
-        struct stat st;
-        found = stat(job, &st) == 0;
-    }
-    CHILD_CHECK(found);
+    CHILD_CHECK(find_my_job_folder(arg, job, sizeof(job)));
     mesh_and_check(comm, rank, n, job);
     file_barrier(arg, "owndone", rank, n);
     CHILD_CHECK(HcclCommDestroy(comm) == 0);

@@ -12,6 +12,7 @@
 #include "common/devctl.h"
 #include "common/handle.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "host/acl/stream.h"
 
 static char *log_since(struct dpf *f, long mark);
@@ -93,7 +94,7 @@ void dpf_teardown(struct dpf *f)
     for (int d = 0; d < f->ndev; d++)
         (void)aclrtResetDevice(d);
     (void)aclFinalize();
-    emu_rmtree(f->job);
+    emu_secure_dir_remove(f->job);
     if (f->saved_stderr >= 0) {
         /* cmocka wrote its failure details into the captured stderr: show them. */
         char *buf = log_since(f, 0);

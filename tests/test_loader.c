@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "loader/descriptor.h"
 #include "loader/device_api_names.h"
 #include "loader/elf.h"
@@ -142,7 +143,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    emu_rmtree(tmpdir);
+    emu_secure_dir_remove(tmpdir);
     free(ok_so);
     return 0;
 }

@@ -4,9 +4,12 @@
  * Prints the image, its entries (descriptor) or exported functions (bare .so), DT_NEEDED, each
  * import with its class, whether it has debug info, and a verdict line.
  * Exit status: 0 loadable, 1 refused (including unreadable files), 2 usage error. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "loader/descriptor.h"
@@ -27,12 +30,14 @@ static void usage(FILE *f)
 static int looks_like_elf(const char *path)
 {
     unsigned char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO or device must not block here; the loader refuses it right after. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
 
-    if (f == NULL)
+    if (fd < 0)
         return 0;
-    size_t n = fread(magic, 1, sizeof(magic), f);
-    fclose(f);
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, magic, sizeof(magic)) : 0;
+    close(fd);
     return n == 4 && memcmp(magic, "\177ELF", 4) == 0;
 }
 

@@ -27,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/job.h"
 #include "common/layout.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "common/settings.h"
 
 enum { EXIT_USAGE = 2, EXIT_TIMEOUT = 124, EXIT_INTERNAL = 1 };
@@ -519,24 +521,12 @@ static int make_job_dir(struct job *job)
 {
     const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
 
-    int n = snprintf(job->dir, sizeof(job->dir), "%s/hcemu-%u-run%d", parent, (unsigned)getuid(),
-                     (int)getpid());
-    if (n < 0 || (size_t)n >= sizeof(job->dir) - 64) {
-        say("HCEMU_JOB_DIR %s is too long", parent);
+    /* A fresh private folder with a random name (common/job.h); the ranks join its owners,
+     * so a later job start collects it if we are killed and they are gone. */
+    if (emu_job_make(parent, "run", job->dir, sizeof(job->dir) - 64) != EMU_OK) {
+        say("cannot create a private job folder in %s (see the message above)", parent);
         return -1;
     }
-    /* A folder of that name can only be a leftover of an earlier hcemu-run that had our pid
-     * and was killed (the uid is in the name), so it is replaced. */
-    int rc = mkdir(job->dir, 0700);
-    if (rc != 0 && errno == EEXIST) {
-        emu_rmtree(job->dir);
-        rc = mkdir(job->dir, 0700);
-    }
-    if (rc != 0) {
-        say("cannot create the job folder %s: %s", job->dir, strerror(errno));
-        return -1;
-    }
-    chmod(job->dir, 0700); /* whatever the umask: only this user may join the job */
     return 0;
 }
 
@@ -562,7 +552,7 @@ static int run_job(const struct options *opt, unsigned seed, int sigfd, const si
         free(job.ranks);
         free(fds);
         say("out of memory");
-        emu_rmtree(job.dir);
+        emu_secure_dir_remove(job.dir);
         return EXIT_INTERNAL;
     }
     for (uint32_t r = 0; r < opt->ranks; r++)
@@ -588,7 +578,7 @@ static int run_job(const struct options *opt, unsigned seed, int sigfd, const si
         code = 128 + job.interrupted;
     free(fds);
     free(job.ranks);
-    emu_rmtree(job.dir);
+    emu_secure_dir_remove(job.dir);
     return code;
 }
 

@@ -18,6 +18,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "common/settings.h"
 #include "diag_priv.h"
 #include "device/exec.h"
@@ -71,10 +72,12 @@ static emu_status open_shm(void)
 
     if (emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "diag.shm") != EMU_OK)
         return EMU_EINVAL;
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == EEXIST) {
+    int fd = -1;
+    emu_status s = emu_secure_dir_open_path(path, O_RDWR | O_CREAT | O_EXCL, 0600, &fd);
+    if (s == EMU_EAGAIN) {
         creator = false;
-        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
+            fd = -1;
     }
     if (fd < 0 || (creator && ftruncate(fd, sizeof(struct emu_diag_shm)) != 0)) {
         EMU_LOG_WARN("diagnostics off: cannot create %s: %m", path);
@@ -87,7 +90,7 @@ static emu_status open_shm(void)
     while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_diag_shm) &&
            emu_now_ns() < until)
         usleep(1000);
-    emu_status s = emu_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
+    s = emu_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
     close(fd);
     if (s != EMU_OK)
         return s;

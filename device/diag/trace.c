@@ -340,7 +340,7 @@ static bool write_all(int fd, const char *p, size_t n, off_t at)
  * JSON array. */
 static void append(const char *ev, size_t n, bool truncate)
 {
-    int fd = open(emu_diag_cfg.trace_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(emu_diag_cfg.trace_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     struct stat st;
     char tail[3] = {0};
 
@@ -476,7 +476,7 @@ static size_t split_lines(char *body, size_t n, struct line *out)
 
 void emu_trace_sort(void)
 {
-    int fd = open(emu_diag_cfg.trace_path, O_RDWR | O_CLOEXEC);
+    int fd = open(emu_diag_cfg.trace_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
     char *text = NULL, *outb = NULL;
     struct line *lines = NULL;

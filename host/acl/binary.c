@@ -12,6 +12,7 @@
 
 #include "common/job.h"
 #include "common/log.h"
+#include "common/secure_dir.h"
 #include "function.h"
 #include "loader/descriptor.h"
 #include "loader/elf.h"
@@ -158,8 +159,10 @@ emu_status emu_binary_load_data(const void *data, size_t len, const struct emu_b
     if ((s = emu_job_path(b->so_path, sizeof(b->so_path), emu_rt.job_dir, "image%u-%d.so",
                           data_images++, (int)getpid())) != EMU_OK)
         goto fail;
-    int fd = open(b->so_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+    int fd = -1;
+    unlink(b->so_path);
+    if (emu_secure_dir_open_path(b->so_path, O_WRONLY | O_CREAT | O_EXCL, 0700, &fd) != EMU_OK ||
+        write(fd, data, len) != (ssize_t)len) {
         EMU_LOG_ERR("cannot write %s: %m", b->so_path);
         if (fd >= 0) {
             close(fd);

@@ -28,6 +28,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 #include "common/settings.h"
 #include "fault.h"
 #include "runtime.h"
@@ -154,7 +155,7 @@ static emu_status map_device(struct emu_hdev *d)
 
     if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.ctl", d->id)) != EMU_OK)
         return s;
-    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+    if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
     s = emu_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
     close(fd);
@@ -169,7 +170,7 @@ static emu_status map_device(struct emu_hdev *d)
     d->mem_size = d->ctl->mem_size;
     if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.mem", d->id)) != EMU_OK)
         return s;
-    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+    if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
     /* Never at the device's window: host code must not reach device memory directly. */
     s = emu_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
@@ -197,11 +198,9 @@ static emu_status open_locked(struct emu_hdev *d)
 
     if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "dev%u.lock", d->id)) != EMU_OK)
         return s;
-    int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lfd < 0) {
-        EMU_LOG_ERR("cannot open %s: %s", path, strerror(errno));
+    int lfd;
+    if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT, 0600, &lfd) != EMU_OK)
         return EMU_EFILE;
-    }
     flock(lfd, LOCK_EX);
     d->sock = connect_sock(d->id);
     if (d->sock < 0) {

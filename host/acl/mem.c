@@ -1,9 +1,11 @@
 /* mem.c - device memory from the host's side.
  *
  * Allocations live in the device's shared table (devctl.h), so the executor validates task
- * ranges against the same records. The host reaches the bytes through its alias mapping;
- * pages are populated once, at allocation, in the executor (by request) and here, so copies
- * take no page faults. Pinned host memory (pin.c) is recognised when resolving addresses. */
+ * ranges against the same records. The host reaches the bytes through its alias mapping.
+ * Device memory is a sparse file: an allocation of at most POPULATE_MAX bytes is populated
+ * once, at allocation, in the executor (by request) and here, so copies take no page faults;
+ * larger ones (and every HCCL buffer) cost only the pages used, each faulted in once. Pinned
+ * host memory (pin.c) is recognised when resolving addresses. */
 #include "mem.h"
 
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include "pin.h"
 #include "stream.h"
 
+#define POPULATE_MAX (16ull << 20)
+
 static void populate_in_executor(struct emu_hdev *d, uint64_t addr, uint64_t len)
 {
     struct emu_rpc_req q = {.op = EMU_RPC_POPULATE, .arg1 = addr, .arg2 = len};
@@ -31,6 +35,13 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     struct emu_range r;
     emu_status s;
 
+    if (size > POPULATE_MAX && size > emu_mem_room(emu_rt.job_dir)) {
+        EMU_LOG_ERR("device %u: cannot allocate %llu bytes: this machine can hold %llu more "
+                    "(available memory and free space of %s)",
+                    d->id, (unsigned long long)size,
+                    (unsigned long long)emu_mem_room(emu_rt.job_dir), emu_rt.job_dir);
+        return EMU_ENOMEM;
+    }
     emu_devctl_lock(&d->ctl->alloc.lock);
     s = emu_range_alloc(&d->ctl->alloc.set, d->ctl->alloc.recs, size, EMU_ALLOC_ALIGN,
                         EMU_ALLOC_ROUND, kind, &r);
@@ -47,7 +58,7 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
         return EMU_ENOMEM;
     }
     uint64_t addr = emu_window_base(d->id) + r.off;
-    if (kind != EMU_ALLOC_ARGS) {
+    if (kind != EMU_ALLOC_ARGS && kind != EMU_ALLOC_HCCL_BUFFER && r.span <= POPULATE_MAX) {
         emu_populate(d->alias + r.off, r.span);
         populate_in_executor(d, addr, r.span);
     }

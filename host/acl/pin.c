@@ -10,6 +10,7 @@
 #include "common/devctl.h"
 #include "common/job.h"
 #include "common/log.h"
+#include "common/secure_dir.h"
 #include "common/os.h"
 #include "common/range.h"
 #include "runtime.h"
@@ -52,8 +53,11 @@ static emu_status pin_open(void)
     if ((s = emu_job_path(path, sizeof(path), emu_rt.job_dir, "pin%d.mem", (int)getpid())) !=
         EMU_OK)
         return s;
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || ftruncate(fd, (off_t)PIN_RESERVE) != 0) {
+    /* A fresh file: one left by an earlier process with our pid is replaced, never reused. */
+    int fd = -1;
+    unlink(path);
+    if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT | O_EXCL, 0600, &fd) != EMU_OK ||
+        ftruncate(fd, (off_t)PIN_RESERVE) != 0) {
         EMU_LOG_ERR("cannot create pinned host memory %s: %m", path);
         if (fd >= 0)
             close(fd);

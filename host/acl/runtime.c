@@ -10,9 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "common/product.h"
+#include "common/secure_dir.h"
 #include "common/settings.h"
 #include "fault.h"
 #include "pin.h"
@@ -71,26 +73,23 @@ static void read_config(void)
 static emu_status make_job_dir(void)
 {
     const char *path = emu_settings_str(EMU_SET_JOB_PATH);
-    static _Atomic unsigned counter;
 
     if (*path != '\0') {
-        /* hcemu-run (or another launcher) made the folder and removes it. */
-        snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path);
+        /* hcemu-run (or another launcher) made the folder and removes it; it must be a
+         * private folder of ours, and we join its owners so it is not collected under us. */
+        if (snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path) >=
+            (int)sizeof(emu_rt.job_dir) - 16) {
+            EMU_LOG_ERR("HCEMU_JOB_PATH %s is too long", path);
+            return EMU_EINVAL;
+        }
         emu_rt.own_job_dir = false;
-        return emu_mkdir_p(emu_rt.job_dir, 0700);
+        emu_status s = emu_secure_dir_ensure(emu_rt.job_dir);
+        return s == EMU_OK ? emu_job_claim(emu_rt.job_dir) : s;
     }
     const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
-    int n = snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s/hcemu-%u-%d-%u", parent,
-                     (unsigned)getuid(), (int)getpid(), counter++);
-    if (n < 0 || (size_t)n >= sizeof(emu_rt.job_dir) - 16) {
-        EMU_LOG_ERR("HCEMU_JOB_DIR %s is too long", parent);
-        return EMU_EINVAL;
-    }
-    emu_status s = emu_mkdir_p(emu_rt.job_dir, 0700);
-    if (s == EMU_OK) {
-        chmod(emu_rt.job_dir, 0700);
-        emu_rt.own_job_dir = true;
-    }
+    /* Room for the longest file name inside. */
+    emu_status s = emu_job_make(parent, "", emu_rt.job_dir, sizeof(emu_rt.job_dir) - 16);
+    emu_rt.own_job_dir = s == EMU_OK;
     return s;
 }
 
@@ -113,7 +112,7 @@ void emu_runtime_cleanup_now(void)
         }
     }
     if (emu_rt.own_job_dir && emu_rt.job_dir[0] != '\0')
-        emu_rmtree(emu_rt.job_dir);
+        emu_secure_dir_remove(emu_rt.job_dir);
 }
 
 static void on_exit_cb(void)
@@ -172,7 +171,7 @@ void emu_runtime_fini(void)
             emu_device_close(&emu_rt.devs[i]);
         emu_pin_fini();
         if (emu_rt.own_job_dir)
-            emu_rmtree(emu_rt.job_dir);
+            emu_secure_dir_remove(emu_rt.job_dir);
         emu_rt.job_ready = false;
         emu_rt.own_job_dir = false;
     }

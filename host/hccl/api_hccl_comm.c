@@ -82,14 +82,16 @@ HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootI
 /* Ranks reading the same table meet in the shared job folder, or - separate processes with
  * their own job folders - in the folder of all job folders, under a name made from the
  * table's bytes and the user. */
-static void cluster_rdv(struct emu_comm_args *a, uint64_t hash)
+static emu_status cluster_rdv(struct emu_comm_args *a, uint64_t hash)
 {
     const char *dir = emu_settings_str(EMU_SET_JOB_PATH);
 
-    if (*dir == '\0')
-        dir = emu_settings_str(EMU_SET_JOB_DIR);
-    snprintf(a->rdv_dir, sizeof(a->rdv_dir), "%s", dir);
     a->nonce = hash ^ ((uint64_t)geteuid() * 0x9e3779b97f4a7c15ull);
+    if (*dir != '\0') { /* private, checked at aclInit */
+        snprintf(a->rdv_dir, sizeof(a->rdv_dir), "%s", dir);
+        return EMU_OK;
+    }
+    return emu_rdv_private_dir(emu_settings_str(EMU_SET_JOB_DIR), a->rdv_dir, sizeof(a->rdv_dir));
 }
 
 static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommConfig *cfg,
@@ -117,8 +119,7 @@ static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommCo
     a.server = e.server;
     a.phy_id = e.phy_id;
     a.ip = e.ip;
-    cluster_rdv(&a, e.hash);
-    if ((s = emu_comm_create(&a, &c)) == EMU_OK)
+    if ((s = cluster_rdv(&a, e.hash)) == EMU_OK && (s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;
     return emu_hccl_leave(NULL, s);
 }

@@ -1,7 +1,7 @@
 /* hccl_mem.c - the communicator's memory: the HCCL buffer (device memory, allocated on
- * first use because populating hundreds of MB is the slowest part of a communicator's
- * life), engine contexts (device memory for AICPU/AICPU_TS/AIV, host memory for
- * CPU/CPU_TS/CCU) and registered memories. All are released by emu_hccl_mem_release_all(). */
+ * first use; sparse, so it costs only the pages touched, and zeroed by giving pages back,
+ * never by writing them), engine contexts (device memory for AICPU/AICPU_TS/AIV, host memory
+ * for CPU/CPU_TS/CCU) and registered memories. All are released by emu_hccl_mem_release_all(). */
 #include "hccl_mem.h"
 
 #include <stdio.h>
@@ -10,8 +10,10 @@
 
 #include "common/layout.h"
 #include "common/log.h"
+#include "common/os.h"
 #include "hccl_rules.h"
 #include "host/acl/mem.h"
+#include "host/acl/runtime.h"
 
 #define MEMREG_MAGIC 0x47455252u /* "RREG" */
 
@@ -24,14 +26,26 @@ static uint8_t *alias_of(const struct emu_comm *c, const void *addr)
 emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size,
                                    const char *fn)
 {
-    (void)fn;
     if (c->buf == NULL) {
+        /* Sparse: a buffer costs the pages used. But a job whose buffers could not all be
+         * used without the OOM killer is refused now, with a message, not killed later. */
+        uint64_t total = c->buf_bytes * c->size, room = emu_mem_room(emu_rt.job_dir);
+        if (total > room) {
+            EMU_COMM_ERR(c, fn,
+                         "the HCCL buffers of %u ranks need %llu MiB (%llu MiB each) but this "
+                         "machine can hold %llu MiB more (available memory, free space of %s); "
+                         "lower HCCL_BUFFSIZE",
+                         c->size, (unsigned long long)(total >> 20),
+                         (unsigned long long)(c->buf_bytes >> 20),
+                         (unsigned long long)(room >> 20), emu_rt.job_dir);
+            return EMU_ENOMEM;
+        }
         emu_status s = emu_mem_alloc(c->d, c->buf_bytes, EMU_ALLOC_HCCL_BUFFER, &c->buf);
         if (s != EMU_OK)
             return s;
     }
     if (clear)
-        memset(alias_of(c, c->buf), 0, c->buf_bytes);
+        emu_zero(alias_of(c, c->buf), c->buf_bytes);
     *addr = c->buf;
     *size = c->buf_bytes;
     return EMU_OK;
@@ -70,7 +84,7 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
     if (x->device) {
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
         if (s == EMU_OK) /* recycled device memory would otherwise show stale bytes */
-            memset(alias_of(c, x->addr), 0, size);
+            emu_zero(alias_of(c, x->addr), size);
     } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
                                         * huge sizes never reach (sanitizer) allocators */
                || (x->addr = calloc(1, (size_t)size)) == NULL) {

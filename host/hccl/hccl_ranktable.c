@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/secure_dir.h"
 #include "hccl_comm.h"
 
 struct parse_ctx {
@@ -147,25 +148,6 @@ static emu_status parse_root(struct parse_ctx *p, json_object *root)
     return EMU_OK;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-
-    if (f == NULL)
-        return NULL;
-    char *buf = malloc(EMU_RANKTABLE_MAX_BYTES + 1);
-    size_t n = buf != NULL ? fread(buf, 1, EMU_RANKTABLE_MAX_BYTES + 1, f) : 0;
-    fclose(f);
-    if (buf == NULL || n > EMU_RANKTABLE_MAX_BYTES) {
-        free(buf);
-        errno = EFBIG;
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 static uint64_t fnv1a(const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -181,10 +163,11 @@ emu_status emu_ranktable_load(const char *path, uint32_t rank, const char *fn,
 {
     struct parse_ctx p = {.fn = fn, .path = path, .rank = rank, .out = out};
     size_t len = 0;
-    char *text = read_file(path, &len);
+    char *text = NULL, why[96];
 
-    if (text == NULL) {
-        EMU_LOG_ERR("%s: rank %u: cannot read rank table %s: %s", fn, rank, path, strerror(errno));
+    if (emu_secure_dir_read_input(path, EMU_RANKTABLE_MAX_BYTES, &text, &len, why,
+                                  sizeof(why)) != EMU_OK) {
+        EMU_LOG_ERR("%s: rank %u: cannot read rank table %s: %s", fn, rank, path, why);
         return EMU_EFILE;
     }
     enum json_tokener_error jerr;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/secure_dir.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
 #define RDV_VERSION 1u
@@ -59,7 +61,42 @@ struct emu_rdv {
     struct rdv_member *members;
     struct emu_rdv_offer *offers;
     char path[EMU_PATH_MAX + 64];
+    char dir[EMU_PATH_MAX];
+    bool own_dir; /* a per-user rendezvous folder: removed with its last file */
 };
+
+#define RDV_HOME_FOLDER ".hcemu-rdv"
+
+/* The per-user folder (not a job folder) that emu_rdv_private_dir() hands out. */
+static bool is_rdv_folder(const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    char name[40];
+
+    base = base != NULL ? base + 1 : dir;
+    snprintf(name, sizeof(name), "hcemu-%u-rdv", (unsigned)geteuid());
+    return strcmp(base, name) == 0 || strcmp(base, RDV_HOME_FOLDER) == 0;
+}
+
+emu_status emu_rdv_private_dir(const char *parent, char *out, size_t len)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+
+    if (snprintf(out, len, "%s/hcemu-%u-rdv", parent, (unsigned)geteuid()) < (int)len &&
+        emu_secure_dir_check_parent(parent) == EMU_OK && emu_secure_dir_ensure(out) == EMU_OK)
+        return EMU_OK;
+    /* Taken by another user (or not private): meet in our home folder, which nobody else can
+     * write, so a planted folder cannot block the rendezvous. */
+    if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) == 0 && res != NULL &&
+        snprintf(out, len, "%s/" RDV_HOME_FOLDER, pw.pw_dir) < (int)len &&
+        emu_secure_dir_ensure(out) == EMU_OK) {
+        EMU_LOG_WARN("meeting in %s instead", out);
+        return EMU_OK;
+    }
+    EMU_LOG_ERR("no private folder for the rendezvous file of this user");
+    return EMU_EFILE;
+}
 
 /* Offers start on a 64-byte boundary: member records have an odd size for some rank
  * counts, and offers hold 64-bit atomics. */
@@ -196,6 +233,9 @@ static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, 
             fd = create_file(r->path, nranks, nonce);
             if (fd == -EEXIST)
                 continue;
+            /* The last member of an earlier communicator removed the per-user folder. */
+            if (fd == -ENOENT && r->own_dir && emu_secure_dir_ensure(r->dir) == EMU_OK)
+                continue;
             if (fd < 0) {
                 EMU_LOG_ERR("%s: rank %u: cannot create the rendezvous file %s: %s", fn, rank,
                             r->path, strerror(-fd));
@@ -235,6 +275,8 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
         free(r);
         return EMU_EINVAL;
     }
+    snprintf(r->dir, sizeof(r->dir), "%s", dir);
+    r->own_dir = is_rdv_folder(dir);
     bool stale = false;
     emu_status s = open_once(r, nonce, nranks, fn, rank, &stale);
     if (s == EMU_OK && stale) {
@@ -374,8 +416,11 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
         left = emu_load_acquire(&r->hdr->refs) == 0 ? 1 : 2;
     }
     /* The last member out removes the file; a mapping outlives the name. */
-    if (left == 1)
+    if (left == 1) {
         unlink(r->path);
+        if (r->own_dir)
+            rmdir(r->dir); /* fails while other communicators' files are in it */
+    }
     emu_unmap(r->base, r->len);
     free(r);
 }

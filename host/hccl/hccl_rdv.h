@@ -67,6 +67,11 @@ static inline uint32_t emu_rdv_key(int32_t engine, int32_t protocol)
     return 1u + (uint32_t)engine * 16u + (uint32_t)protocol;
 }
 
+/* The per-user private folder where ranks of separate processes meet (HcclCommInitClusterInfo
+ * without a shared job folder): "<parent>/hcemu-<uid>-rdv" (0700, checked by fstat), or
+ * "~/.hcemu-rdv" when another user planted that name. */
+emu_status emu_rdv_private_dir(const char *parent, char *out, size_t len) EMU_MUST_CHECK;
+
 /* Open (creating when first) the rendezvous file "hcemu-comm-<nonce>.rdv" in `dir` for `nranks`
  * members. EMU_EINVAL when the file was made for another rank count or by another user.
  * The caller owns *out: emu_rdv_close() it. */

@@ -19,9 +19,14 @@
 
 #include "common/layout.h"
 #include "common/log.h"
+#include "common/secure_dir.h"
 #include "common/product.h"
 #include "common/settings.h"
 #include "hccl_graph_priv.h"
+
+/* A topology names at most 64 devices and their links; 1 MiB is plenty, and bounds what a
+ * wrong path (/dev/zero, a huge file) can cost. */
+#define EMU_TOPO_MAX_BYTES (1u << 20)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct emu_topo_cfg cfg;
@@ -141,10 +146,20 @@ static void load(void)
     if (*path == '\0')
         return;
     snprintf(cfg.path, sizeof(cfg.path), "%s", path);
-    json_object *root = json_object_from_file(path);
+    char *text = NULL, why[96];
+    size_t len;
+    if (emu_secure_dir_read_input(path, EMU_TOPO_MAX_BYTES, &text, &len, why, sizeof(why)) !=
+        EMU_OK) {
+        snprintf(cfg.error, sizeof(cfg.error), "cannot read it: %s", why);
+        cfg.ok = false;
+        return;
+    }
+    enum json_tokener_error jerr;
+    json_object *root = json_tokener_parse_verbose(text, &jerr);
+    free(text);
     if (root == NULL) {
-        snprintf(cfg.error, sizeof(cfg.error), "cannot read or parse it (%s)",
-                 json_util_get_last_err() != NULL ? json_util_get_last_err() : "?");
+        snprintf(cfg.error, sizeof(cfg.error), "cannot parse it (%s)",
+                 json_tokener_error_desc(jerr));
         cfg.ok = false;
         return;
     }
