@@ -144,6 +144,15 @@ emu_status emu_dp_check_dst_thread(struct emu_dp_call *c, uint64_t h, uint32_t *
     return EMU_OK;
 }
 
+/* COMM_ENGINE_AICPU channels (engine 2) are used by AICPU kernels just as AICPU_TS ones are
+ * (the vendor P2P custom-op sample acquires its channels so). Kept apart for the unified
+ * Hcomm checks of common/ to take over. */
+#define EMU_DP_ENGINE_AICPU 2u
+static bool kernel_channel_engine(uint32_t engine)
+{
+    return engine == EMU_DP_ENGINE_AICPU_TS || engine == EMU_DP_ENGINE_AICPU;
+}
+
 emu_status emu_dp_check_channel(struct emu_dp_call *c, uint64_t h, uint32_t *slot)
 {
     struct emu_handle dh;
@@ -161,15 +170,15 @@ emu_status emu_dp_check_channel(struct emu_dp_call *c, uint64_t h, uint32_t *slo
                       (unsigned long long)h, dh.dev, emu_exec_g.dev);
         return EMU_EHANDLE;
     }
-    if (dh.engine != EMU_DP_ENGINE_AICPU_TS || dh.exported) {
+    if (!kernel_channel_engine(dh.engine) || dh.exported) {
         emu_dp_refuse(c, "channel 0x%016llx was acquired for engine %u; a kernel can use only "
-                      "AICPU_TS (3) channels", (unsigned long long)h, dh.engine);
+                      "AICPU_TS (3) and AICPU (2) channels", (unsigned long long)h, dh.engine);
         return EMU_EHANDLE;
     }
     const struct emu_channel_ctl *ch = &emu_exec_ctl()->channels[dh.index % EMU_MAX_CHANNELS];
     if (dh.index >= EMU_MAX_CHANNELS || emu_load_acquire(&ch->state) != 1 ||
         (ch->gen & EMU_HANDLE_GEN_MASK) != dh.gen ||
-        ch->engine != (int32_t)EMU_DP_ENGINE_AICPU_TS || ch->peer >= EMU_MAX_PEERS) {
+        !kernel_channel_engine((uint32_t)ch->engine) || ch->peer >= EMU_MAX_PEERS) {
         emu_dp_refuse(c, "channel 0x%016llx is stale (released) or was never acquired",
                       (unsigned long long)h);
         return EMU_EHANDLE;
