@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,7 +208,7 @@ static emu_status extract_to(const char *tarball, const char *dir)
     return s;
 }
 
-static emu_status extract_once(const char *tarball, const char *job_dir, char *dir, size_t len)
+static emu_status extract_locked(const char *tarball, const char *job_dir, char *dir, size_t len)
 {
     char tmp[PATH_MAX + 32];
     struct stat st;
@@ -231,6 +232,19 @@ static emu_status extract_once(const char *tarball, const char *job_dir, char *d
     return EMU_OK;
 }
 
+static pthread_mutex_t extract_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Ranks that are threads of this process wait for the first one's extraction (extract_lock);
+ * other processes of the job extract under their own name and the first rename wins. */
+static emu_status extract_once(const char *tarball, const char *job_dir, char *dir, size_t len)
+{
+    pthread_mutex_lock(&extract_lock);
+    emu_status s = extract_locked(tarball, job_dir, dir, len);
+    pthread_mutex_unlock(&extract_lock);
+    return s;
+}
+
+
 emu_status emu_package_find_image(const char *json, const char *so_path, const char *job_dir,
                                   char *out, size_t out_len)
 {
@@ -250,6 +264,8 @@ emu_status emu_package_find_image(const char *json, const char *so_path, const c
                     "AICPU package in %s/../kernel holds it)", so_name, json, dir);
         return EMU_EFILE;
     }
+    if (realpath(tarball, real) != NULL) /* the whitelist names it without "..": normalise */
+        snprintf(tarball, sizeof(tarball), "%s", real);
     emu_status s = check_whitelist(tarball, so_name);
     if (s == EMU_OK)
         s = extract_once(tarball, job_dir, cand, sizeof(cand));
