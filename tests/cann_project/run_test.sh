@@ -15,6 +15,11 @@ if readelf -d "$work/build/mini_op" | grep -q libhcemu; then
     echo "mini_op records libhcemu"; exit 1
 fi
 readelf -d "$work/build/mini_op" | grep -q 'libascendcl.so'
+# Compile errors in .asc sources point at the user's file and line.
+if hcemu-cc --lang=asc -c "$src/broken.asc" -o "$work/broken.o" 2>"$work/broken.log"; then
+    echo "broken.asc compiled"; exit 1
+fi
+grep -q "broken.asc:8:.*undeclared_name" "$work/broken.log" || { cat "$work/broken.log"; exit 1; }
 export HCEMU_DEVICES=2
 if "$work/build/mini_op" >"$work/nolist.log" 2>&1; then
     echo "ran without the whitelist entry"; exit 1
