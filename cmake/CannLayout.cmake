@@ -17,8 +17,12 @@ foreach(pkg ASC AICPU)
     install(FILES ${hcemu_lang_files} DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/${pkg})
 endforeach()
 
-configure_file(${CMAKE_SOURCE_DIR}/cmake/set_env.sh.in ${CMAKE_BINARY_DIR}/install/set_env.sh @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/install/set_env.sh DESTINATION .)
+# Configured at install time: its fallback root (for shells without BASH_SOURCE) is the prefix
+# given to `cmake --install --prefix`.
+install(CODE "
+    set(CMAKE_INSTALL_LIBDIR ${CMAKE_INSTALL_LIBDIR})
+    configure_file(${CMAKE_SOURCE_DIR}/cmake/set_env.sh.in
+                   \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/set_env.sh\" @ONLY)")
 install(FILES ${CMAKE_SOURCE_DIR}/cmake/ascend_package_load.ini DESTINATION conf)
 install(FILES ${CMAKE_SOURCE_DIR}/include/aicpu_api.h DESTINATION asc/include/aicpu_api)
 install(CODE "
