@@ -141,6 +141,11 @@ bool emu_hcomm_check_notify_dst(const struct emu_hcomm_side *sd, const struct em
     return emu_hcomm_check_own(sd, dh, s) || (dh->exported && is_thread_of(s, other));
 }
 
+static bool channel_engine_ok(const struct emu_hcomm_side *sd, uint32_t engine)
+{
+    return engine == sd->engine || engine == sd->channel_engine_also;
+}
+
 emu_status emu_hcomm_check_channel(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot)
 {
     const struct emu_hcomm_side *sd = c->side;
@@ -158,14 +163,14 @@ emu_status emu_hcomm_check_channel(struct emu_hcomm_call *c, uint64_t h, uint32_
     }
     if ((ctl = device_of(c, "channel", h, dh.dev)) == NULL)
         return EMU_EHANDLE;
-    if (dh.engine != sd->engine || dh.exported) {
+    if (!channel_engine_ok(sd, dh.engine) || dh.exported) {
         emu_hcomm_check_refuse(c, "channel 0x%016llx was acquired for engine %u; %s channels",
-                               (unsigned long long)h, dh.engine, sd->rule);
+                               (unsigned long long)h, dh.engine, sd->channel_rule);
         return EMU_EHANDLE;
     }
     const struct emu_channel_ctl *ch = &ctl->channels[dh.index % EMU_MAX_CHANNELS];
     if (dh.index >= EMU_MAX_CHANNELS || emu_load_acquire(&ch->state) != 1 ||
-        (ch->gen & EMU_HANDLE_GEN_MASK) != dh.gen || ch->engine != (int32_t)sd->engine ||
+        (ch->gen & EMU_HANDLE_GEN_MASK) != dh.gen || ch->engine != (int32_t)dh.engine ||
         ch->peer >= EMU_MAX_PEERS) {
         emu_hcomm_check_refuse(c, "channel 0x%016llx is stale (released) or was never acquired",
                                (unsigned long long)h);

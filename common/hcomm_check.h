@@ -17,6 +17,7 @@
 
 /* CommEngine values that reach the data plane (the vendor enum lives in include/). */
 #define EMU_ENGINE_CPU_TS 1u
+#define EMU_ENGINE_AICPU 2u
 #define EMU_ENGINE_AICPU_TS 3u
 #define EMU_HCOMM_NONE UINT32_MAX
 
@@ -27,6 +28,10 @@ struct emu_hcomm_side {
     uint32_t engine;  /* EMU_ENGINE_*: the threads this side queues tasks on */
     bool one_device;  /* handles must name the call's own device (c->dev) */
     const char *rule; /* "a kernel can use only AICPU_TS (3)": completes "...; <rule> handles" */
+    /* Channels of this engine are accepted too (EMU_HCOMM_NONE: none): kernels use AICPU (2)
+     * channels as AICPU_TS ones, as the vendor's P2P custom-op sample does. */
+    uint32_t channel_engine_also;
+    const char *channel_rule; /* like `rule`, for channels */
     const char *hint;          /* after the engine refusal of a not-exported handle */
     const char *hint_exported; /* after the engine refusal of an exported handle */
     const char *stale;         /* why a thread handle may be stale: "is stale (<stale>) or..." */

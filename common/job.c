@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "secure_dir.h"
 
+#define UNCLAIMED_S 60 /* an unclaimed folder older than this is a dead job's */
 #define OWNERS_MAX 4096 /* bytes of the owners file read: ~170 processes */
 
 emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt, ...)
@@ -111,8 +113,11 @@ bool emu_job_is_dead_at(int dirfd)
     struct stat st;
     int fd = openat(dirfd, EMU_JOB_OWNERS, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
+    /* A folder is claimed right after it is made; one still unclaimed long after was made
+     * by a process killed in between. */
     if (fd < 0)
-        return false;
+        return errno == ENOENT && fstat(dirfd, &st) == 0 &&
+               time(NULL) - st.st_mtime > UNCLAIMED_S;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
         close(fd);
         return false;

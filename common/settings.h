@@ -69,6 +69,10 @@ enum emu_setting_reader {
       "seeded schedule (0 = off)")                                                                 \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \
       EMU_SET_EXEC, "reduction kernel set")                                                        \
+    X(ASCEND_HOME_PATH, "ASCEND_HOME_PATH", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,              \
+      "toolkit whose package whitelist applies outside an opp/ tree (vendor)")                    \
+    X(ASCEND_GLOBAL_LOG_LEVEL, "ASCEND_GLOBAL_LOG_LEVEL", EMU_SET_U64, "3", 0, 4, "",              \
+      EMU_SET_HOST, "libunified_dlog level, read by that library itself (vendor)")               \
     X(HCCL_BUFFSIZE, "HCCL_BUFFSIZE", EMU_SET_U64, "200", 1, 65536, "", EMU_SET_HOST,              \
       "HCCL buffer size in MB (vendor)")                                                           \
     X(HCCL_CONNECT_TIMEOUT, "HCCL_CONNECT_TIMEOUT", EMU_SET_U64, "120", 1, 7200, "", EMU_SET_HOST, \

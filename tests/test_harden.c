@@ -401,6 +401,11 @@ static void a_killed_hcemu_runs_folder_is_collected(void **state)
         usleep(10000);
     assert_int_equal(rt_job_dirs(parent, job, sizeof(job)), 1);
     assert_non_null(strstr(job, "-run"));
+    /* Kill it once it has claimed the folder (an unclaimed one is collected only later). */
+    char owners[RT_PATH + 16];
+    snprintf(owners, sizeof(owners), "%s/" EMU_JOB_OWNERS, job);
+    while (!exists(owners) && rt_now_ms() < end)
+        usleep(10000);
     assert_int_equal(kill(run, SIGKILL), 0);
     assert_int_equal(waitpid(run, NULL, 0), run);
     /* Its rank (sleep) ends with it (PR_SET_PDEATHSIG); then nothing owns the folder. */

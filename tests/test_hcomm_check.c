@@ -40,6 +40,8 @@ static void context(char *out, size_t len)
 static const struct emu_hcomm_side host = {
     .engine = EMU_ENGINE_CPU_TS,
     .rule = "the host uses CPU_TS (1)",
+    .channel_engine_also = EMU_HCOMM_NONE,
+    .channel_rule = "the host uses CPU_TS (1)",
     .hint = " (hint)",
     .hint_exported = " (hint exported)",
     .stale = "released",
@@ -51,6 +53,8 @@ static const struct emu_hcomm_side dev_side = {
     .engine = EMU_ENGINE_AICPU_TS,
     .one_device = true,
     .rule = "a kernel can use only AICPU_TS (3)",
+    .channel_engine_also = EMU_ENGINE_AICPU,
+    .channel_rule = "a kernel can use only AICPU_TS (3) and AICPU (2)",
     .hint = " (export it)",
     .hint_exported = "",
     .stale = "its thread was released",
@@ -241,7 +245,7 @@ static void channel_handles_are_decoded_or_refused(void **state)
 
     h.engine = EMU_ENGINE_CPU_TS;
     assert_int_equal(emu_hcomm_check_channel(&c, emu_handle_encode(&h), &slot), EMU_EHANDLE);
-    refused_with("was acquired for engine 1; a kernel can use only AICPU_TS (3) channels");
+    refused_with("was acquired for engine 1; a kernel can use only AICPU_TS (3) and AICPU (2) channels");
     h.engine = EMU_ENGINE_AICPU_TS;
     ch->state = 0;
     assert_int_equal(emu_hcomm_check_channel(&c, emu_handle_encode(&h), &slot), EMU_EHANDLE);

@@ -145,7 +145,8 @@ static void every_row_is_well_formed(void **state)
         if (r->def[0] != '\0' && !emu_settings_parse((enum emu_setting)i, r->def, &v))
             fail_msg("%s: the default \"%s\" does not parse", r->name, r->def);
         assert_true(r->doc[0] != '\0');
-        assert_true(strncmp(r->name, "HCEMU_", 6) == 0 || strncmp(r->name, "HCCL_", 5) == 0);
+        assert_true(strncmp(r->name, "HCEMU_", 6) == 0 || strncmp(r->name, "HCCL_", 5) == 0 ||
+                    strncmp(r->name, "ASCEND_", 7) == 0);
         for (int k = 0; k < i; k++)
             assert_string_not_equal(r->name, emu_settings_info((enum emu_setting)k)->name);
     }

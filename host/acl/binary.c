@@ -17,6 +17,7 @@
 #include "loader/descriptor.h"
 #include "loader/elf.h"
 #include "loader/import.h"
+#include "package.h"
 #include "registry.h"
 
 struct emu_binary {
@@ -125,9 +126,15 @@ emu_status emu_binary_load_file(const char *path, const struct emu_binary_option
     }
     char real[PATH_MAX];
     if (realpath(b->so_path, real) == NULL) {
-        EMU_LOG_ERR("kernel image %s: cannot open it", b->so_path);
-        s = EMU_EFILE;
-        goto fail;
+        if (b->bare) {
+            EMU_LOG_ERR("kernel image %s: cannot open it", b->so_path);
+            s = EMU_EFILE;
+            goto fail;
+        }
+        /* A descriptor's kernelSo not beside it: the image of an installed AICPU package. */
+        s = emu_package_find_image(json, b->so_path, emu_rt.job_dir, real, sizeof(real));
+        if (s != EMU_OK)
+            goto fail;
     }
     snprintf(b->so_path, sizeof(b->so_path), "%s", real);
     if ((s = emu_elf_inspect_file(b->so_path, &b->info)) != EMU_OK ||

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "mem.h"
+#include "package.h"
 
 static emu_status submit_kernel(struct emu_hstream *s, uint32_t fid, uint64_t args,
                                 uint64_t size, bool free_args, const struct emu_launch_opts *o)

@@ -6,7 +6,8 @@
  * and appends a task to `thread`'s in-order queue, then returns; success means "accepted",
  * never "done". Tasks of one thread run in order, threads run concurrently and are ordered
  * only by notifies. Timeouts are seconds, 0 = forever. Return values are HcclResult numbers.
- * hcemu's own rendition of the vendor header; it does not include <securec.h>. */
+ * hcemu's own rendition of the vendor header. Like it, it includes <securec.h>: CANN code
+ * calls sprintf_s and memcpy_s having included only this header (libc_sec implements them). */
 #ifndef HCEMU_HCOMM_PRIMITIVES_H
 #define HCEMU_HCOMM_PRIMITIVES_H
 
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "../acl/acl_rt.h"
+#include "../securec.h"
 #include "hcomm_res_defs.h"
 
 #ifdef __cplusplus
