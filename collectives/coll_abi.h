@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include <hccl/hccl_types.h>
 #include <hccl/hcomm_primitives.h>
 
 #define HCOLL_MAX_RANKS 64u
@@ -82,5 +83,25 @@ struct hcoll_compute_args {
     void *dst;
     const void *src[HCOLL_MAX_RANKS];
 };
+
+/* Bytes per element of the twelve data types the collectives move; 0 for any other value. */
+static inline uint32_t hcoll_dtype_size(uint32_t dtype)
+{
+    switch (dtype) {
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_UINT8: return 1;
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_UINT16:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_UINT32:
+    case HCCL_DATA_TYPE_FP32: return 4;
+    case HCCL_DATA_TYPE_INT64:
+    case HCCL_DATA_TYPE_UINT64:
+    case HCCL_DATA_TYPE_FP64: return 8;
+    default: return 0;
+    }
+}
 
 #endif

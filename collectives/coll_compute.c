@@ -149,29 +149,10 @@ static int reduce_into(void *acc, const void *s, uint64_t n, uint32_t dtype, uin
     return 0;
 }
 
-static uint32_t dtype_size(uint32_t dtype)
-{
-    switch (dtype) {
-    case HCCL_DATA_TYPE_INT8:
-    case HCCL_DATA_TYPE_UINT8: return 1;
-    case HCCL_DATA_TYPE_INT16:
-    case HCCL_DATA_TYPE_UINT16:
-    case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: return 2;
-    case HCCL_DATA_TYPE_INT32:
-    case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: return 4;
-    case HCCL_DATA_TYPE_INT64:
-    case HCCL_DATA_TYPE_UINT64:
-    case HCCL_DATA_TYPE_FP64: return 8;
-    default: return 0;
-    }
-}
-
 uint32_t hcemu_coll_compute(void *args)
 {
     const struct hcoll_compute_args *a = args;
-    uint32_t esz = dtype_size(a->dtype);
+    uint32_t esz = hcoll_dtype_size(a->dtype);
     uint64_t acc[CHUNK]; /* 8 KiB: CHUNK elements of the widest type */
 
     if (esz == 0 || a->nsrc == 0 || a->nsrc > HCOLL_MAX_RANKS || a->op > HCCL_REDUCE_MIN)

@@ -623,6 +623,8 @@ static void full_body(struct cu_rank *r)
 static void run_at(int n, cu_rank_fn body)
 {
     struct cu_rank ranks[8];
+
+    memset(ranks, 0, sizeof(ranks));
     HcclRootInfo ri;
 
     assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
@@ -714,7 +716,6 @@ static void bad_body(struct cu_rank *r)
 static void bad_arguments_get_their_code_and_one_line(void **state)
 {
     (void)state;
-    cu_barrier_init(2);
     run_at(2, bad_body);
 }
 

@@ -40,19 +40,10 @@ static emu_status enter(HcclComm comm, aclrtStream stream, const char *fn, struc
 static emu_status dtype_size(const struct emu_comm *c, const char *fn, const char *what,
                              HcclDataType t, uint32_t *esz)
 {
+    *esz = hcoll_dtype_size((uint32_t)t);
+    if (*esz != 0)
+        return EMU_OK;
     switch (t) {
-    case HCCL_DATA_TYPE_INT8:
-    case HCCL_DATA_TYPE_UINT8: *esz = 1; return EMU_OK;
-    case HCCL_DATA_TYPE_INT16:
-    case HCCL_DATA_TYPE_UINT16:
-    case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: *esz = 2; return EMU_OK;
-    case HCCL_DATA_TYPE_INT32:
-    case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: *esz = 4; return EMU_OK;
-    case HCCL_DATA_TYPE_INT64:
-    case HCCL_DATA_TYPE_UINT64:
-    case HCCL_DATA_TYPE_FP64: *esz = 8; return EMU_OK;
     case HCCL_DATA_TYPE_INT128:
     case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3:
