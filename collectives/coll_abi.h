@@ -24,12 +24,14 @@ enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_CHANNEL_NOTIFIES = 2 };
 /* What the launch runs. PAIRS: every peer gets its own thread and the pair moves
  * pairs[p].send_len bytes to p while receiving pairs[p].recv_len from it (mesh one-shot and
  * every data-movement collective). RING/RHD: the main thread runs the ring or recursive
- * halving-doubling schedule of an allreduce (RING_AG: ring allgather). */
+ * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
+ * allgather). */
 enum hcoll_engine {
     HCOLL_ENGINE_PAIRS = 0,
     HCOLL_ENGINE_RING_AR = 1,
     HCOLL_ENGINE_RHD_AR = 2,
     HCOLL_ENGINE_RING_AG = 3,
+    HCOLL_ENGINE_RHD_AG = 4,
 };
 
 /* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.

@@ -8,8 +8,8 @@
  * slot for you is free") and followed by DATA ("it has landed"), so a binary notify is never
  * recorded twice before it is waited for, and no call writes into a buffer the peer still
  * reads from an earlier round or an earlier collective. Engines: PAIRS (one thread per peer,
- * every data-movement collective and the mesh reductions), RING_AR, RHD_AR and RING_AG (the
- * main thread runs a schedule of steps). */
+ * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG and
+ * RHD_AG (the main thread runs a schedule of steps). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -333,6 +333,26 @@ static int ring_allgather(const struct run *g)
     return 0;
 }
 
+/* Recursive doubling allgather (n a power of two): each step swaps everything gathered so
+ * far with the partner, so log2(n) steps move the blocks. */
+static int rhd_allgather(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me;
+    uint64_t len = g->a->count * g->a->esz;
+    uint8_t *out = g->a->out;
+
+    if (g->a->in != out + me * len && len > 0)
+        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
+        uint64_t bytes = (uint64_t)mask * len;
+        struct step st = {partner, partner, out + mine * len, bytes, out + theirs * len, bytes,
+                          false, ceil_div(bytes, g->slot)};
+        TRY(run_step(g, &st));
+    }
+    return 0;
+}
+
 /* ---- entries ------------------------------------------------------------------------------ */
 
 static int orchestrate(const struct run *g)
@@ -346,6 +366,8 @@ static int orchestrate(const struct run *g)
         return rhd_allreduce(g);
     case HCOLL_ENGINE_RING_AG:
         return ring_allgather(g);
+    case HCOLL_ENGINE_RHD_AG:
+        return rhd_allgather(g);
     default:
         return 1;
     }

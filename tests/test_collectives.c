@@ -745,6 +745,9 @@ int main(void)
     setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
     setenv("HCCL_BUFFSIZE", "1", 1);
     setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
+    /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
+     * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */
+    setenv("HCEMU_HANG_MS", "30000", 0);
     unsetenv("HCEMU_RANK");
     unsetenv("HCEMU_TOPOLOGY");
     unsetenv("HCEMU_SOC");

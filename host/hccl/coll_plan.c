@@ -184,8 +184,12 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     uint64_t bytes = op->count * op->esz;
     struct hcoll_args a;
 
-    if (pick(op, n, bytes * n) == EMU_ALGO_RING && n > 2) {
-        args_init(&a, op, st, HCOLL_ENGINE_RING_AG, HCOLL_RECV_COPY);
+    enum emu_coll_algo algo = pick(op, n, bytes * n);
+    if (algo == EMU_ALGO_RHD && !pow2(n))
+        algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
+    if ((algo == EMU_ALGO_RING || algo == EMU_ALGO_RHD) && n > 1) {
+        args_init(&a, op, st, algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AG : HCOLL_ENGINE_RHD_AG,
+                  HCOLL_RECV_COPY);
         a.count = op->count;
         return emu_coll_launch_run(st, stream, &a, op->fn);
     }
