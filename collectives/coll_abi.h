@@ -25,13 +25,14 @@ enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_CHANNEL_NOTIFIES = 2 };
  * pairs[p].send_len bytes to p while receiving pairs[p].recv_len from it (mesh one-shot and
  * every data-movement collective). RING/RHD: the main thread runs the ring or recursive
  * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
- * allgather). */
+ * allgather; RING_RS: ring reduce-scatter). */
 enum hcoll_engine {
     HCOLL_ENGINE_PAIRS = 0,
     HCOLL_ENGINE_RING_AR = 1,
     HCOLL_ENGINE_RHD_AR = 2,
     HCOLL_ENGINE_RING_AG = 3,
     HCOLL_ENGINE_RHD_AG = 4,
+    HCOLL_ENGINE_RING_RS = 5,
 };
 
 /* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.
@@ -68,7 +69,7 @@ struct hcoll_args {
     uint32_t esz;       /* element size in bytes */
     uint32_t round_first; /* KEEP: the one round this launch moves */
     uint64_t slot;        /* PAIRS: bytes per peer slot of the HCCL buffer */
-    uint64_t count;       /* RING/RHD: elements of the allreduce; RING_AG: per rank */
+    uint64_t count;       /* RING/RHD: elements of the allreduce; RING_AG, RING_RS: per rank */
     uint8_t *in, *out;
     void *res; /* struct hcoll_res in device memory */
     uint64_t res_size;

@@ -8,8 +8,8 @@
  * slot for you is free") and followed by DATA ("it has landed"), so a binary notify is never
  * recorded twice before it is waited for, and no call writes into a buffer the peer still
  * reads from an earlier round or an earlier collective. Engines: PAIRS (one thread per peer,
- * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG and
- * RHD_AG (the main thread runs a schedule of steps). */
+ * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG, RHD_AG
+ * and RING_RS (the main thread runs a schedule of steps). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -353,6 +353,32 @@ static int rhd_allgather(const struct run *g)
     return 0;
 }
 
+/* Ring reduce-scatter: the partial sum of one block travels once around the ring, each rank
+ * adding its own input block to it in `out` (one block long), so after n-1 steps `out` holds
+ * this rank's block reduced over every rank. Not in place: the host plans mesh for that. */
+static int ring_reduce_scatter(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me, left = (me + n - 1) % n, right = (me + 1) % n;
+    uint64_t len = g->a->count * g->a->esz, rounds = ceil_div(len, g->slot);
+    uint8_t *out = g->a->out;
+    const uint8_t *in = g->a->in;
+    HcommDataType t = (HcommDataType)g->a->dtype;
+    HcommReduceOp op = (HcommReduceOp)g->a->op;
+
+    TRY(HcommLocalCopyOnThread(g->main, out, in + ((me + n - 1) % n) * len, len));
+    for (uint32_t s = 0; s + 1 < n; s++) {
+        const uint8_t *mine = in + ((me + 2 * n - s - 2) % n) * len;
+        for (uint64_t k = 0; k < rounds; k++) {
+            uint64_t part_len = part(g, len, k), off = k * g->slot;
+            TRY(exchange(g, g->main, right, left, out + off, part_len));
+            TRY(HcommLocalCopyOnThread(g->main, out + off, mine + off, part_len));
+            TRY(HcommLocalReduceOnThread(g->main, out + off, slot_of(g, left),
+                                         part_len / g->a->esz, t, op));
+        }
+    }
+    return 0;
+}
+
 /* ---- entries ------------------------------------------------------------------------------ */
 
 static int orchestrate(const struct run *g)
@@ -368,6 +394,8 @@ static int orchestrate(const struct run *g)
         return ring_allgather(g);
     case HCOLL_ENGINE_RHD_AG:
         return rhd_allgather(g);
+    case HCOLL_ENGINE_RING_RS:
+        return ring_reduce_scatter(g);
     default:
         return 1;
     }

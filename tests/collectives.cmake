@@ -8,7 +8,7 @@ emu_add_test(collectives SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collectives.c
 foreach(algo mesh ring rhd twoshot)
     add_test(NAME collectives_${algo} COMMAND test_collectives)
     set_tests_properties(collectives_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
-        "TEST_COLL_QUICK=1;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo}")
+        "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo},reducescatter:${algo}")
 endforeach()
 # Ranks as processes: the hccl_test tools under hcemu-run, checking every row.
 foreach(tool all_reduce_test reduce_scatter_test alltoallv_test send_recv_test)

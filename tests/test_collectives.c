@@ -260,10 +260,11 @@ static void allreduce_case(struct cu_rank *r, aclrtStream s, HcclDataType t, Hcc
 }
 
 static void reduce_scatter_case(struct cu_rank *r, aclrtStream s, HcclDataType t,
-                                HcclReduceOp op, uint64_t count)
+                                HcclReduceOp op, uint64_t count, bool in_place)
 {
     struct dbuf in, out;
     uint32_t n = (uint32_t)r->n;
+    uint64_t mine = (uint64_t)r->rank * count * esz(t);
     struct red_ctx c = {t, op, n, (uint64_t)r->rank * count};
 
     dalloc(r, &in, count * n * esz(t));
@@ -271,10 +272,12 @@ static void reduce_scatter_case(struct cu_rank *r, aclrtStream s, HcclDataType t
     fill(&in, t, op, (uint32_t)r->rank, count * n);
     upload(r, &in);
     poison(r, &out);
-    CU_CHECK(r, HcclReduceScatter(in.d, out.d, count, t, op, r->comm, s) == HCCL_SUCCESS);
+    void *dst = in_place ? (uint8_t *)in.d + mine : out.d;
+    CU_CHECK(r, HcclReduceScatter(in.d, dst, count, t, op, r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
-    download(r, &out);
-    expect_elems(r, "reduce_scatter", t, out.h, count, want_reduced, &c);
+    download(r, in_place ? &in : &out);
+    expect_elems(r, in_place ? "reduce_scatter in place" : "reduce_scatter", t,
+                 in_place ? in.h + mine : out.h, count, want_reduced, &c);
     dfree(&in);
     dfree(&out);
 }
@@ -613,6 +616,7 @@ static void algo_body(struct cu_rank *r)
         allreduce_case(r, s, HCCL_DATA_TYPE_INT16, HCCL_REDUCE_MAX, count, true);
         allgather_case(r, s, count, k == 1);
         broadcast_case(r, s, count, n - 1);
+        reduce_scatter_case(r, s, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM, count / 4 + 1, k == 0);
     }
     CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
@@ -628,13 +632,13 @@ static void full_body(struct cu_rank *r)
     for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
         for (size_t o = 0; o < sizeof(all_ops) / sizeof(all_ops[0]); o++) {
             allreduce_case(r, s, all_types[t], all_ops[o], 29, o == 2);
-            reduce_scatter_case(r, s, all_types[t], all_ops[o], 5);
+            reduce_scatter_case(r, s, all_types[t], all_ops[o], 5, o == 3);
             reduce_case(r, s, all_types[t], all_ops[o], 13, (uint32_t)(t + o) % n);
         }
     for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
         typed_moves_case(r, s, all_types[t]);
     allreduce_case(r, s, HCCL_DATA_TYPE_INT64, HCCL_REDUCE_PROD, 300001, true); /* compute path */
-    reduce_scatter_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 70001);
+    reduce_scatter_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 70001, false);
     reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM);
     reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_UINT32, HCCL_REDUCE_PROD);
     allgather_case(r, s, 41, true);

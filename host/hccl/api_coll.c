@@ -258,6 +258,7 @@ HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
     }
     o.in = sendBuf;
     o.out = recvBuf;
+    o.count = recvCount;
     plan_reduce_scatter(&o, c, counts, displs);
     return finish(c, comm, stream, &o, EMU_OK);
 }

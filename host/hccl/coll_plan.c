@@ -198,6 +198,26 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
 }
 
+/* Reduce-scatter: mesh (planned by the caller), or a ring when asked for and not in place. */
+static emu_status reduce_scatter(struct emu_coll_state *st, aclrtStream stream,
+                                 struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint64_t bytes = op->count * op->esz;
+    bool in_place = op->out == op->in + me * bytes;
+    struct hcoll_args a;
+
+    if (n > 1 && !in_place && emu_coll_prim_reducible(op->dtype, op->op) &&
+        pick(op, n, bytes * n) == EMU_ALGO_RING) {
+        args_init(&a, op, st, HCOLL_ENGINE_RING_RS, HCOLL_RECV_COPY);
+        a.count = op->count;
+        return emu_coll_launch_run(st, stream, &a, op->fn);
+    }
+    if (n > 1)
+        return mesh_reduce(st, stream, op);
+    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+}
+
 /* Broadcast two-shot: the root scatters n blocks, then an in-place allgather of them. */
 static emu_status broadcast_twoshot(struct emu_coll_state *st, aclrtStream stream,
                                     const struct emu_coll_op *op)
@@ -276,6 +296,8 @@ emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_o
         return broadcast(st, stream, op);
     case EMU_COLL_BARRIER:
         return barrier(st, stream, op);
+    case EMU_COLL_REDUCE_SCATTER:
+        return reduce_scatter(st, stream, op);
     default:
         if (op->reduce && emu_coll_size(st) > 1)
             return mesh_reduce(st, stream, op);
