@@ -24,6 +24,7 @@
 #define STATE_TAG "hcemu.collectives"
 #define STATE_MAGIC 0x4c4c4f43u /* "COLL" */
 #define IMAGE_JSON "hcemu_collectives.json"
+#define MAX_SLOT (4ull << 20)
 
 struct emu_coll_state {
     uint32_t magic;
@@ -155,7 +156,10 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     st->res_dev = res_dev;
     st->main_on_cpu = main_on_cpu;
     st->res = res;
+    /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
+     * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
     st->slot = res.buf_size / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
+    st->slot = st->slot < MAX_SLOT ? st->slot : MAX_SLOT;
     if (st->slot == 0) {
         EMU_LOG_ERR("%s: HCCL buffer of %llu bytes is too small for %u ranks", fn,
                     (unsigned long long)res.buf_size, res.size);

@@ -188,7 +188,8 @@ struct rank {
     aclrtStream stream;
     void *send, *recv;
     uint64_t send_cap, recv_cap;
-    uint8_t *host;
+    uint8_t *host;  /* every element 2, made once: the input of every size */
+    uint8_t *check; /* results read back */
     const HcclRootInfo *root;
     int failed;
 };
@@ -341,11 +342,10 @@ static double expected(uint32_t n)
     return get(tmp);
 }
 
+/* The first `bytes` of a device buffer get the input pattern (copied, not recomputed: the
+ * host must not lag behind peers whose kernels already wait for it). */
 static int fill(struct rank *r, void *dev, uint64_t bytes)
 {
-    uint32_t esz = type_size(o.type);
-    for (uint64_t i = 0; i < bytes / esz; i++)
-        put(r->host + i * esz, 2);
     if (bytes > 0)
         CHECK(r, aclrtMemcpy(dev, bytes, r->host, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
     return 0;
@@ -374,9 +374,9 @@ static int check_result(struct rank *r, uint64_t count, int *bad)
     double want = expected(r->n);
 
     if (bytes > 0)
-        CHECK(r, aclrtMemcpy(r->host, bytes, where, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
+        CHECK(r, aclrtMemcpy(r->check, bytes, where, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
     for (uint64_t i = 0; i < bytes / esz; i++) {
-        double g = get(r->host + i * esz);
+        double g = get(r->check + i * esz);
         bool ok = is_float() ? (g == want || fabs(g - want) <= 1e-5 * fabs(want)) : g == want;
         if (!ok) {
             (*bad)++;
@@ -405,7 +405,12 @@ static int measure(struct rank *r, uint64_t bytes)
     struct timespec t0, t1;
     int bad = 0;
 
-    CHECK(r, fill(r, r->send, r->send_cap));
+    uint64_t in_bytes = count * type_size(o.type) *
+                        (HT_OP == HT_REDUCE_SCATTER || HT_OP == HT_ALLTOALL ||
+                                 HT_OP == HT_ALLTOALLV || HT_OP == HT_SCATTER
+                             ? r->n
+                             : 1);
+    CHECK(r, fill(r, r->send, in_bytes));
     for (int i = 0; i < o.warmup; i++)
         if (one_call(r, count) != 0)
             return -1;
@@ -475,11 +480,15 @@ static int buffers(struct rank *r)
         r->recv_cap = 64;
     CHECK(r, aclrtMalloc(&r->send, r->send_cap, ACL_MEM_MALLOC_HUGE_ONLY));
     CHECK(r, aclrtMalloc(&r->recv, r->recv_cap, ACL_MEM_MALLOC_HUGE_ONLY));
-    r->host = malloc(r->send_cap > r->recv_cap ? r->send_cap : r->recv_cap);
-    if (r->host == NULL) {
+    uint64_t cap = r->send_cap > r->recv_cap ? r->send_cap : r->recv_cap;
+    r->host = malloc(cap);
+    r->check = malloc(cap);
+    if (r->host == NULL || r->check == NULL) {
         r->failed = 1;
         return -1;
     }
+    for (uint64_t i = 0; i < cap / esz; i++)
+        put(r->host + i * esz, 2);
     return 0;
 }
 
@@ -510,6 +519,7 @@ static void rank_main(struct rank *r)
     aclrtFree(r->send);
     aclrtFree(r->recv);
     free(r->host);
+    free(r->check);
     HcclCommDestroy(r->comm);
     if (r->stream != NULL)
         aclrtDestroyStream(r->stream);
