@@ -37,6 +37,7 @@ fuzz: deps
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -164,6 +164,10 @@ static const any_fn api_table[] = {
     F(HcclGetCommConfigCapability), F(HcclCommSuspend), F(HcclCommResume),
     F(HcclCommGetStatus), F(HcclGroupStart), F(HcclGroupEnd), F(HcclGroupStatusGet),
     F(HcclConfigGetInfo),
+    /* hccl.h: the built-in collectives */
+    F(HcclAllReduce), F(HcclBroadcast), F(HcclReduceScatter), F(HcclReduceScatterV),
+    F(HcclScatter), F(HcclAllGather), F(HcclAllGatherV), F(HcclSend), F(HcclRecv),
+    F(HcclAlltoAllVC), F(HcclAlltoAllV), F(HcclAlltoAll), F(HcclReduce), F(HcclBatchSendRecv),
     /* hccl_rank_graph.h */
     F(HcclRankGraphGetLayers), F(HcclRankGraphGetRanksByLayer),
     F(HcclRankGraphGetRankSizeByLayer), F(HcclRankGraphGetTopoTypeByLayer),
@@ -837,6 +841,41 @@ static void garbage_comm(HcclComm c)
     EXPECT(HcclThreadExportToCommEngine(c, 1, &t, COMM_ENGINE_CPU_TS, &t), want);
 }
 
+/* The built-in collectives (test_collectives covers them on live communicators). */
+static void collectives_on_garbage(HcclComm c)
+{
+    uint64_t v[2] = {0, 0};
+    uint8_t *junk = heap_junk + 64;
+    HcclSendRecvItem it = {HCCL_SEND, heap_junk, 1, HCCL_DATA_TYPE_INT8, 0};
+
+    EXPECT(HcclAllReduce(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c, heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclBroadcast(junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclReduceScatter(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c, heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclReduceScatterV(junk, v, v, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c,
+                              heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclScatter(junk, junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR,
+           HCCL_E_PARA);
+    EXPECT(HcclAllGather(junk, junk, 1, HCCL_DATA_TYPE_FP32, c, heap_junk), HCCL_E_PTR,
+           HCCL_E_PARA);
+    EXPECT(HcclAllGatherV(junk, 1, junk, v, v, HCCL_DATA_TYPE_FP32, c, heap_junk), HCCL_E_PTR,
+           HCCL_E_PARA);
+    EXPECT(HcclSend(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclRecv(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclAlltoAllVC(junk, v, HCCL_DATA_TYPE_FP32, junk, HCCL_DATA_TYPE_FP32, c, heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclAlltoAllV(junk, v, v, HCCL_DATA_TYPE_FP32, junk, v, v, HCCL_DATA_TYPE_FP32, c,
+                         heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclAlltoAll(junk, 1, HCCL_DATA_TYPE_FP32, junk, 1, HCCL_DATA_TYPE_FP32, c, heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclReduce(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, c, heap_junk),
+           HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclBatchSendRecv(&it, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
+}
+
 static void comm_stubs(HcclComm c)
 {
     void *p;
@@ -850,14 +889,17 @@ static void comm_stubs(HcclComm c)
     EXPECT(HcclCreateSubCommConfig(&c, 1, &u32, 0, 0, NULL, &sub), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclSetConfig((HcclConfig)99, v), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclGetConfig(HCCL_DETERMINISTIC, NULL), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclBarrier(c, heap_junk), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclBarrier(c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
     SURVIVES(HcclGetCommConfigCapability());
     EXPECT(HcclCommSuspend(c), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclCommResume(c), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclCommGetStatus(NULL, &st), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclGroupStart(), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclGroupEnd(), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclGroupStatusGet(&b), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclGroupStart(), 0);
+    EXPECT(HcclGroupStatusGet(&b), 0);
+    EXPECT(HcclGroupEnd(), 0);
+    EXPECT(HcclGroupEnd(), HCCL_E_PARA);
+    EXPECT(HcclGroupStatusGet(NULL), HCCL_E_PTR);
+    collectives_on_garbage(c);
     EXPECT(HcclConfigGetInfo(c, -1, UINT32_MAX, NULL), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclGetRemoteIpcHcclBuf(c, UINT64_MAX, &p, &u64), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclDevMemAcquire(c, NULL, &u64, &p, &b), HCCL_E_NOT_SUPPORT);

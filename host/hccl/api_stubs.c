@@ -8,10 +8,9 @@
  *   HcclCommSuspend/Resume, HcclCommGetStatus): fault-recovery and split features of the
  *   full HCCL library; a custom operator only needs one communicator per rank.
  * - Process-wide config and config queries (HcclSetConfig/GetConfig, HcclConfigGetInfo,
- *   HcclGetCommConfigCapability): deterministic reduction and config introspection belong to
- *   HCCL's built-in collectives, which hcemu does not provide; HcclCommConfig passed at init
- *   is handled by the init calls themselves.
- * - Group calls and HcclBarrier: they batch or run built-in collectives.
+ *   HcclGetCommConfigCapability): the built-in collectives (api_coll.c) are deterministic
+ *   already and have no process-wide switches; HcclCommConfig passed at init is handled by
+ *   the init calls themselves.
  * - Package-internal extras of pkg_inc/hccl_res_expt.h other than thread export
  *   (HcclGetRemoteIpcHcclBuf, HcclDevMemAcquire, HcclTaskRegister/UnRegister, exchange-info
  *   calls): internal hooks of HCCL's own operators, marked unstable and unused by the flow.
@@ -50,12 +49,6 @@ HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *configValue)
     EMU_STUB_NOT_SUPPORTED();
 }
 
-HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
-{
-    (void)comm, (void)stream;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
 /* Not an HcclResult: 0 reports "no optional config capability", the only value that cannot
  * be mistaken for a supported feature level. */
 uint32_t HcclGetCommConfigCapability(void)
@@ -79,22 +72,6 @@ HcclResult HcclCommResume(HcclComm comm)
 HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
 {
     (void)commId, (void)status;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclGroupStart(void)
-{
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclGroupEnd(void)
-{
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
-{
-    (void)isGroupEnabled;
     EMU_STUB_NOT_SUPPORTED();
 }
 

@@ -1,0 +1,110 @@
+/* coll_abi.h - the contract between the host side of the built-in collectives
+ * (host/hccl/coll_*.c) and hcemu's own AICPU kernel image (collectives/coll_kernel.c):
+ * the resource block the host keeps in the communicator's AICPU_TS engine context and the
+ * argument block it appends to every launch. Fixed layout, plain C, no host pointers. */
+#ifndef HCEMU_COLL_ABI_H
+#define HCEMU_COLL_ABI_H
+
+#include <stdint.h>
+
+#include <hccl/hccl_types.h>
+#include <hccl/hcomm_primitives.h>
+
+#define HCOLL_MAX_RANKS 64u
+#define HCOLL_TIMEOUT_S 1836u /* every notify wait, as the vendor samples use */
+#define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
+
+/* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES). */
+enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_CHANNEL_NOTIFIES = 2 };
+
+/* Kernel entries (the descriptor's keys). */
+#define HCOLL_KERNEL_RUN "hcemu_coll_run"
+#define HCOLL_KERNEL_COMPUTE "hcemu_coll_compute"
+
+/* What the launch runs. PAIRS: every peer gets its own thread and the pair moves
+ * pairs[p].send_len bytes to p while receiving pairs[p].recv_len from it (mesh one-shot and
+ * every data-movement collective). RING/RHD: the main thread runs the ring or recursive
+ * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
+ * allgather; RING_RS: ring reduce-scatter). */
+enum hcoll_engine {
+    HCOLL_ENGINE_PAIRS = 0,
+    HCOLL_ENGINE_RING_AR = 1,
+    HCOLL_ENGINE_RHD_AR = 2,
+    HCOLL_ENGINE_RING_AG = 3,
+    HCOLL_ENGINE_RHD_AG = 4,
+    HCOLL_ENGINE_RING_RS = 5,
+};
+
+/* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.
+ * REDUCE: every peer sends the same length; per round the main thread reduces my own
+ * contribution and every peer's, in rank order, into out + pairs[me].recv_off with
+ * HcommLocalReduceOnThread. KEEP: one round (round_first) only; bytes stay in the HCCL
+ * buffer for a following hcemu_coll_compute launch (types/ops the data plane cannot reduce). */
+enum hcoll_recv_mode { HCOLL_RECV_COPY = 0, HCOLL_RECV_REDUCE = 1, HCOLL_RECV_KEEP = 2 };
+
+/* The communicator's resources, written by the host into the AICPU_TS engine context. */
+struct hcoll_res {
+    void *buf; /* my HCCL buffer */
+    uint64_t buf_size;
+    uint32_t rank, size;
+    uint32_t thread_num; /* threads[0] main; threads[1 + k] serves the k-th peer */
+    uint32_t start_idx;  /* main thread notify the host records to start a launch */
+    ThreadHandle threads[HCOLL_MAX_RANKS];
+    ChannelHandle chans[HCOLL_MAX_RANKS]; /* by peer rank; 0 = not acquired */
+    void *peer_buf[HCOLL_MAX_RANKS];      /* by peer rank: its HCCL buffer through the channel */
+};
+
+/* One peer's part of a PAIRS launch, in bytes relative to args.in (send) and args.out (recv).
+ * pairs[me] is my own part: send_off/len my contribution, recv_off/len where it goes. */
+struct hcoll_pair {
+    uint64_t send_off, send_len;
+    uint64_t recv_off, recv_len;
+};
+
+struct hcoll_args {
+    uint32_t engine;    /* enum hcoll_engine */
+    uint32_t recv_mode; /* enum hcoll_recv_mode */
+    uint32_t dtype;     /* HcclDataType (== HcommDataType) */
+    uint32_t op;        /* HcclReduceOp (== HcommReduceOp) */
+    uint32_t esz;       /* element size in bytes */
+    uint32_t round_first; /* KEEP: the one round this launch moves */
+    uint64_t slot;        /* PAIRS: bytes per peer slot of the HCCL buffer */
+    uint64_t count;       /* RING/RHD: elements of the allreduce; RING_AG, RING_RS: per rank */
+    uint8_t *in, *out;
+    void *res; /* struct hcoll_res in device memory */
+    uint64_t res_size;
+    ThreadHandle host; /* the host stream's thread, exported to AICPU_TS */
+    char tag[64];      /* batch-mode tag */
+    struct hcoll_pair pairs[HCOLL_MAX_RANKS];
+};
+
+/* hcemu_coll_compute: dst[i] = src[0][i] op src[1][i] op ... op src[n-1][i], in C on the
+ * AICPU, for the reductions the data plane refuses (PROD, 64-bit and unsigned types). */
+struct hcoll_compute_args {
+    uint32_t dtype, op, nsrc, pad;
+    uint64_t count;
+    void *dst;
+    const void *src[HCOLL_MAX_RANKS];
+};
+
+/* Bytes per element of the twelve data types the collectives move; 0 for any other value. */
+static inline uint32_t hcoll_dtype_size(uint32_t dtype)
+{
+    switch (dtype) {
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_UINT8: return 1;
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_UINT16:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_UINT32:
+    case HCCL_DATA_TYPE_FP32: return 4;
+    case HCCL_DATA_TYPE_INT64:
+    case HCCL_DATA_TYPE_UINT64:
+    case HCCL_DATA_TYPE_FP64: return 8;
+    default: return 0;
+    }
+}
+
+#endif

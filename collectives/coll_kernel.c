@@ -1,0 +1,424 @@
+/* coll_kernel.c - hcemu's built-in collectives as an AICPU_TS kernel: the entry
+ * hcemu_coll_run() queues, on the communicator's threads, the Hcomm*OnThread tasks of one
+ * collective call described by struct hcoll_args (coll_abi.h), between the host stream's
+ * start signal and its "done" notify, exactly as a user kernel does.
+ *
+ * The HCCL buffer is cut into `size` slots of args.slot bytes: slot p receives what peer p
+ * writes to me. Every transfer into a peer is preceded by that peer's ACK on the channel ("my
+ * slot for you is free") and followed by DATA ("it has landed"), so a binary notify is never
+ * recorded twice before it is waited for, and no call writes into a buffer the peer still
+ * reads from an earlier round or an earlier collective. Engines: PAIRS (one thread per peer,
+ * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG, RHD_AG
+ * and RING_RS (the main thread runs a schedule of steps). */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <hccl/hcomm_primitives.h>
+
+#include "coll_abi.h"
+
+/* Any failing Hcomm call fails the kernel task; the host sees it at synchronisation. */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        if ((call) != 0)                                                                           \
+            return 1;                                                                              \
+    } while (0)
+
+struct run {
+    const struct hcoll_args *a;
+    struct hcoll_res r;
+    ThreadHandle main;
+    uint32_t me, n;
+    uint64_t slot;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Bytes of round k of a `len`-byte transfer cut into slot-sized rounds. */
+static uint64_t part(const struct run *g, uint64_t len, uint64_t k)
+{
+    uint64_t off = k * g->slot;
+
+    return off >= len ? 0 : min_u64(len - off, g->slot);
+}
+
+static uint8_t *slot_of(const struct run *g, uint32_t peer)
+{
+    return (uint8_t *)g->r.buf + (uint64_t)peer * g->slot;
+}
+
+/* ---- one exchange round with a peer, on any thread ---------------------------------------- */
+
+/* Sends `sl` bytes from `src` into my slot of `to`'s buffer and receives `from`'s bytes into
+ * my slot for `from`. `to` == `from` for pairs; they differ on a ring. */
+static int exchange(const struct run *g, ThreadHandle t, uint32_t to, uint32_t from,
+                    const uint8_t *src, uint64_t sl)
+{
+    ChannelHandle cto = g->r.chans[to], cfrom = g->r.chans[from];
+
+    TRY(HcommChannelNotifyRecordOnThread(t, cfrom, HCOLL_ACK));
+    TRY(HcommChannelNotifyWaitOnThread(t, cto, HCOLL_ACK, HCOLL_TIMEOUT_S));
+    if (sl > 0)
+        TRY(HcommWriteWithNotifyOnThread(t, cto, (uint8_t *)g->r.peer_buf[to] + g->me * g->slot,
+                                         src, sl, HCOLL_DATA));
+    else /* nothing this round: still pass the token, to keep both sides in step */
+        TRY(HcommChannelNotifyRecordOnThread(t, cto, HCOLL_DATA));
+    TRY(HcommChannelNotifyWaitOnThread(t, cfrom, HCOLL_DATA, HCOLL_TIMEOUT_S));
+    return 0;
+}
+
+/* ---- PAIRS -------------------------------------------------------------------------------- */
+
+static ThreadHandle peer_thread(const struct run *g, uint32_t p)
+{
+    return g->r.threads[1 + (p < g->me ? p : p - 1)];
+}
+
+static uint32_t peer_join_idx(const struct run *g, uint32_t p)
+{
+    return p < g->me ? p : p - 1;
+}
+
+static uint64_t pair_rounds(const struct run *g, uint32_t p)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+
+    return ceil_div(pr->send_len > pr->recv_len ? pr->send_len : pr->recv_len, g->slot);
+}
+
+static int start_peer(const struct run *g, uint32_t p)
+{
+    TRY(HcommThreadNotifyRecordOnThread(g->main, peer_thread(g, p), 0));
+    TRY(HcommThreadNotifyWaitOnThread(peer_thread(g, p), 0, HCOLL_TIMEOUT_S));
+    return 0;
+}
+
+static int join_peer(const struct run *g, uint32_t p)
+{
+    uint32_t idx = peer_join_idx(g, p);
+
+    TRY(HcommThreadNotifyRecordOnThread(peer_thread(g, p), g->main, idx));
+    TRY(HcommThreadNotifyWaitOnThread(g->main, idx, HCOLL_TIMEOUT_S));
+    return 0;
+}
+
+/* Round k with peer p on p's thread; COPY mode moves the landed bytes to the output. */
+static int pair_round(const struct run *g, uint32_t p, uint64_t k, bool copy_out)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+    ThreadHandle t = peer_thread(g, p);
+    uint64_t sl = part(g, pr->send_len, k), rl = part(g, pr->recv_len, k);
+
+    TRY(exchange(g, t, p, p, g->a->in + pr->send_off + k * g->slot, sl));
+    if (copy_out && rl > 0)
+        TRY(HcommLocalCopyOnThread(t, g->a->out + pr->recv_off + k * g->slot, slot_of(g, p), rl));
+    return 0;
+}
+
+static bool overlaps(const uint8_t *a, const uint8_t *b, uint64_t len)
+{
+    return a < b + len && b < a + len;
+}
+
+static int self_copy(const struct run *g)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[g->me];
+    const uint8_t *src = g->a->in + pr->send_off;
+    uint8_t *dst = g->a->out + pr->recv_off;
+    uint64_t len = min_u64(pr->send_len, pr->recv_len);
+
+    if (len == 0 || src == dst)
+        return 0;
+    return HcommLocalCopyOnThread(g->main, dst, src, len) != 0;
+}
+
+/* COPY: every pair runs all its rounds on its own thread, independently of the others. */
+static int pairs_copy(const struct run *g)
+{
+    TRY(self_copy(g));
+    for (uint32_t p = 0; p < g->n; p++) {
+        uint64_t rounds = p == g->me ? 0 : pair_rounds(g, p);
+        if (rounds == 0)
+            continue;
+        TRY(start_peer(g, p));
+        for (uint64_t k = 0; k < rounds; k++)
+            TRY(pair_round(g, p, k, true));
+    }
+    for (uint32_t p = 0; p < g->n; p++)
+        if (p != g->me && pair_rounds(g, p) > 0)
+            TRY(join_peer(g, p));
+    return 0;
+}
+
+/* REDUCE, round k: every rank's part k in rank order into my result, so every rank that
+ * computes an element computes it with the same operations in the same order. */
+static int reduce_round(const struct run *g, uint64_t k)
+{
+    const struct hcoll_pair *mine = &g->a->pairs[g->me];
+    uint64_t rl = part(g, mine->recv_len, k);
+    uint8_t *dst = g->a->out + mine->recv_off + k * g->slot;
+    const uint8_t *own = g->a->in + mine->send_off + k * g->slot;
+
+    if (rl == 0)
+        return 0;
+    if (own != dst && overlaps(own, dst, rl))
+        return 1; /* the host never plans this */
+    if (own == dst && g->me != 0) { /* in place: keep my part before rank 0's lands on it */
+        TRY(HcommLocalCopyOnThread(g->main, slot_of(g, g->me), own, rl));
+        own = slot_of(g, g->me);
+    }
+    for (uint32_t q = 0; q < g->n; q++) {
+        const uint8_t *src = q == g->me ? own : slot_of(g, q);
+        if (q == 0 && src != dst)
+            TRY(HcommLocalCopyOnThread(g->main, dst, src, rl));
+        else if (q > 0)
+            TRY(HcommLocalReduceOnThread(g->main, dst, src, rl / g->a->esz,
+                                         (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op));
+    }
+    return 0;
+}
+
+/* REDUCE and KEEP: rounds in lock-step, since the reduction needs every peer's part. */
+static int pairs_reduce(const struct run *g)
+{
+    bool keep = g->a->recv_mode == HCOLL_RECV_KEEP;
+    uint64_t rounds = 0;
+
+    for (uint32_t p = 0; p < g->n; p++)
+        if (p != g->me && pair_rounds(g, p) > rounds)
+            rounds = pair_rounds(g, p);
+    if (keep) /* the host drives the rounds, one launch each */
+        rounds = rounds > g->a->round_first ? 1 : 0;
+    for (uint64_t i = 0; i < rounds; i++) {
+        uint64_t k = keep ? g->a->round_first : i;
+        for (uint32_t p = 0; p < g->n; p++) {
+            if (p == g->me || pair_rounds(g, p) <= k)
+                continue;
+            TRY(start_peer(g, p));
+            TRY(pair_round(g, p, k, false));
+        }
+        for (uint32_t p = 0; p < g->n; p++)
+            if (p != g->me && pair_rounds(g, p) > k)
+                TRY(join_peer(g, p));
+        if (!keep)
+            TRY(reduce_round(g, k));
+    }
+    return 0;
+}
+
+/* ---- schedules on the main thread: ring and recursive halving-doubling -------------------- */
+
+/* One step: `sl` bytes from src to `to`, `rl` bytes from `from` into dst (reduced or
+ * copied), in `rounds` slot-sized rounds that both partners of each direction agree on. */
+struct step {
+    uint32_t to, from;
+    const uint8_t *src;
+    uint64_t sl;
+    uint8_t *dst;
+    uint64_t rl;
+    bool reduce;
+    uint64_t rounds;
+};
+
+static int run_step(const struct run *g, const struct step *s)
+{
+    for (uint64_t k = 0; k < s->rounds; k++) {
+        uint64_t sl = part(g, s->sl, k), rl = part(g, s->rl, k);
+        uint8_t *dst = s->dst + k * g->slot;
+
+        TRY(exchange(g, g->main, s->to, s->from, s->src + k * g->slot, sl));
+        if (rl == 0)
+            continue;
+        if (s->reduce)
+            TRY(HcommLocalReduceOnThread(g->main, dst, slot_of(g, s->from), rl / g->a->esz,
+                                         (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op));
+        else
+            TRY(HcommLocalCopyOnThread(g->main, dst, slot_of(g, s->from), rl));
+    }
+    return 0;
+}
+
+/* Blocks of an allreduce: n nearly equal ranges of `count` elements. */
+struct blocks {
+    uint64_t count, block, esz;
+};
+
+static uint64_t blk_off(const struct blocks *b, uint64_t i)
+{
+    return min_u64(i * b->block, b->count) * b->esz;
+}
+
+/* Bytes of blocks [i, j). */
+static uint64_t blk_len(const struct blocks *b, uint64_t i, uint64_t j)
+{
+    return blk_off(b, j) - blk_off(b, i);
+}
+
+static int copy_in_to_out(const struct run *g, uint64_t len)
+{
+    if (len == 0 || g->a->in == g->a->out)
+        return 0;
+    return HcommLocalCopyOnThread(g->main, g->a->out, g->a->in, len) != 0;
+}
+
+/* Ring reduce-scatter then ring allgather over `out`; block b ends reduced on rank b-1. */
+static int ring_allreduce(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me, left = (me + n - 1) % n, right = (me + 1) % n;
+    struct blocks b = {g->a->count, ceil_div(g->a->count, n), g->a->esz};
+    uint64_t rounds = ceil_div(b.block * b.esz, g->slot);
+
+    TRY(copy_in_to_out(g, b.count * b.esz));
+    for (uint32_t j = 0; j < 2 * (n - 1); j++) {
+        bool rs = j < n - 1;
+        uint32_t s = rs ? j : j - (n - 1);
+        uint32_t sb = rs ? (me + n - s) % n : (me + 1 + n - s) % n;
+        uint32_t rb = rs ? (me + 2 * n - s - 1) % n : (me + n - s) % n;
+        struct step st = {right, left,  g->a->out + blk_off(&b, sb), blk_len(&b, sb, sb + 1),
+                          g->a->out + blk_off(&b, rb), blk_len(&b, rb, rb + 1), rs, rounds};
+        TRY(run_step(g, &st));
+    }
+    return 0;
+}
+
+/* Recursive halving (reduce-scatter) then doubling (allgather); n is a power of two. */
+static int rhd_allreduce(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me;
+    struct blocks b = {g->a->count, ceil_div(g->a->count, n), g->a->esz};
+    uint8_t *out = g->a->out;
+
+    TRY(copy_in_to_out(g, b.count * b.esz));
+    for (uint32_t mask = n / 2; mask >= 1; mask /= 2) {
+        uint32_t partner = me ^ mask, lo = me & ~(2 * mask - 1), mid = lo + mask;
+        uint32_t klo = (me & mask) ? mid : lo, slo = (me & mask) ? lo : mid;
+        uint64_t sl = blk_len(&b, slo, slo + mask), rl = blk_len(&b, klo, klo + mask);
+        struct step st = {partner, partner, out + blk_off(&b, slo), sl, out + blk_off(&b, klo),
+                          rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
+        TRY(run_step(g, &st));
+    }
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
+        uint64_t sl = blk_len(&b, mine, mine + mask), rl = blk_len(&b, theirs, theirs + mask);
+        struct step st = {partner, partner, out + blk_off(&b, mine), sl, out + blk_off(&b, theirs),
+                          rl, false, ceil_div(sl > rl ? sl : rl, g->slot)};
+        TRY(run_step(g, &st));
+    }
+    return 0;
+}
+
+/* Ring allgather: n-1 steps, each passing one rank's block to the right. */
+static int ring_allgather(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me, left = (me + n - 1) % n, right = (me + 1) % n;
+    uint64_t len = g->a->count * g->a->esz, rounds = ceil_div(len, g->slot);
+    uint8_t *out = g->a->out;
+
+    if (g->a->in != out + me * len && len > 0)
+        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
+    for (uint32_t s = 0; s + 1 < n; s++) {
+        uint32_t sb = (me + n - s) % n, rb = (me + 2 * n - s - 1) % n;
+        struct step st = {right, left, out + sb * len, len, out + rb * len, len, false, rounds};
+        TRY(run_step(g, &st));
+    }
+    return 0;
+}
+
+/* Recursive doubling allgather (n a power of two): each step swaps everything gathered so
+ * far with the partner, so log2(n) steps move the blocks. */
+static int rhd_allgather(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me;
+    uint64_t len = g->a->count * g->a->esz;
+    uint8_t *out = g->a->out;
+
+    if (g->a->in != out + me * len && len > 0)
+        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
+        uint64_t bytes = (uint64_t)mask * len;
+        struct step st = {partner, partner, out + mine * len, bytes, out + theirs * len, bytes,
+                          false, ceil_div(bytes, g->slot)};
+        TRY(run_step(g, &st));
+    }
+    return 0;
+}
+
+/* Ring reduce-scatter: the partial sum of one block travels once around the ring, each rank
+ * adding its own input block to it in `out` (one block long), so after n-1 steps `out` holds
+ * this rank's block reduced over every rank. Not in place: the host plans mesh for that. */
+static int ring_reduce_scatter(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me, left = (me + n - 1) % n, right = (me + 1) % n;
+    uint64_t len = g->a->count * g->a->esz, rounds = ceil_div(len, g->slot);
+    uint8_t *out = g->a->out;
+    const uint8_t *in = g->a->in;
+    HcommDataType t = (HcommDataType)g->a->dtype;
+    HcommReduceOp op = (HcommReduceOp)g->a->op;
+
+    TRY(HcommLocalCopyOnThread(g->main, out, in + ((me + n - 1) % n) * len, len));
+    for (uint32_t s = 0; s + 1 < n; s++) {
+        const uint8_t *mine = in + ((me + 2 * n - s - 2) % n) * len;
+        for (uint64_t k = 0; k < rounds; k++) {
+            uint64_t part_len = part(g, len, k), off = k * g->slot;
+            TRY(exchange(g, g->main, right, left, out + off, part_len));
+            TRY(HcommLocalCopyOnThread(g->main, out + off, mine + off, part_len));
+            TRY(HcommLocalReduceOnThread(g->main, out + off, slot_of(g, left),
+                                         part_len / g->a->esz, t, op));
+        }
+    }
+    return 0;
+}
+
+/* ---- entries ------------------------------------------------------------------------------ */
+
+static int orchestrate(const struct run *g)
+{
+    switch (g->a->engine) {
+    case HCOLL_ENGINE_PAIRS:
+        return g->a->recv_mode == HCOLL_RECV_COPY ? pairs_copy(g) : pairs_reduce(g);
+    case HCOLL_ENGINE_RING_AR:
+        return ring_allreduce(g);
+    case HCOLL_ENGINE_RHD_AR:
+        return rhd_allreduce(g);
+    case HCOLL_ENGINE_RING_AG:
+        return ring_allgather(g);
+    case HCOLL_ENGINE_RHD_AG:
+        return rhd_allgather(g);
+    case HCOLL_ENGINE_RING_RS:
+        return ring_reduce_scatter(g);
+    default:
+        return 1;
+    }
+}
+
+uint32_t hcemu_coll_run(void *args)
+{
+    const struct hcoll_args *a = args;
+    struct run g = {.a = a};
+
+    if (a->res_size < sizeof(g.r) || a->slot == 0 || a->esz == 0)
+        return 1;
+    memcpy(&g.r, a->res, sizeof(g.r));
+    if (g.r.size == 0 || g.r.size > HCOLL_MAX_RANKS || g.r.rank >= g.r.size)
+        return 1;
+    g.main = g.r.threads[0];
+    g.me = g.r.rank;
+    g.n = g.r.size;
+    g.slot = a->slot;
+    if (HcommBatchModeStart(a->tag) != 0)
+        return 1;
+    int bad = HcommThreadNotifyWaitOnThread(g.main, g.r.start_idx, HCOLL_TIMEOUT_S) != 0 ||
+              orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
+    bad |= HcommBatchModeEnd(a->tag) != 0;
+    return bad ? 1 : 0;
+}

@@ -1,0 +1,95 @@
+/* coll.h - the host side of the built-in collectives (HcclAllReduce ...): an operator
+ * described once (struct emu_coll_op), an algorithm chosen for it (coll_algo.c), the launch
+ * plan built (coll_plan.c) and run through the public ACL/HCCL flow on the user's stream
+ * with hcemu's own AICPU kernel image (coll_launch.c, collectives/). */
+#ifndef HCEMU_HOST_HCCL_COLL_H
+#define HCEMU_HOST_HCCL_COLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collectives/coll_abi.h"
+#include "common/status.h"
+#include "hccl/hccl.h"
+
+enum emu_coll_kind {
+    EMU_COLL_ALLREDUCE,
+    EMU_COLL_ALLGATHER,
+    EMU_COLL_REDUCE_SCATTER,
+    EMU_COLL_BROADCAST,
+    EMU_COLL_REDUCE,
+    EMU_COLL_ALLTOALL,
+    EMU_COLL_SCATTER,
+    EMU_COLL_P2P,     /* Send, Recv, BatchSendRecv, AllGatherV, ReduceScatterV, AlltoAllV(C) */
+    EMU_COLL_BARRIER,
+    EMU_COLL_KIND_COUNT
+};
+
+enum emu_coll_algo {
+    EMU_ALGO_DEFAULT = 0, /* chosen by size and rank count */
+    EMU_ALGO_MESH,        /* one shot: every rank exchanges with every peer directly */
+    EMU_ALGO_TWOSHOT,     /* reduce-scatter (or scatter) then allgather, both mesh */
+    EMU_ALGO_RING,
+    EMU_ALGO_RHD,         /* recursive halving-doubling (power-of-two rank counts) */
+    EMU_ALGO_COUNT
+};
+
+/* One operator call. `pairs` is the mesh plan (bytes relative to in/out); the planner
+ * replaces it for the other algorithms of the kinds that have them. */
+struct emu_coll_op {
+    enum emu_coll_kind kind;
+    const char *fn;
+    uint8_t *in, *out;
+    uint64_t count; /* allreduce/reduce/broadcast: elements; allgather: per rank;
+                       reduce-scatter: per rank (recvCount) */
+    uint32_t dtype, op, esz, root;
+    bool reduce;                /* pairs REDUCE (reduce-scatter-v, reduce) */
+    uint32_t peers[HCOLL_MAX_RANKS]; /* ranks this call exchanges with (channels needed) */
+    uint32_t npeers;
+    struct hcoll_pair pairs[HCOLL_MAX_RANKS];
+};
+
+/* Per-communicator state of the collectives, kept in the comm's CPU_TS engine context. */
+struct emu_coll_state;
+
+/* The algorithm HCEMU_ALGO asks for `kind` (EMU_ALGO_DEFAULT when unset or not naming it). */
+enum emu_coll_algo emu_coll_algo_setting(enum emu_coll_kind kind);
+/* "mesh", "twoshot", ... */
+const char *emu_coll_algo_name(enum emu_coll_algo a);
+
+/* Whether the data plane reduces (dtype, op) itself (SUM/MAX/MIN on int8/16/32, fp16, fp32,
+ * bf16); everything else reduces in the image's compute kernel. */
+bool emu_coll_prim_reducible(uint32_t dtype, uint32_t op);
+
+/* Runs `op` on `stream` for the rank `c` of `comm`: state and channels on first use, then
+ * the launches. Returns EMU_OK once everything is queued. */
+emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_op *op)
+    EMU_MUST_CHECK;
+
+/* coll_launch.c: the state (created on first use, channels to `peers` acquired if missing),
+ * one run launch and one compute launch, the slot size of this comm. */
+emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,
+                              const char *fn, struct emu_coll_state **out) EMU_MUST_CHECK;
+emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
+                               struct hcoll_args *a, const char *fn) EMU_MUST_CHECK;
+emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream,
+                                   const struct hcoll_compute_args *a,
+                                   const char *fn) EMU_MUST_CHECK;
+uint64_t emu_coll_slot(const struct emu_coll_state *st);
+/* My HCCL buffer and its size, as the kernel sees them. */
+uint8_t *emu_coll_buf(const struct emu_coll_state *st);
+uint32_t emu_coll_rank(const struct emu_coll_state *st);
+uint32_t emu_coll_size(const struct emu_coll_state *st);
+
+/* api_coll.c: checks and runs send/receive items of one (comm, stream) as one launch (the
+ * body of HcclSend, HcclRecv, HcclBatchSendRecv and of a group's end). */
+emu_status emu_coll_batch(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *items,
+                          uint32_t n, const char *fn) EMU_MUST_CHECK;
+
+/* coll_group.c: HcclGroupStart/End nesting on the calling thread. Inside a group, Send and
+ * Recv are collected (emu_coll_group_add) and issued together at the outermost End. */
+bool emu_coll_group_active(void);
+emu_status emu_coll_group_add(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *item)
+    EMU_MUST_CHECK;
+
+#endif

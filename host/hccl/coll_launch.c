@@ -1,0 +1,328 @@
+/* coll_launch.c - how the built-in collectives reach the device: through the same public
+ * ACL/HCCL flow a user's custom operator follows (docs/FLOW.md), so hang reports, the race
+ * checker, traces and seeded schedules see them like any user kernel.
+ *
+ * Once per process: load hcemu's kernel image (hcemu_collectives.json beside libhcemu).
+ * Once per communicator, on its first collective: AICPU_TS threads, the HCCL buffer, the
+ * main thread exported to CPU_TS and the resource block in an AICPU_TS engine context; the
+ * host's own state lives in a CPU_TS engine context, so the communicator owns and frees it.
+ * Channels are acquired per peer when a call first needs that peer (Send/Recv pair only the
+ * two ranks involved). Per launch: wrap the user's stream as a CPU_TS thread, record the
+ * start notify, launch, and queue the wait for the kernel's "done" notify on the stream.
+ * This file deliberately calls the library's own vendor entry points instead of internals. */
+#include "coll.h"
+
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+
+#define STATE_TAG "hcemu.collectives"
+#define STATE_MAGIC 0x4c4c4f43u /* "COLL" */
+#define IMAGE_JSON "hcemu_collectives.json"
+#define MAX_SLOT (4ull << 20)
+
+struct emu_coll_state {
+    uint32_t magic;
+    HcclComm comm;
+    void *res_dev; /* struct hcoll_res in the AICPU_TS engine context */
+    ThreadHandle main_on_cpu;
+    uint64_t slot;
+    struct hcoll_res res;
+};
+
+/* ---- the kernel image, once per process ------------------------------------------------- */
+
+static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
+static aclrtBinHandle image;
+static aclrtFuncHandle run_fn, compute_fn;
+
+static emu_status from_hccl(HcclResult r)
+{
+    switch (r) {
+    case HCCL_SUCCESS: return EMU_OK;
+    case HCCL_E_PARA: return EMU_EINVAL;
+    case HCCL_E_PTR: return EMU_ENULL;
+    case HCCL_E_MEMORY: return EMU_ENOMEM;
+    case HCCL_E_NOT_SUPPORT: return EMU_ENOTSUP;
+    case HCCL_E_NOT_FOUND: return EMU_ENOTFOUND;
+    case HCCL_E_UNAVAIL: return EMU_EUNAVAIL;
+    case HCCL_E_TIMEOUT: return EMU_ETIMEOUT;
+    case HCCL_E_REMOTE: return EMU_EREMOTE;
+    default: return EMU_EINTERNAL;
+    }
+}
+
+static emu_status from_acl(aclError e)
+{
+    switch (e) {
+    case ACL_SUCCESS: return EMU_OK;
+    case ACL_ERROR_RT_PARAM_INVALID: return EMU_EINVAL;
+    case ACL_ERROR_RT_STREAM_CONTEXT: return EMU_ESTREAM;
+    default: return EMU_EINTERNAL;
+    }
+}
+
+/* The callee logged its reason already (one error line); the step is told at info level. */
+#define STEP(fn, call, conv)                                                                       \
+    do {                                                                                           \
+        emu_status s_ = conv(call);                                                                \
+        if (s_ != EMU_OK) {                                                                        \
+            EMU_LOG_INFO("%s: %s failed (%s)", (fn), #call, emu_status_str(s_));                    \
+            return s_;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static emu_status image_path(char *out, size_t len)
+{
+    Dl_info info;
+    char lib[PATH_MAX];
+
+    if (dladdr((void *)emu_coll_state_get, &info) == 0 || info.dli_fname == NULL ||
+        snprintf(lib, sizeof(lib), "%s", info.dli_fname) >= (int)sizeof(lib)) {
+        EMU_LOG_ERR("cannot locate libhcemu to find %s", IMAGE_JSON);
+        return EMU_EFILE;
+    }
+    if (snprintf(out, len, "%s/%s", dirname(lib), IMAGE_JSON) >= (int)len)
+        return EMU_EFILE;
+    return EMU_OK;
+}
+
+static emu_status load_image(const char *fn)
+{
+    char path[PATH_MAX];
+    aclrtBinaryLoadOption opt = {.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE};
+    aclrtBinaryLoadOptions opts = {.options = &opt, .numOpt = 1};
+    emu_status s;
+
+    opt.value.cpuKernelMode = 0;
+    if ((s = image_path(path, sizeof(path))) != EMU_OK)
+        return s;
+    STEP(fn, aclrtBinaryLoadFromFile(path, &opts, &image), from_acl);
+    STEP(fn, aclrtBinaryGetFunction(image, HCOLL_KERNEL_RUN, &run_fn), from_acl);
+    STEP(fn, aclrtBinaryGetFunction(image, HCOLL_KERNEL_COMPUTE, &compute_fn), from_acl);
+    return EMU_OK;
+}
+
+static emu_status need_image(const char *fn)
+{
+    emu_status s = EMU_OK;
+
+    pthread_mutex_lock(&image_lock);
+    if (compute_fn == NULL)
+        s = load_image(fn);
+    pthread_mutex_unlock(&image_lock);
+    return s;
+}
+
+/* ---- per-communicator state ------------------------------------------------------------- */
+
+static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_state **out)
+{
+    struct hcoll_res res;
+    ThreadHandle main_on_cpu;
+    void *res_dev = NULL, *host = NULL;
+
+    memset(&res, 0, sizeof(res));
+    STEP(fn, HcclGetRankId(comm, &res.rank), from_hccl);
+    STEP(fn, HcclGetRankSize(comm, &res.size), from_hccl);
+    if (res.size > HCOLL_MAX_RANKS)
+        return EMU_ENOTSUP;
+    STEP(fn, HcclGetHcclBuffer(comm, &res.buf, &res.buf_size), from_hccl);
+    /* threads[0] joins one thread per peer (notifies 0..n-2) and is started on n-1. */
+    res.thread_num = res.size;
+    res.start_idx = res.size - 1;
+    STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, res.thread_num, res.size, res.threads),
+         from_hccl);
+    STEP(fn,
+         HcclThreadExportToCommEngine(comm, 1, &res.threads[0], COMM_ENGINE_CPU_TS, &main_on_cpu),
+         from_hccl);
+    STEP(fn, HcclEngineCtxCreate(comm, STATE_TAG, COMM_ENGINE_AICPU_TS, sizeof(res), &res_dev),
+         from_hccl);
+    STEP(fn, HcclEngineCtxCopy(comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &res, sizeof(res), 0),
+         from_hccl);
+    STEP(fn,
+         HcclEngineCtxCreate(comm, STATE_TAG, COMM_ENGINE_CPU_TS, sizeof(struct emu_coll_state),
+                             &host),
+         from_hccl);
+    struct emu_coll_state *st = host;
+    memset(st, 0, sizeof(*st));
+    st->magic = STATE_MAGIC;
+    st->comm = comm;
+    st->res_dev = res_dev;
+    st->main_on_cpu = main_on_cpu;
+    st->res = res;
+    /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
+     * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
+    st->slot = res.buf_size / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
+    st->slot = st->slot < MAX_SLOT ? st->slot : MAX_SLOT;
+    if (st->slot == 0) {
+        EMU_LOG_ERR("%s: HCCL buffer of %llu bytes is too small for %u ranks", fn,
+                    (unsigned long long)res.buf_size, res.size);
+        return EMU_ENOMEM;
+    }
+    *out = st;
+    return EMU_OK;
+}
+
+/* The rank graph's link to `peer` (UB_CTP preferred), as a channel description. */
+static emu_status describe(HcclComm comm, uint32_t me, uint32_t peer, const char *fn,
+                           HcclChannelDesc *d)
+{
+    for (uint32_t layer = 0; layer < 2; layer++) {
+        CommLink *links = NULL;
+        uint32_t n = 0, pick = 0;
+
+        if (HcclRankGraphGetLinks(comm, layer, me, peer, &links, &n) != HCCL_SUCCESS || n == 0)
+            continue;
+        for (uint32_t i = 0; i < n; i++)
+            if (links[i].linkAttr.linkProtocol == COMM_PROTOCOL_UB_CTP) {
+                pick = i;
+                break;
+            }
+        STEP(fn, HcclChannelDescInit(d, 1), from_hccl);
+        d->remoteRank = peer;
+        d->notifyNum = HCOLL_CHANNEL_NOTIFIES;
+        d->channelProtocol = links[pick].linkAttr.linkProtocol;
+        d->localEndpoint.protocol = links[pick].srcEndpointDesc.protocol;
+        d->localEndpoint.commAddr = links[pick].srcEndpointDesc.commAddr;
+        d->localEndpoint.loc = links[pick].srcEndpointDesc.loc;
+        d->remoteEndpoint.protocol = links[pick].dstEndpointDesc.protocol;
+        d->remoteEndpoint.commAddr = links[pick].dstEndpointDesc.commAddr;
+        d->remoteEndpoint.loc = links[pick].dstEndpointDesc.loc;
+        return EMU_OK;
+    }
+    EMU_LOG_ERR("%s: rank %u has no link to rank %u in the rank graph", fn, me, peer);
+    return EMU_ENOTFOUND;
+}
+
+/* Channels to the listed peers that this rank does not have yet; they pair with the peers'
+ * matching calls (every peer needs ours at the same point of its call sequence). */
+static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers, uint32_t npeers,
+                               const char *fn)
+{
+    static _Thread_local HcclChannelDesc descs[HCOLL_MAX_RANKS];
+    uint32_t want[HCOLL_MAX_RANKS], m = 0;
+    ChannelHandle handles[HCOLL_MAX_RANKS];
+    emu_status s;
+
+    for (uint32_t i = 0; i < npeers; i++) {
+        uint32_t p = peers[i];
+        bool dup = false;
+        for (uint32_t j = 0; j < m; j++)
+            dup |= want[j] == p;
+        if (p == st->res.rank || st->res.chans[p] != 0 || dup)
+            continue;
+        if ((s = describe(st->comm, st->res.rank, p, fn, &descs[m])) != EMU_OK)
+            return s;
+        want[m++] = p;
+    }
+    if (m == 0)
+        return EMU_OK;
+    STEP(fn, HcclChannelAcquire(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
+    for (uint32_t i = 0; i < m; i++) {
+        uint64_t size = 0;
+        STEP(fn, HcclChannelGetHcclBuffer(st->comm, handles[i], &st->res.peer_buf[want[i]], &size),
+             from_hccl);
+        st->res.chans[want[i]] = handles[i];
+    }
+    /* A kernel still queued reads only the entries it already had: they do not change. */
+    STEP(fn,
+         HcclEngineCtxCopy(st->comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &st->res, sizeof(st->res), 0),
+         from_hccl);
+    return EMU_OK;
+}
+
+emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,
+                              const char *fn, struct emu_coll_state **out)
+{
+    void *ctx = NULL;
+    uint64_t size = 0;
+    emu_status s;
+
+    if ((s = need_image(fn)) != EMU_OK)
+        return s;
+    /* The operators' cache-miss test: a miss (HCCL_E_NOT_FOUND) is not logged. */
+    HcclResult r = HcclEngineCtxGet(comm, STATE_TAG, COMM_ENGINE_CPU_TS, &ctx, &size);
+    if (r == HCCL_SUCCESS && size == sizeof(struct emu_coll_state) &&
+        ((struct emu_coll_state *)ctx)->magic == STATE_MAGIC)
+        *out = ctx;
+    else if (r == HCCL_E_NOT_FOUND)
+        s = create_state(comm, fn, out);
+    else
+        s = from_hccl(r != HCCL_SUCCESS ? r : HCCL_E_INTERNAL);
+    if (s != EMU_OK)
+        return s;
+    return add_channels(*out, peers, npeers, fn);
+}
+
+uint64_t emu_coll_slot(const struct emu_coll_state *st)
+{
+    return st->slot;
+}
+
+uint8_t *emu_coll_buf(const struct emu_coll_state *st)
+{
+    return st->res.buf;
+}
+
+uint32_t emu_coll_rank(const struct emu_coll_state *st)
+{
+    return st->res.rank;
+}
+
+uint32_t emu_coll_size(const struct emu_coll_state *st)
+{
+    return st->res.size;
+}
+
+/* ---- launches ----------------------------------------------------------------------------- */
+
+static emu_status launch(aclrtFuncHandle f, aclrtStream stream, const void *args, size_t size,
+                         const char *fn)
+{
+    aclrtArgsHandle h;
+    aclrtParamHandle param;
+    aclrtLaunchKernelAttr attr = {.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT};
+    aclrtLaunchKernelCfg cfg = {.attrs = &attr, .numAttrs = 1};
+
+    attr.value.timeout = HCOLL_TIMEOUT_S;
+    STEP(fn, aclrtKernelArgsInit(f, &h), from_acl);
+    STEP(fn, aclrtKernelArgsAppend(h, (void *)args, size, &param), from_acl);
+    STEP(fn, aclrtKernelArgsFinalize(h), from_acl);
+    STEP(fn, aclrtLaunchKernelWithConfig(f, 1, stream, &cfg, h, NULL), from_acl);
+    return EMU_OK;
+}
+
+emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
+                               struct hcoll_args *a, const char *fn)
+{
+    ThreadHandle host;
+    emu_status s;
+
+    /* The user's stream as a CPU_TS thread with one notify ("done"), named in the kernel. */
+    STEP(fn, HcclThreadAcquireWithStream(st->comm, COMM_ENGINE_CPU_TS, stream, 1, &host),
+         from_hccl);
+    STEP(fn, HcclThreadExportToCommEngine(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host),
+         from_hccl);
+    a->res = st->res_dev;
+    a->res_size = sizeof(st->res);
+    snprintf(a->tag, sizeof(a->tag), "%s", fn);
+    STEP(fn, (HcclResult)HcommThreadNotifyRecordOnThread(host, st->main_on_cpu, st->res.start_idx),
+         from_hccl);
+    if ((s = launch(run_fn, stream, a, sizeof(*a), fn)) != EMU_OK)
+        return s;
+    STEP(fn, (HcclResult)HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S), from_hccl);
+    return EMU_OK;
+}
+
+emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream,
+                                   const struct hcoll_compute_args *a, const char *fn)
+{
+    (void)st;
+    return launch(compute_fn, stream, a, sizeof(*a), fn);
+}

@@ -1,0 +1,306 @@
+/* coll_plan.c - turns one checked operator call (struct emu_coll_op) into launches of the
+ * collectives image: picks the algorithm (HCEMU_ALGO, else by size and rank count), builds
+ * each launch's struct hcoll_args and, for reductions the data plane cannot do, alternates
+ * exchange rounds with compute launches. Everything is queued on the user's stream. */
+#include "coll.h"
+
+#include <string.h>
+
+#include "common/log.h"
+
+#define SMALL_BYTES (256u << 10) /* at or below: mesh one-shot (fewest steps) */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static bool pow2(uint32_t n)
+{
+    return (n & (n - 1)) == 0;
+}
+
+static void args_init(struct hcoll_args *a, const struct emu_coll_op *op,
+                      const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
+{
+    memset(a, 0, sizeof(*a));
+    a->engine = engine;
+    a->recv_mode = mode;
+    a->dtype = op->dtype;
+    a->op = op->op;
+    a->esz = op->esz;
+    a->slot = emu_coll_slot(st);
+    a->in = op->in;
+    a->out = op->out;
+}
+
+static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
+                            const struct emu_coll_op *op, const struct hcoll_pair *pairs,
+                            uint8_t *in, uint8_t *out, uint32_t mode)
+{
+    struct hcoll_args a;
+
+    args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
+    a.in = in;
+    a.out = out;
+    memcpy(a.pairs, pairs, sizeof(a.pairs));
+    return emu_coll_launch_run(st, stream, &a, op->fn);
+}
+
+static uint64_t pair_rounds(const struct hcoll_pair *p, uint64_t slot)
+{
+    return ceil_div(p->send_len > p->recv_len ? p->send_len : p->recv_len, slot);
+}
+
+/* Reductions the data plane refuses: per round, one exchange launch that leaves every
+ * peer's part in the HCCL buffer, then one compute launch that reduces in rank order. */
+static emu_status reduce_by_compute(struct emu_coll_state *st, aclrtStream stream,
+                                    const struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint64_t slot = emu_coll_slot(st), rounds = 0;
+    const struct hcoll_pair *mine = &op->pairs[me];
+    emu_status s;
+
+    for (uint32_t p = 0; p < n; p++)
+        if (p != me && pair_rounds(&op->pairs[p], slot) > rounds)
+            rounds = pair_rounds(&op->pairs[p], slot);
+    for (uint64_t k = 0; k < rounds; k++) {
+        struct hcoll_args a;
+        args_init(&a, op, st, HCOLL_ENGINE_PAIRS, HCOLL_RECV_KEEP);
+        memcpy(a.pairs, op->pairs, sizeof(a.pairs));
+        a.round_first = (uint32_t)k;
+        if ((s = emu_coll_launch_run(st, stream, &a, op->fn)) != EMU_OK)
+            return s;
+        uint64_t off = k * slot;
+        if (off >= mine->recv_len)
+            continue;
+        struct hcoll_compute_args c = {.dtype = op->dtype, .op = op->op, .nsrc = n};
+        uint64_t len = mine->recv_len - off < slot ? mine->recv_len - off : slot;
+        c.count = len / op->esz;
+        c.dst = op->out + mine->recv_off + off;
+        for (uint32_t q = 0; q < n; q++)
+            c.src[q] = q == me ? op->in + mine->send_off + off : emu_coll_buf(st) + q * slot;
+        if ((s = emu_coll_launch_compute(st, stream, &c, op->fn)) != EMU_OK)
+            return s;
+    }
+    return EMU_OK;
+}
+
+/* A mesh reduction (pairs already planned): in the kernel, or by compute launches. */
+static emu_status mesh_reduce(struct emu_coll_state *st, aclrtStream stream,
+                              const struct emu_coll_op *op)
+{
+    if (!emu_coll_prim_reducible(op->dtype, op->op))
+        return reduce_by_compute(st, stream, op);
+    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE);
+}
+
+/* Block b of n nearly equal blocks of `count` elements: byte offset and length. */
+static void block(uint64_t count, uint32_t n, uint32_t b, uint32_t esz, uint64_t *off,
+                  uint64_t *len)
+{
+    uint64_t per = ceil_div(count, n), lo = per * b, hi = per * (b + 1);
+
+    lo = lo < count ? lo : count;
+    hi = hi < count ? hi : count;
+    *off = lo * esz;
+    *len = (hi - lo) * esz;
+}
+
+static enum emu_coll_algo pick(const struct emu_coll_op *op, uint32_t n, uint64_t bytes)
+{
+    enum emu_coll_algo a = emu_coll_algo_setting(op->kind);
+
+    if (a != EMU_ALGO_DEFAULT)
+        return a;
+    if (bytes <= SMALL_BYTES || n <= 2)
+        return EMU_ALGO_MESH;
+    switch (op->kind) {
+    case EMU_COLL_ALLREDUCE: return pow2(n) ? EMU_ALGO_RHD : EMU_ALGO_TWOSHOT;
+    case EMU_COLL_ALLGATHER: return EMU_ALGO_MESH;
+    case EMU_COLL_BROADCAST: return EMU_ALGO_TWOSHOT;
+    default: return EMU_ALGO_MESH;
+    }
+}
+
+/* Two-shot allreduce: mesh reduce-scatter of n blocks, then mesh allgather of the blocks. */
+static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream stream,
+                                    const struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    struct hcoll_pair rs[HCOLL_MAX_RANKS], ag[HCOLL_MAX_RANKS];
+    uint64_t moff, mlen;
+    emu_status s;
+
+    memset(rs, 0, sizeof(rs));
+    memset(ag, 0, sizeof(ag));
+    block(op->count, n, me, op->esz, &moff, &mlen);
+    for (uint32_t p = 0; p < n; p++) {
+        uint64_t off, len;
+        block(op->count, n, p, op->esz, &off, &len);
+        rs[p] = (struct hcoll_pair){off, len, moff, mlen};
+        ag[p] = (struct hcoll_pair){moff, mlen, off, len};
+    }
+    if ((s = run_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE)) != EMU_OK)
+        return s;
+    return run_pairs(st, stream, op, ag, op->out, op->out, HCOLL_RECV_COPY);
+}
+
+static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
+                            struct emu_coll_op *op)
+{
+    uint32_t n = emu_coll_size(st);
+    uint64_t bytes = op->count * op->esz;
+    struct hcoll_args a;
+
+    for (uint32_t p = 0; p < n; p++)
+        op->pairs[p] = (struct hcoll_pair){0, bytes, 0, bytes};
+    if (n == 1)
+        return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+    if (!emu_coll_prim_reducible(op->dtype, op->op))
+        return reduce_by_compute(st, stream, op);
+    enum emu_coll_algo algo = pick(op, n, bytes);
+    if (algo == EMU_ALGO_RHD && !pow2(n))
+        algo = EMU_ALGO_RING; /* halving-doubling needs a power of two */
+    switch (algo) {
+    case EMU_ALGO_TWOSHOT:
+        return allreduce_twoshot(st, stream, op);
+    case EMU_ALGO_RING:
+    case EMU_ALGO_RHD:
+        args_init(&a, op, st, algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
+                  HCOLL_RECV_COPY);
+        a.count = op->count;
+        return emu_coll_launch_run(st, stream, &a, op->fn);
+    default:
+        return mesh_reduce(st, stream, op);
+    }
+}
+
+static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
+                            struct emu_coll_op *op)
+{
+    uint32_t n = emu_coll_size(st);
+    uint64_t bytes = op->count * op->esz;
+    struct hcoll_args a;
+
+    enum emu_coll_algo algo = pick(op, n, bytes * n);
+    if (algo == EMU_ALGO_RHD && !pow2(n))
+        algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
+    if ((algo == EMU_ALGO_RING || algo == EMU_ALGO_RHD) && n > 1) {
+        args_init(&a, op, st, algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AG : HCOLL_ENGINE_RHD_AG,
+                  HCOLL_RECV_COPY);
+        a.count = op->count;
+        return emu_coll_launch_run(st, stream, &a, op->fn);
+    }
+    for (uint32_t p = 0; p < n; p++)
+        op->pairs[p] = (struct hcoll_pair){0, bytes, p * bytes, bytes};
+    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+}
+
+/* Reduce-scatter: mesh (planned by the caller), or a ring when asked for and not in place. */
+static emu_status reduce_scatter(struct emu_coll_state *st, aclrtStream stream,
+                                 struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint64_t bytes = op->count * op->esz;
+    bool in_place = op->out == op->in + me * bytes;
+    struct hcoll_args a;
+
+    if (n > 1 && !in_place && emu_coll_prim_reducible(op->dtype, op->op) &&
+        pick(op, n, bytes * n) == EMU_ALGO_RING) {
+        args_init(&a, op, st, HCOLL_ENGINE_RING_RS, HCOLL_RECV_COPY);
+        a.count = op->count;
+        return emu_coll_launch_run(st, stream, &a, op->fn);
+    }
+    if (n > 1)
+        return mesh_reduce(st, stream, op);
+    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+}
+
+/* Broadcast two-shot: the root scatters n blocks, then an in-place allgather of them. */
+static emu_status broadcast_twoshot(struct emu_coll_state *st, aclrtStream stream,
+                                    const struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    struct hcoll_pair sc[HCOLL_MAX_RANKS], ag[HCOLL_MAX_RANKS];
+    uint64_t moff, mlen;
+    emu_status s;
+
+    memset(sc, 0, sizeof(sc));
+    memset(ag, 0, sizeof(ag));
+    block(op->count, n, me, op->esz, &moff, &mlen);
+    for (uint32_t p = 0; p < n; p++) {
+        uint64_t off, len;
+        block(op->count, n, p, op->esz, &off, &len);
+        if (me == op->root && p != me)
+            sc[p] = (struct hcoll_pair){off, len, 0, 0};
+        else if (p == op->root && p != me)
+            sc[p] = (struct hcoll_pair){0, 0, moff, mlen};
+        ag[p] = (struct hcoll_pair){moff, mlen, off, len};
+    }
+    if ((s = run_pairs(st, stream, op, sc, op->in, op->out, HCOLL_RECV_COPY)) != EMU_OK)
+        return s;
+    return run_pairs(st, stream, op, ag, op->out, op->out, HCOLL_RECV_COPY);
+}
+
+static emu_status broadcast(struct emu_coll_state *st, aclrtStream stream,
+                            struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint64_t bytes = op->count * op->esz;
+
+    if (n > 1 && pick(op, n, bytes) == EMU_ALGO_TWOSHOT)
+        return broadcast_twoshot(st, stream, op);
+    memset(op->pairs, 0, sizeof(op->pairs));
+    for (uint32_t p = 0; p < n; p++) {
+        if (p == me)
+            continue;
+        if (me == op->root)
+            op->pairs[p] = (struct hcoll_pair){0, bytes, 0, 0};
+        else if (p == op->root)
+            op->pairs[p] = (struct hcoll_pair){0, 0, 0, bytes};
+    }
+    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+}
+
+/* Barrier: one 8-byte token with every peer, staged in my own (never written) slot. */
+static emu_status barrier(struct emu_coll_state *st, aclrtStream stream, struct emu_coll_op *op)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint8_t *mine = emu_coll_buf(st) + me * emu_coll_slot(st);
+
+    if (emu_coll_slot(st) < 8u * (n + 1)) /* always true: slots are >= HCOLL_ALIGN */
+        return EMU_EINTERNAL;
+    memset(op->pairs, 0, sizeof(op->pairs));
+    for (uint32_t p = 0; p < n; p++)
+        if (p != me)
+            op->pairs[p] = (struct hcoll_pair){0, 8, 8u * (p + 1), 8};
+    op->esz = 1;
+    return run_pairs(st, stream, op, op->pairs, mine, mine, HCOLL_RECV_COPY);
+}
+
+emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_op *op)
+{
+    struct emu_coll_state *st;
+    emu_status s;
+
+    if ((s = emu_coll_state_get(comm, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
+        return s;
+    switch (op->kind) {
+    case EMU_COLL_ALLREDUCE:
+        return allreduce(st, stream, op);
+    case EMU_COLL_ALLGATHER:
+        return allgather(st, stream, op);
+    case EMU_COLL_BROADCAST:
+        return broadcast(st, stream, op);
+    case EMU_COLL_BARRIER:
+        return barrier(st, stream, op);
+    case EMU_COLL_REDUCE_SCATTER:
+        return reduce_scatter(st, stream, op);
+    default:
+        if (op->reduce && emu_coll_size(st) > 1)
+            return mesh_reduce(st, stream, op);
+        return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+    }
+}

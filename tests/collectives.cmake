@@ -1,0 +1,31 @@
+# The built-in collectives (host/hccl/api_coll.c, coll_*.c, collectives/): every operator,
+# data type and reduce op at 1, 2, 3, 5 and 8 rank threads, bad arguments; then the
+# algorithm-sensitive operators once per HCEMU_ALGO setting; ranks as processes through the
+# hccl_test tools under hcemu-run (tools/hccl_test/hccl_test.cmake).
+emu_add_test(collectives SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collectives.c
+             ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c
+             LIBS hcemu hcemu_common TIMEOUT 300 ENV "HCEMU_LOG_LEVEL=warn")
+foreach(algo mesh ring rhd twoshot)
+    add_test(NAME collectives_${algo} COMMAND test_collectives)
+    set_tests_properties(collectives_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
+        "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo},reducescatter:${algo}")
+endforeach()
+# Ranks as processes: the hccl_test tools under hcemu-run, checking every row.
+foreach(tool all_reduce_test reduce_scatter_test alltoallv_test send_recv_test)
+    add_test(NAME collectives_procs_${tool} COMMAND $<TARGET_FILE:hcemu-run> -n 3 --
+             $<TARGET_FILE:${tool}> -b 1K -e 2M -f 32 -n 2 -w 1 -d int32 -o max -c 1)
+    set_tests_properties(collectives_procs_${tool} PROPERTIES TIMEOUT 300
+        ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
+        PASS_REGULAR_EXPRESSION "success")
+endforeach()
+add_test(NAME collectives_procs_prod COMMAND $<TARGET_FILE:hcemu-run> -n 5 --
+         $<TARGET_FILE:reduce_test> -b 64 -e 64K -f 16 -n 2 -w 1 -d fp16 -o prod -r 4 -c 1)
+set_tests_properties(collectives_procs_prod PROPERTIES TIMEOUT 300
+    ENVIRONMENT "HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
+foreach(tool all_gather_test broadcast_test alltoall_test scatter_test)
+    add_test(NAME collectives_threads_${tool} COMMAND $<TARGET_FILE:${tool}> -t 5 -b 8 -e 1M
+             -f 64 -n 2 -w 1 -d uint8 -r 2 -c 1 -B 1)
+    set_tests_properties(collectives_threads_${tool} PROPERTIES TIMEOUT 300
+        ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
+        PASS_REGULAR_EXPRESSION "success")
+endforeach()

@@ -1,0 +1,803 @@
+/* test_collectives.c - the built-in collectives of hccl.h against a host reference: every
+ * operator at 1, 2, 3, 5 and 8 ranks (threads), every data type and reduce op for the
+ * reductions, in-place forms, counts not divisible by the rank count, zero counts, a size
+ * that needs several rounds of the HCCL buffer (HCCL_BUFFSIZE=1), groups and bad arguments.
+ * TEST_COLL_QUICK=1 runs only the algorithm-sensitive operators (ctest runs it once per
+ * HCEMU_ALGO setting). */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <acl/acl.h>
+#include <hccl/hccl.h>
+
+#include "test_comm_util.h"
+
+static char job[CU_PATH];
+static bool quick;
+
+static const HcclDataType all_types[] = {
+    HCCL_DATA_TYPE_INT8,   HCCL_DATA_TYPE_INT16,  HCCL_DATA_TYPE_INT32, HCCL_DATA_TYPE_INT64,
+    HCCL_DATA_TYPE_UINT8,  HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_UINT64,
+    HCCL_DATA_TYPE_FP16,   HCCL_DATA_TYPE_BFP16,  HCCL_DATA_TYPE_FP32,  HCCL_DATA_TYPE_FP64,
+};
+static const HcclReduceOp all_ops[] = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX,
+                                       HCCL_REDUCE_MIN};
+
+/* ---- typed values (all test values are small integers, exact in every type) --------------- */
+
+static size_t esz(HcclDataType t)
+{
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8:
+    case HCCL_DATA_TYPE_UINT8: return 1;
+    case HCCL_DATA_TYPE_INT16:
+    case HCCL_DATA_TYPE_UINT16:
+    case HCCL_DATA_TYPE_FP16:
+    case HCCL_DATA_TYPE_BFP16: return 2;
+    case HCCL_DATA_TYPE_INT32:
+    case HCCL_DATA_TYPE_UINT32:
+    case HCCL_DATA_TYPE_FP32: return 4;
+    default: return 8;
+    }
+}
+
+static bool is_signed(HcclDataType t)
+{
+    return t != HCCL_DATA_TYPE_UINT8 && t != HCCL_DATA_TYPE_UINT16 &&
+           t != HCCL_DATA_TYPE_UINT32 && t != HCCL_DATA_TYPE_UINT64;
+}
+
+static uint16_t f2h(float f) /* exact small integers only */
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffff) == 0)
+        return (uint16_t)(x >> 16);
+    uint32_t e = ((x >> 23) & 0xff) - 127 + 15;
+    return (uint16_t)(((x >> 16) & 0x8000) | (e << 10) | ((x >> 13) & 0x3ff));
+}
+
+static float h2f(uint16_t h)
+{
+    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
+    float f;
+    if (e == 0)
+        x = (uint32_t)(h & 0x8000) << 16; /* zero (no subnormals in the test values) */
+    else
+        x = ((uint32_t)(h & 0x8000) << 16) | ((e - 15 + 127) << 23) | (m << 13);
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static void put(void *buf, HcclDataType t, uint64_t i, double v)
+{
+    uint8_t *p = (uint8_t *)buf + i * esz(t);
+    float f = (float)v;
+    uint32_t fb;
+    uint16_t h;
+
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
+    case HCCL_DATA_TYPE_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
+    case HCCL_DATA_TYPE_INT16: { int16_t x = (int16_t)(int64_t)v; memcpy(p, &x, 2); } break;
+    case HCCL_DATA_TYPE_UINT16: { uint16_t x = (uint16_t)(int64_t)v; memcpy(p, &x, 2); } break;
+    case HCCL_DATA_TYPE_INT32: { int32_t x = (int32_t)(int64_t)v; memcpy(p, &x, 4); } break;
+    case HCCL_DATA_TYPE_UINT32: { uint32_t x = (uint32_t)(int64_t)v; memcpy(p, &x, 4); } break;
+    case HCCL_DATA_TYPE_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); } break;
+    case HCCL_DATA_TYPE_UINT64: { uint64_t x = (uint64_t)(int64_t)v; memcpy(p, &x, 8); } break;
+    case HCCL_DATA_TYPE_FP32: memcpy(p, &f, 4); break;
+    case HCCL_DATA_TYPE_FP64: memcpy(p, &v, 8); break;
+    case HCCL_DATA_TYPE_FP16: h = f2h(f); memcpy(p, &h, 2); break;
+    default: memcpy(&fb, &f, 4); h = (uint16_t)(fb >> 16); memcpy(p, &h, 2); break;
+    }
+}
+
+static double get(const void *buf, HcclDataType t, uint64_t i)
+{
+    const uint8_t *p = (const uint8_t *)buf + i * esz(t);
+    union { int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+            int64_t i64; uint64_t u64; float f; double d; } u;
+
+    memcpy(&u, p, esz(t));
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8: return u.i8;
+    case HCCL_DATA_TYPE_UINT8: return u.u8;
+    case HCCL_DATA_TYPE_INT16: return u.i16;
+    case HCCL_DATA_TYPE_UINT16: return u.u16;
+    case HCCL_DATA_TYPE_INT32: return u.i32;
+    case HCCL_DATA_TYPE_UINT32: return u.u32;
+    case HCCL_DATA_TYPE_INT64: return (double)u.i64;
+    case HCCL_DATA_TYPE_UINT64: return (double)u.u64;
+    case HCCL_DATA_TYPE_FP32: return u.f;
+    case HCCL_DATA_TYPE_FP64: return u.d;
+    case HCCL_DATA_TYPE_FP16: return h2f(u.u16);
+    default: { uint32_t x = (uint32_t)u.u16 << 16; float f; memcpy(&f, &x, 4); return f; }
+    }
+}
+
+/* The value rank r contributes at element i: 1 or 2 for PROD, -2..2 (0..4 unsigned) else. */
+static double value(HcclDataType t, HcclReduceOp op, uint32_t r, uint64_t i)
+{
+    if (op == HCCL_REDUCE_PROD)
+        return 1 + (double)((r * 7 + i) % 2);
+    return (double)((r * 7 + i * 3) % 5) - (is_signed(t) ? 2 : 0);
+}
+
+static double apply(HcclReduceOp op, double a, double b)
+{
+    switch (op) {
+    case HCCL_REDUCE_SUM: return a + b + 0.0;
+    case HCCL_REDUCE_PROD: return a * b;
+    case HCCL_REDUCE_MAX: return a > b ? a : b;
+    default: return a < b ? a : b;
+    }
+}
+
+/* Reduced value over n ranks, wrapped to the type like the device does (via put/get). */
+static double reduced(HcclDataType t, HcclReduceOp op, uint32_t n, uint64_t i)
+{
+    double acc = value(t, op, 0, i);
+    uint8_t tmp[8];
+
+    for (uint32_t r = 1; r < n; r++)
+        acc = apply(op, acc, value(t, op, r, i));
+    put(tmp, t, 0, acc);
+    return get(tmp, t, 0);
+}
+
+/* ---- device buffers ------------------------------------------------------------------------ */
+
+struct dbuf {
+    void *d;
+    uint8_t *h;
+    uint64_t bytes;
+};
+
+static void dalloc(struct cu_rank *r, struct dbuf *b, uint64_t bytes)
+{
+    b->bytes = bytes ? bytes : 8;
+    CU_CHECK(r, aclrtMalloc(&b->d, b->bytes, ACL_MEM_MALLOC_HUGE_ONLY) == ACL_SUCCESS);
+    b->h = calloc(1, b->bytes);
+}
+
+static void dfree(struct dbuf *b)
+{
+    aclrtFree(b->d);
+    free(b->h);
+}
+
+static void upload(struct cu_rank *r, struct dbuf *b)
+{
+    CU_CHECK(r, aclrtMemcpy(b->d, b->bytes, b->h, b->bytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0);
+}
+
+static void download(struct cu_rank *r, struct dbuf *b)
+{
+    CU_CHECK(r, aclrtMemcpy(b->h, b->bytes, b->d, b->bytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0);
+}
+
+static void poison(struct cu_rank *r, struct dbuf *b)
+{
+    CU_CHECK(r, aclrtMemset(b->d, b->bytes, 0x5a, b->bytes) == ACL_SUCCESS);
+}
+
+/* Compares n elements of `got` at `off` with `want(i)`; reports the first difference. */
+static void expect_elems(struct cu_rank *r, const char *what, HcclDataType t, const void *got,
+                         uint64_t n, double (*want)(void *, uint64_t), void *ctx)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        double g = get(got, t, i), w = want(ctx, i);
+        if (g != w) {
+            fprintf(stderr, "rank %d/%d: %s type %d: element %llu is %g, want %g\n", r->rank, r->n,
+                    what, (int)t, (unsigned long long)i, g, w);
+            r->failures++;
+            return;
+        }
+    }
+}
+
+struct body {
+    aclrtStream stream;
+    uint64_t count; /* elements per case */
+};
+
+static void sync(struct cu_rank *r, aclrtStream s)
+{
+    aclError e = aclrtSynchronizeStream(s);
+    if (e != ACL_SUCCESS)
+        fprintf(stderr, "rank %d: aclrtSynchronizeStream: %d\n", r->rank, e);
+    CU_CHECK(r, e == ACL_SUCCESS);
+}
+
+/* ---- the reductions ------------------------------------------------------------------------ */
+
+struct red_ctx {
+    HcclDataType t;
+    HcclReduceOp op;
+    uint32_t n;
+    uint64_t base;
+};
+
+static double want_reduced(void *p, uint64_t i)
+{
+    const struct red_ctx *c = p;
+    return reduced(c->t, c->op, c->n, c->base + i);
+}
+
+static void fill(struct dbuf *b, HcclDataType t, HcclReduceOp op, uint32_t rank, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        put(b->h, t, i, value(t, op, rank, i));
+}
+
+static void allreduce_case(struct cu_rank *r, aclrtStream s, HcclDataType t, HcclReduceOp op,
+                           uint64_t count, bool in_place)
+{
+    struct dbuf in, out;
+    struct red_ctx c = {t, op, (uint32_t)r->n, 0};
+
+    dalloc(r, &in, count * esz(t));
+    dalloc(r, &out, count * esz(t));
+    fill(&in, t, op, (uint32_t)r->rank, count);
+    upload(r, &in);
+    poison(r, &out);
+    HcclResult rc = HcclAllReduce(in.d, in_place ? in.d : out.d, count, t, op, r->comm, s);
+    CU_CHECK(r, rc == HCCL_SUCCESS);
+    sync(r, s);
+    struct dbuf *res = in_place ? &in : &out;
+    download(r, res);
+    expect_elems(r, in_place ? "allreduce in place" : "allreduce", t, res->h, count, want_reduced,
+                 &c);
+    dfree(&in);
+    dfree(&out);
+}
+
+static void reduce_scatter_case(struct cu_rank *r, aclrtStream s, HcclDataType t,
+                                HcclReduceOp op, uint64_t count, bool in_place)
+{
+    struct dbuf in, out;
+    uint32_t n = (uint32_t)r->n;
+    uint64_t mine = (uint64_t)r->rank * count * esz(t);
+    struct red_ctx c = {t, op, n, (uint64_t)r->rank * count};
+
+    dalloc(r, &in, count * n * esz(t));
+    dalloc(r, &out, count * esz(t));
+    fill(&in, t, op, (uint32_t)r->rank, count * n);
+    upload(r, &in);
+    poison(r, &out);
+    void *dst = in_place ? (uint8_t *)in.d + mine : out.d;
+    CU_CHECK(r, HcclReduceScatter(in.d, dst, count, t, op, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, in_place ? &in : &out);
+    expect_elems(r, in_place ? "reduce_scatter in place" : "reduce_scatter", t,
+                 in_place ? in.h + mine : out.h, count, want_reduced, &c);
+    dfree(&in);
+    dfree(&out);
+}
+
+static void reduce_case(struct cu_rank *r, aclrtStream s, HcclDataType t, HcclReduceOp op,
+                        uint64_t count, uint32_t root)
+{
+    struct dbuf in, out;
+    struct red_ctx c = {t, op, (uint32_t)r->n, 0};
+
+    dalloc(r, &in, count * esz(t));
+    dalloc(r, &out, count * esz(t));
+    fill(&in, t, op, (uint32_t)r->rank, count);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclReduce(in.d, out.d, count, t, op, root, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    if ((uint32_t)r->rank == root) {
+        download(r, &out);
+        expect_elems(r, "reduce", t, out.h, count, want_reduced, &c);
+    }
+    dfree(&in);
+    dfree(&out);
+}
+
+static void reduce_scatter_v_case(struct cu_rank *r, aclrtStream s, HcclDataType t,
+                                  HcclReduceOp op)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t counts[64], displs[64], total = 0;
+    struct dbuf in, out;
+
+    for (uint32_t p = 0; p < n; p++) { /* rank p gets 3p+1 elements, with a gap of 2 */
+        counts[p] = 3 * p + 1;
+        displs[p] = total;
+        total += counts[p] + 2;
+    }
+    struct red_ctx c = {t, op, n, displs[me]};
+    dalloc(r, &in, total * esz(t));
+    dalloc(r, &out, counts[me] * esz(t));
+    fill(&in, t, op, me, total);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclReduceScatterV(in.d, counts, displs, out.d, counts[me], t, op, r->comm, s) ==
+                    HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_elems(r, "reduce_scatter_v", t, out.h, counts[me], want_reduced, &c);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* ---- the moving operators: element value = 1000 * source rank + index (int32) ------------- */
+
+static double src_val(uint32_t rank, uint64_t i)
+{
+    return (double)(1000 * rank + i % 1000);
+}
+
+struct mv_ctx {
+    uint32_t n;
+    uint64_t count;
+    uint32_t root;
+    const uint64_t *displs;
+};
+
+static double want_gathered(void *p, uint64_t i)
+{
+    const struct mv_ctx *c = p;
+    return src_val((uint32_t)(i / c->count), i % c->count);
+}
+
+static double want_root(void *p, uint64_t i)
+{
+    const struct mv_ctx *c = p;
+    return src_val(c->root, i);
+}
+
+static void fill_src(struct dbuf *b, uint32_t rank, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        put(b->h, HCCL_DATA_TYPE_INT32, i, src_val(rank, i));
+}
+
+static void allgather_case(struct cu_rank *r, aclrtStream s, uint64_t count, bool in_place)
+{
+    const HcclDataType t = HCCL_DATA_TYPE_INT32;
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    struct dbuf in, out;
+    struct mv_ctx c = {n, count, 0, NULL};
+
+    dalloc(r, &in, count * 4);
+    dalloc(r, &out, count * n * 4);
+    poison(r, &out);
+    fill_src(&in, me, count);
+    upload(r, &in);
+    void *send = in.d;
+    if (in_place) {
+        send = (uint8_t *)out.d + me * count * 4;
+        CU_CHECK(r, aclrtMemcpy(send, count * 4, in.h, count * 4, ACL_MEMCPY_HOST_TO_DEVICE) == 0);
+    }
+    CU_CHECK(r, HcclAllGather(send, out.d, count, t, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_elems(r, in_place ? "allgather in place" : "allgather", t, out.h, count * n,
+                 want_gathered, &c);
+    dfree(&in);
+    dfree(&out);
+}
+
+static void broadcast_case(struct cu_rank *r, aclrtStream s, uint64_t count, uint32_t root)
+{
+    struct dbuf b;
+    struct mv_ctx c = {(uint32_t)r->n, count, root, NULL};
+
+    dalloc(r, &b, count * 4);
+    poison(r, &b);
+    if ((uint32_t)r->rank == root) {
+        fill_src(&b, root, count);
+        upload(r, &b);
+    }
+    CU_CHECK(r, HcclBroadcast(b.d, count, HCCL_DATA_TYPE_INT32, root, r->comm, s) ==
+                    HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &b);
+    expect_elems(r, "broadcast", HCCL_DATA_TYPE_INT32, b.h, count, want_root, &c);
+    dfree(&b);
+}
+
+static double want_scattered(void *p, uint64_t i)
+{
+    const struct mv_ctx *c = p;
+    return src_val(c->root, c->count + i); /* count = my block's first index here */
+}
+
+static void scatter_case(struct cu_rank *r, aclrtStream s, uint64_t count, uint32_t root)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    struct dbuf in, out;
+    struct mv_ctx c = {n, me * count, root, NULL};
+
+    dalloc(r, &in, count * n * 4);
+    dalloc(r, &out, count * 4);
+    poison(r, &out);
+    fill_src(&in, root, count * n);
+    upload(r, &in);
+    CU_CHECK(r, HcclScatter(me == root ? in.d : NULL, out.d, count, HCCL_DATA_TYPE_INT32, root,
+                            r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_elems(r, "scatter", HCCL_DATA_TYPE_INT32, out.h, count, want_scattered, &c);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* Alltoall family: rank p sends (p+q)%3+1 elements (count 1: `count`) to rank q; element j
+ * of that message is 1000*p + 10*q + j. */
+static uint64_t a2a_len(uint32_t p, uint32_t q, uint64_t fixed)
+{
+    return fixed ? fixed : (p + q) % 3 + 1 + (p == q ? 0 : q % 2 * 5);
+}
+
+static void alltoall_variant(struct cu_rank *r, aclrtStream s, int variant, uint64_t fixed)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t sc[64], sd[64], rc[64], rd[64], st = 0, rt = 0, matrix[64 * 64];
+    struct dbuf in, out;
+
+    for (uint32_t q = 0; q < n; q++) {
+        sc[q] = a2a_len(me, q, fixed);
+        rc[q] = a2a_len(q, me, fixed);
+        sd[q] = st;
+        rd[q] = rt;
+        st += sc[q];
+        rt += rc[q];
+        for (uint32_t p = 0; p < n; p++)
+            matrix[p * n + q] = a2a_len(p, q, fixed);
+    }
+    dalloc(r, &in, st * 4);
+    dalloc(r, &out, rt * 4);
+    poison(r, &out);
+    for (uint32_t q = 0; q < n; q++)
+        for (uint64_t j = 0; j < sc[q]; j++)
+            put(in.h, HCCL_DATA_TYPE_INT32, sd[q] + j, 1000.0 * me + 10 * q + (double)j);
+    upload(r, &in);
+    HcclResult rc_ = variant == 0   ? HcclAlltoAll(in.d, fixed, HCCL_DATA_TYPE_INT32, out.d, fixed,
+                                                   HCCL_DATA_TYPE_INT32, r->comm, s)
+                     : variant == 1 ? HcclAlltoAllV(in.d, sc, sd, HCCL_DATA_TYPE_INT32, out.d, rc,
+                                                    rd, HCCL_DATA_TYPE_INT32, r->comm, s)
+                                    : HcclAlltoAllVC(in.d, matrix, HCCL_DATA_TYPE_INT32, out.d,
+                                                     HCCL_DATA_TYPE_INT32, r->comm, s);
+    CU_CHECK(r, rc_ == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    for (uint32_t p = 0; p < n; p++)
+        for (uint64_t j = 0; j < rc[p]; j++) {
+            double g = get(out.h, HCCL_DATA_TYPE_INT32, rd[p] + j);
+            if (g != 1000.0 * p + 10 * me + (double)j) {
+                fprintf(stderr, "rank %u: alltoall variant %d: from %u element %llu is %g\n", me,
+                        variant, p, (unsigned long long)j, g);
+                r->failures++;
+                p = n;
+                break;
+            }
+        }
+    dfree(&in);
+    dfree(&out);
+}
+
+static void allgatherv_case(struct cu_rank *r, aclrtStream s)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t counts[64], displs[64], total = 0;
+    struct dbuf in, out;
+
+    for (uint32_t p = 0; p < n; p++) {
+        counts[p] = 2 * p + 1;
+        displs[p] = total + 1; /* a hole before each block */
+        total += counts[p] + 1;
+    }
+    dalloc(r, &in, counts[me] * 4);
+    dalloc(r, &out, total * 4);
+    poison(r, &out);
+    fill_src(&in, me, counts[me]);
+    upload(r, &in);
+    CU_CHECK(r, HcclAllGatherV(in.d, counts[me], out.d, counts, displs, HCCL_DATA_TYPE_INT32,
+                               r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    for (uint32_t p = 0; p < n; p++)
+        for (uint64_t j = 0; j < counts[p]; j++)
+            if (get(out.h, HCCL_DATA_TYPE_INT32, displs[p] + j) != src_val(p, j)) {
+                fprintf(stderr, "rank %u: allgatherv from %u element %llu wrong\n", me, p,
+                        (unsigned long long)j);
+                r->failures++;
+                return;
+            }
+    dfree(&in);
+    dfree(&out);
+}
+
+/* A ring of sends and receives in a group (would deadlock as plain calls), then a
+ * BatchSendRecv the other way round, then plain Send/Recv between ranks 0 and n-1. */
+static void p2p_case(struct cu_rank *r, aclrtStream s, uint64_t count)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank, right = (me + 1) % n,
+             left = (me + n - 1) % n;
+    struct dbuf in, out;
+    struct mv_ctx c = {n, count, left, NULL};
+
+    if (n < 2)
+        return;
+    dalloc(r, &in, count * 4);
+    dalloc(r, &out, count * 4);
+    fill_src(&in, me, count);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclGroupStart() == HCCL_SUCCESS);
+    CU_CHECK(r, HcclSend(in.d, count, HCCL_DATA_TYPE_INT32, right, r->comm, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclRecv(out.d, count, HCCL_DATA_TYPE_INT32, left, r->comm, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclGroupEnd() == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_elems(r, "group send/recv", HCCL_DATA_TYPE_INT32, out.h, count, want_root, &c);
+    HcclSendRecvItem items[2] = {{HCCL_SEND, in.d, count, HCCL_DATA_TYPE_INT32, left},
+                                 {HCCL_RECV, out.d, count, HCCL_DATA_TYPE_INT32, right}};
+    poison(r, &out);
+    CU_CHECK(r, HcclBatchSendRecv(items, 2, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    c.root = right;
+    expect_elems(r, "batch send/recv", HCCL_DATA_TYPE_INT32, out.h, count, want_root, &c);
+    if (me == 0)
+        CU_CHECK(r, HcclSend(in.d, count, HCCL_DATA_TYPE_INT32, n - 1, r->comm, s) == 0);
+    if (me == n - 1) {
+        poison(r, &out);
+        CU_CHECK(r, HcclRecv(out.d, count, HCCL_DATA_TYPE_INT32, 0, r->comm, s) == 0);
+        sync(r, s);
+        download(r, &out);
+        c.root = 0;
+        expect_elems(r, "send/recv", HCCL_DATA_TYPE_INT32, out.h, count, want_root, &c);
+    }
+    sync(r, s);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* Every type moves its bytes unchanged: allgather, alltoall and broadcast of 7 elements. */
+static void typed_moves_case(struct cu_rank *r, aclrtStream s, HcclDataType t)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t cnt = 7, b = cnt * esz(t);
+    struct dbuf in, out;
+
+    dalloc(r, &in, b * n);
+    dalloc(r, &out, b * n);
+    for (uint64_t i = 0; i < b * n; i++)
+        in.h[i] = (uint8_t)(me * 37 + i);
+    upload(r, &in);
+    for (int op = 0; op < 3; op++) {
+        poison(r, &out);
+        HcclResult rc = op == 0 ? HcclAllGather(in.d, out.d, cnt, t, r->comm, s)
+                        : op == 1 ? HcclAlltoAll(in.d, cnt, t, out.d, cnt, t, r->comm, s)
+                                  : HcclBroadcast(in.d, cnt * n, t, 0, r->comm, s);
+        CU_CHECK(r, rc == HCCL_SUCCESS);
+        sync(r, s);
+        download(r, op == 2 ? &in : &out);
+        for (uint64_t i = 0; i < b * n; i++) {
+            uint64_t src = op == 2 ? 0 : i / b, idx = op == 1 ? me * b + i % b : i % b;
+            if (op == 2)
+                idx = i;
+            uint8_t want = (uint8_t)(src * 37 + idx);
+            if ((op == 2 ? in.h[i] : out.h[i]) != want) {
+                fprintf(stderr, "rank %u: type %d op %d byte %llu wrong\n", me, (int)t, op,
+                        (unsigned long long)i);
+                r->failures++;
+                break;
+            }
+        }
+    }
+    dfree(&in);
+    dfree(&out);
+}
+
+/* ---- bodies ---------------------------------------------------------------------------------- */
+
+static void algo_body(struct cu_rank *r)
+{
+    aclrtStream s;
+    uint32_t n = (uint32_t)r->n;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    for (size_t k = 0; k < 3; k++) {
+        uint64_t count = k == 0 ? 37 : k == 1 ? 4099 + n : 300001; /* 1.2 MB: several rounds */
+        allreduce_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, count, false);
+        allreduce_case(r, s, HCCL_DATA_TYPE_INT16, HCCL_REDUCE_MAX, count, true);
+        allgather_case(r, s, count, k == 1);
+        broadcast_case(r, s, count, n - 1);
+        reduce_scatter_case(r, s, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM, count / 4 + 1, k == 0);
+    }
+    CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    aclrtDestroyStream(s);
+}
+
+static void full_body(struct cu_rank *r)
+{
+    aclrtStream s;
+    uint32_t n = (uint32_t)r->n;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+        for (size_t o = 0; o < sizeof(all_ops) / sizeof(all_ops[0]); o++) {
+            allreduce_case(r, s, all_types[t], all_ops[o], 29, o == 2);
+            reduce_scatter_case(r, s, all_types[t], all_ops[o], 5, o == 3);
+            reduce_case(r, s, all_types[t], all_ops[o], 13, (uint32_t)(t + o) % n);
+        }
+    for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+        typed_moves_case(r, s, all_types[t]);
+    allreduce_case(r, s, HCCL_DATA_TYPE_INT64, HCCL_REDUCE_PROD, 300001, true); /* compute path */
+    reduce_scatter_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 70001, false);
+    reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM);
+    reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_UINT32, HCCL_REDUCE_PROD);
+    allgather_case(r, s, 41, true);
+    broadcast_case(r, s, 77, 0);
+    scatter_case(r, s, 9, n / 2);
+    scatter_case(r, s, 100003, 0);
+    alltoall_variant(r, s, 0, 11);
+    alltoall_variant(r, s, 0, 90001);
+    alltoall_variant(r, s, 1, 0);
+    alltoall_variant(r, s, 2, 0);
+    allgatherv_case(r, s);
+    p2p_case(r, s, 333);
+    p2p_case(r, s, 300001);
+    /* zero counts succeed and touch nothing */
+    CU_CHECK(r, HcclAllReduce(NULL, NULL, 0, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, r->comm, s) ==
+                    HCCL_SUCCESS);
+    CU_CHECK(r, HcclAllGather(NULL, NULL, 0, HCCL_DATA_TYPE_FP32, r->comm, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    aclrtDestroyStream(s);
+}
+
+static void run_at(int n, cu_rank_fn body)
+{
+    struct cu_rank ranks[8];
+
+    memset(ranks, 0, sizeof(ranks));
+    HcclRootInfo ri;
+
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    assert_int_equal(HcclGetRootInfo(&ri), HCCL_SUCCESS);
+    cu_run_ranks(ranks, n, &ri, body, NULL);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(ranks[i].init_rc, HCCL_SUCCESS);
+        assert_int_equal(ranks[i].failures, 0);
+        assert_int_equal(ranks[i].destroy_rc, HCCL_SUCCESS);
+    }
+}
+
+static void every_operator_at_1_2_3_5_8_ranks(void **state)
+{
+    (void)state;
+    int counts[] = {1, 2, 3, 5, 8};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+        run_at(counts[i], quick ? algo_body : full_body);
+}
+
+/* ---- bad arguments: each refused with its code and one error line -------------------------- */
+
+#define BAD(r, call, code)                                                                         \
+    do {                                                                                           \
+        struct cu_capture cap_;                                                                    \
+        cu_capture_begin(&cap_);                                                                   \
+        HcclResult rc_ = (call);                                                                   \
+        cu_capture_end(&cap_);                                                                     \
+        if (rc_ != (code) || cap_.errors != 1) {                                                   \
+            fprintf(stderr, "%s: returned %d with %d error lines, want %d and 1:\n%s\n", #call,    \
+                    rc_, cap_.errors, code, cap_.text);                                            \
+            (r)->failures++;                                                                       \
+        }                                                                                          \
+    } while (0)
+
+static void bad_body(struct cu_rank *r)
+{
+    aclrtStream s;
+    struct dbuf a, b;
+    uint64_t v[2] = {1, 1}, d[2] = {0, 1};
+    HcclComm c = r->comm;
+    HcclSendRecvItem it = {HCCL_SEND, NULL, 0, HCCL_DATA_TYPE_INT8, 0};
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    dalloc(r, &a, 256);
+    dalloc(r, &b, 256);
+    if (r->rank == 0) { /* stderr capture is process-wide: one rank at a time */
+        const HcclDataType f = HCCL_DATA_TYPE_FP32;
+        BAD(r, HcclAllReduce(a.d, b.d, 4, f, HCCL_REDUCE_SUM, NULL, s), HCCL_E_PTR);
+        BAD(r, HcclAllReduce(a.d, b.d, 4, f, HCCL_REDUCE_SUM, c, NULL), HCCL_E_PTR);
+        BAD(r, HcclAllReduce(NULL, b.d, 4, f, HCCL_REDUCE_SUM, c, s), HCCL_E_PTR);
+        BAD(r, HcclAllReduce(a.d, b.d, 4, f, (HcclReduceOp)7, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllReduce(a.d, b.d, 4, (HcclDataType)99, HCCL_REDUCE_SUM, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllReduce(a.d, b.d, 4, HCCL_DATA_TYPE_FP8E4M3, HCCL_REDUCE_SUM, c, s),
+            HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclAllReduce(a.d, b.d, 4, HCCL_DATA_TYPE_INT128, HCCL_REDUCE_SUM, c, s),
+            HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclAllReduce(a.d, b.d, 1000, f, HCCL_REDUCE_SUM, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllReduce((uint8_t *)a.d + 1, b.d, 4, f, HCCL_REDUCE_SUM, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllReduce(v, b.d, 2, f, HCCL_REDUCE_SUM, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllReduce(a.d, (uint8_t *)a.d + 4, 8, f, HCCL_REDUCE_SUM, c, s), HCCL_E_PARA);
+        BAD(r, HcclBroadcast(a.d, 4, f, 9, c, s), HCCL_E_PARA);
+        BAD(r, HcclReduce(a.d, b.d, 4, f, HCCL_REDUCE_SUM, 9, c, s), HCCL_E_PARA);
+        BAD(r, HcclScatter(a.d, b.d, 4, f, 2, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllGather(a.d, b.d, 40, f, c, s), HCCL_E_PARA);
+        BAD(r, HcclReduceScatter(a.d, NULL, 4, f, HCCL_REDUCE_MAX, c, s), HCCL_E_PTR);
+        BAD(r, HcclReduceScatterV(a.d, NULL, d, b.d, 1, f, HCCL_REDUCE_MAX, c, s), HCCL_E_PTR);
+        BAD(r, HcclReduceScatterV(a.d, v, d, b.d, 2, f, HCCL_REDUCE_MAX, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllGatherV(a.d, 2, b.d, v, d, f, c, s), HCCL_E_PARA);
+        BAD(r, HcclAlltoAll(a.d, 4, f, b.d, 4, HCCL_DATA_TYPE_INT32, c, s), HCCL_E_PARA);
+        BAD(r, HcclAlltoAll(a.d, 4, f, a.d, 4, f, c, s), HCCL_E_PARA);
+        BAD(r, HcclAlltoAllV(a.d, v, d, f, b.d, NULL, d, f, c, s), HCCL_E_PTR);
+        BAD(r, HcclAlltoAllVC(a.d, NULL, f, b.d, f, c, s), HCCL_E_PTR);
+        BAD(r, HcclSend(a.d, 4, f, 0, c, s), HCCL_E_PARA);
+        BAD(r, HcclRecv(a.d, 4, f, 5, c, s), HCCL_E_PARA);
+        BAD(r, HcclBatchSendRecv(NULL, 1, c, s), HCCL_E_PTR);
+        it.sendRecvType = (HcclSendRecvType)5;
+        BAD(r, HcclBatchSendRecv(&it, 1, c, s), HCCL_E_PARA);
+        BAD(r, HcclBarrier(c, NULL), HCCL_E_PTR);
+        BAD(r, HcclGroupEnd(), HCCL_E_PARA);
+        BAD(r, HcclGroupStatusGet(NULL), HCCL_E_PTR);
+    }
+    cu_barrier_wait();
+    dfree(&a);
+    dfree(&b);
+    aclrtDestroyStream(s);
+}
+
+static void bad_arguments_get_their_code_and_one_line(void **state)
+{
+    (void)state;
+    run_at(2, bad_body);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    aclFinalize();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_operator_at_1_2_3_5_8_ranks),
+        cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
+    };
+    quick = getenv("TEST_COLL_QUICK") != NULL;
+    cu_tmpdir(job, sizeof(job));
+    setenv("HCEMU_JOB_PATH", job, 1);
+    setenv("HCEMU_DEVICES", "8", 1);
+    setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
+    setenv("HCCL_BUFFSIZE", "1", 1);
+    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
+    /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
+     * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */
+    setenv("HCEMU_HANG_MS", "30000", 0);
+    unsetenv("HCEMU_RANK");
+    unsetenv("HCEMU_TOPOLOGY");
+    unsetenv("HCEMU_SOC");
+    int rc = cmocka_run_group_tests_name("collectives", tests, setup, teardown);
+    int left = cu_wait_executors_gone(job, 5000);
+    cu_rmtree(job);
+    if (left != 0) {
+        fprintf(stderr, "%d executors of %s are still running\n", left, job);
+        return 1;
+    }
+    return rc;
+}
