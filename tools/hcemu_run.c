@@ -106,7 +106,7 @@ static void say(const char *fmt, ...)
 
 static uint64_t now_ns(void)
 {
-    return emu_now_ns();
+    return emu_os_now_ns();
 }
 
 /* ---- option parsing --------------------------------------------------------------------- */

@@ -35,11 +35,11 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     struct emu_range r;
     emu_status s;
 
-    if (size > POPULATE_MAX && size > emu_mem_room(emu_rt.job_dir)) {
+    if (size > POPULATE_MAX && size > emu_os_mem_room(emu_rt.job_dir)) {
         EMU_LOG_ERR("device %u: cannot allocate %llu bytes: this machine can hold %llu more "
                     "(available memory and free space of %s)",
                     d->id, (unsigned long long)size,
-                    (unsigned long long)emu_mem_room(emu_rt.job_dir), emu_rt.job_dir);
+                    (unsigned long long)emu_os_mem_room(emu_rt.job_dir), emu_rt.job_dir);
         return EMU_ENOMEM;
     }
     emu_devctl_lock(&d->ctl->alloc.lock);
@@ -59,7 +59,7 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     }
     uint64_t addr = emu_window_base(d->id) + r.off;
     if (kind != EMU_ALLOC_ARGS && kind != EMU_ALLOC_HCCL_BUFFER && r.span <= POPULATE_MAX) {
-        emu_populate(d->alias + r.off, r.span);
+        emu_os_populate(d->alias + r.off, r.span);
         populate_in_executor(d, addr, r.span);
     }
     *out = (void *)(uintptr_t)addr;

@@ -29,7 +29,7 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
     if (c->buf == NULL) {
         /* Sparse: a buffer costs the pages used. But a job whose buffers could not all be
          * used without the OOM killer is refused now, with a message, not killed later. */
-        uint64_t total = c->buf_bytes * c->size, room = emu_mem_room(emu_rt.job_dir);
+        uint64_t total = c->buf_bytes * c->size, room = emu_os_mem_room(emu_rt.job_dir);
         if (total > room) {
             EMU_COMM_ERR(c, fn,
                          "the HCCL buffers of %u ranks need %llu MiB (%llu MiB each) but this "
