@@ -59,7 +59,7 @@ void emu_devctl_ring(struct emu_devctl *ctl)
      * caller published before ringing is visible to the worker that sees the new value. */
     emu_fetch_add_release(&ctl->doorbell, 1);
     if (emu_load_acquire(&ctl->sleepers) != 0)
-        emu_futex_wake(&ctl->doorbell, 1);
+        emu_os_futex_wake(&ctl->doorbell, 1);
 }
 
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)

@@ -22,7 +22,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-uint64_t emu_now_ns(void)
+uint64_t emu_os_now_ns(void)
 {
     struct timespec ts;
 
@@ -30,27 +30,27 @@ uint64_t emu_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t emu_deadline_ms(int64_t ms)
+uint64_t emu_os_deadline_ms(int64_t ms)
 {
     if (ms < 0)
         return UINT64_MAX;
-    return emu_now_ns() + (uint64_t)ms * 1000000ull;
+    return emu_os_now_ns() + (uint64_t)ms * 1000000ull;
 }
 
-uint64_t emu_deadline_s(uint64_t s)
+uint64_t emu_os_deadline_s(uint64_t s)
 {
     if (s == 0 || s > UINT64_MAX / 2000000000ull)
         return UINT64_MAX;
-    return emu_now_ns() + s * 1000000000ull;
+    return emu_os_now_ns() + s * 1000000000ull;
 }
 
-emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline)
+emu_status emu_os_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline)
 {
     struct timespec ts;
     struct timespec *tsp = NULL;
 
     if (deadline != UINT64_MAX) {
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
         uint64_t left = deadline - now;
@@ -65,12 +65,12 @@ emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t de
     return EMU_OK;
 }
 
-void emu_futex_wake(_Atomic uint32_t *word, int n)
+void emu_os_futex_wake(_Atomic uint32_t *word, int n)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, n, NULL, NULL, 0);
 }
 
-emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed, void **out)
+emu_status emu_os_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed, void **out)
 {
     int flags = MAP_SHARED;
 
@@ -98,7 +98,7 @@ emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int f
     return EMU_OK;
 }
 
-emu_status emu_map_reserve(size_t len, void **out)
+emu_status emu_os_map_reserve(size_t len, void **out)
 {
     void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
@@ -109,13 +109,13 @@ emu_status emu_map_reserve(size_t len, void **out)
     return EMU_OK;
 }
 
-void emu_unmap(void *addr, size_t len)
+void emu_os_unmap(void *addr, size_t len)
 {
     if (addr != NULL && len != 0)
         munmap(addr, len);
 }
 
-void emu_populate(void *addr, size_t len)
+void emu_os_populate(void *addr, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)addr & ~((uintptr_t)page - 1);
@@ -132,24 +132,24 @@ void emu_populate(void *addr, size_t len)
     }
 }
 
-void emu_discard(void *addr, size_t len)
+void emu_os_discard(void *addr, size_t len)
 {
     if (len != 0)
         madvise(addr, len, MADV_REMOVE);
 }
 
-unsigned emu_cpu_count(void)
+unsigned emu_os_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : (unsigned)n;
 }
 
-int emu_gettid(void)
+int emu_os_gettid(void)
 {
     return (int)syscall(SYS_gettid);
 }
 
-emu_status emu_mkdir_p(const char *path, unsigned mode)
+emu_status emu_os_mkdir_p(const char *path, unsigned mode)
 {
     char buf[PATH_MAX];
 
@@ -171,7 +171,7 @@ fail:
     return EMU_ESYSCALL;
 }
 
-void emu_rmtree(const char *path)
+void emu_os_rmtree(const char *path)
 {
     DIR *d = opendir(path);
 
@@ -185,7 +185,7 @@ void emu_rmtree(const char *path)
                 continue;
             struct stat st;
             if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                emu_rmtree(child);
+                emu_os_rmtree(child);
             else
                 unlink(child);
         }
@@ -194,7 +194,7 @@ void emu_rmtree(const char *path)
     rmdir(path);
 }
 
-int emu_symbol_of(uint64_t pc, char *out, size_t len)
+int emu_os_symbol_of(uint64_t pc, char *out, size_t len)
 {
     Dl_info info;
 

@@ -24,7 +24,7 @@ emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot, uint
 
     emu_dp_submit_flush(slot);
     emu_status st =
-        emu_sched_wait_idle(slot, emu_deadline_s(timeout_s), emu_kernel_current() != NULL);
+        emu_sched_wait_idle(slot, emu_os_deadline_s(timeout_s), emu_kernel_current() != NULL);
     if (st == EMU_ETIMEOUT) {
         emu_hcomm_check_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;

@@ -42,7 +42,7 @@ static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint
 static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
 {
     if (t->park == EMU_PARK_DEFER) {
-        if (emu_now_ns() < t->deadline_ns)
+        if (emu_os_now_ns() < t->deadline_ns)
             return true;
         t->park = 0;
         t->deadline_ns = 0;
@@ -54,7 +54,7 @@ static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
     if ((r & 1u) == 0)
         return false;
     t->park = EMU_PARK_DEFER;
-    t->deadline_ns = emu_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
+    t->deadline_ns = emu_os_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
     return true;
 }
 
@@ -108,7 +108,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
     if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
     if (t->deadline_ns == 0) {
-        t->deadline_ns = emu_deadline_s(o->timeout_s);
+        t->deadline_ns = emu_os_deadline_s(o->timeout_s);
         t->park = EMU_PARK_NOTIFY;
         t->park_slot = o->notify_slot;
         t->timeout_status = EMU_ETASK_TIMEOUT;

@@ -33,11 +33,11 @@ static void copy_str(char *dst, size_t len, const char *src)
 static void publish_failure(struct emu_devctl *ctl)
 {
     emu_store_release(&ctl->state, EMU_DEV_FAILED);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++) {
         if (emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE &&
             emu_load_relaxed(&ctl->streams[s].waiters) != 0)
-            emu_futex_wake(&ctl->streams[s].completed, INT32_MAX);
+            emu_os_futex_wake(&ctl->streams[s].completed, INT32_MAX);
     }
 }
 

@@ -310,7 +310,7 @@ static emu_status pool_post(struct launch *l, uint32_t block)
 static enum emu_run_result poll_launch(struct emu_task *t, struct launch *l)
 {
     if (emu_load_acquire(&l->remaining) != 0) {
-        if (emu_now_ns() >= l->deadline_ns)
+        if (emu_os_now_ns() >= l->deadline_ns)
             emu_fault_device_failed(l->name, 1);
         return EMU_RUN_PARK;
     }
@@ -353,7 +353,7 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     l->seq = t->seq;
     l->deadline_ns = w->u.kernel.timeout_us == 0
                          ? UINT64_MAX
-                         : emu_now_ns() + w->u.kernel.timeout_us * 1000ull;
+                         : emu_os_now_ns() + w->u.kernel.timeout_us * 1000ull;
     atomic_store(&l->remaining, l->blocks);
     atomic_store(&l->refs, l->blocks + 1);
     t->priv = l;

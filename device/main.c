@@ -141,7 +141,7 @@ static void remove_orphaned_job(const char *job)
         return;
     if (process_alive(pid))
         return;
-    emu_rmtree(job);
+    emu_os_rmtree(job);
 }
 
 int main(int argc, char **argv)
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     if (o.ready_fd >= 0) {
         ssize_t ignored = write(o.ready_fd, "R", 1);
         (void)ignored;
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     emu_diag_fini();
     remove_orphaned_job(o.job);
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     remove_files(o.job, o.dev);
     /* Workers may sit inside kernel code or waits; the process ends here without joining. */
     _exit(0);

@@ -53,7 +53,7 @@ void emu_symbols_kernel_pc(uint64_t pc, char *out, size_t len)
 
     if (emu_kernel_image_of(pc, &base, &path) && emu_symbols_lookup(path, pc - base, out, len))
         return;
-    if (emu_symbol_of(pc, out, len))
+    if (emu_os_symbol_of(pc, out, len))
         return;
     snprintf(out, len, "0x%llx", (unsigned long long)pc);
 }

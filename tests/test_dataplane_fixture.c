@@ -93,7 +93,7 @@ void dpf_teardown(struct dpf *f)
     for (int d = 0; d < f->ndev; d++)
         (void)aclrtResetDevice(d);
     (void)aclFinalize();
-    emu_rmtree(f->job);
+    emu_os_rmtree(f->job);
     if (f->saved_stderr >= 0) {
         /* cmocka wrote its failure details into the captured stderr: show them. */
         char *buf = log_since(f, 0);

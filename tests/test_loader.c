@@ -142,7 +142,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    emu_rmtree(tmpdir);
+    emu_os_rmtree(tmpdir);
     free(ok_so);
     return 0;
 }

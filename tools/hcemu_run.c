@@ -104,7 +104,7 @@ static void say(const char *fmt, ...)
 
 static uint64_t now_ns(void)
 {
-    return emu_now_ns();
+    return emu_os_now_ns();
 }
 
 /* ---- option parsing --------------------------------------------------------------------- */
@@ -529,7 +529,7 @@ static int make_job_dir(struct job *job)
      * and was killed (the uid is in the name), so it is replaced. */
     int rc = mkdir(job->dir, 0700);
     if (rc != 0 && errno == EEXIST) {
-        emu_rmtree(job->dir);
+        emu_os_rmtree(job->dir);
         rc = mkdir(job->dir, 0700);
     }
     if (rc != 0) {
@@ -562,7 +562,7 @@ static int run_job(const struct options *opt, unsigned seed, int sigfd, const si
         free(job.ranks);
         free(fds);
         say("out of memory");
-        emu_rmtree(job.dir);
+        emu_os_rmtree(job.dir);
         return EXIT_INTERNAL;
     }
     for (uint32_t r = 0; r < opt->ranks; r++)
@@ -588,7 +588,7 @@ static int run_job(const struct options *opt, unsigned seed, int sigfd, const si
         code = 128 + job.interrupted;
     free(fds);
     free(job.ranks);
-    emu_rmtree(job.dir);
+    emu_os_rmtree(job.dir);
     return code;
 }
 

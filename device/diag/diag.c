@@ -83,22 +83,23 @@ static emu_status open_shm(void)
         return EMU_EFILE;
     }
     struct stat st;
-    uint64_t until = emu_now_ns() + 2000000000ull;
+    uint64_t until = emu_os_now_ns() + 2000000000ull;
     while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_diag_shm) &&
-           emu_now_ns() < until)
+           emu_os_now_ns() < until)
         usleep(1000);
-    emu_status s = emu_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
+    emu_status s = emu_os_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
     close(fd);
     if (s != EMU_OK)
         return s;
     struct emu_diag_shm *m = p;
     if (creator && init_shm(m) != EMU_OK)
         return EMU_ESYSCALL;
-    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC && emu_now_ns() < until)
+    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC &&
+           emu_os_now_ns() < until)
         usleep(1000);
     if (m->magic != EMU_DIAG_MAGIC) {
         EMU_LOG_WARN("diagnostics off: %s was not initialised", path);
-        emu_unmap(p, sizeof(struct emu_diag_shm));
+        emu_os_unmap(p, sizeof(struct emu_diag_shm));
         return EMU_EFILE;
     }
     emu_diag_shm = m;

@@ -58,7 +58,7 @@ static void inspect_cb(uint32_t slot, const struct emu_task *head, void *arg)
     uint32_t park = emu_load_acquire(&sc->parked);
 
     if (head == NULL || (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT) ||
-        emu_now_ns() - sc->parked_since_ns < min_age ||
+        emu_os_now_ns() - sc->parked_since_ns < min_age ||
         emu_diag_shm->hang[emu_exec_g.dev][slot].since_ns == sc->parked_since_ns)
         return;
     struct parked_copy *c = &copies[n_copies++];
@@ -414,7 +414,7 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
 /* Duty (2): detect a job-wide hang and report it once. */
 static void check_hang(void)
 {
-    uint64_t sum, now = emu_now_ns();
+    uint64_t sum, now = emu_os_now_ns();
     struct wait_node w[MAX_WAITS + 1];
 
     bool quiet = job_quiet(&sum);
@@ -446,7 +446,7 @@ static void *watchdog_main(void *arg)
     if (tick_ms == 0 || tick_ms > 200)
         tick_ms = tick_ms == 0 && emu_diag_cfg.hang_ms != 0 ? 1 : 200;
     while (emu_load_acquire(&stop_word) == 0) {
-        (void)emu_futex_wait(&stop_word, 0, emu_deadline_ms((int64_t)tick_ms));
+        (void)emu_os_futex_wait(&stop_word, 0, emu_os_deadline_ms((int64_t)tick_ms));
         if (emu_diag_cfg.hang_ms != 0) {
             publish_parked();
             check_hang();
@@ -473,7 +473,7 @@ void emu_watchdog_stop(void)
     if (!running)
         return;
     emu_store_release(&stop_word, 1);
-    emu_futex_wake(&stop_word, INT32_MAX);
+    emu_os_futex_wake(&stop_word, INT32_MAX);
     pthread_join(thread, NULL);
     running = false;
 }

@@ -432,7 +432,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     }
     if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
-    return out(emu_stream_sync(s, emu_deadline_ms(timeout)));
+    return out(emu_stream_sync(s, emu_os_deadline_ms(timeout)));
 }
 
 aclError aclrtSynchronizeDevice(void)

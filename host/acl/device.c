@@ -156,7 +156,7 @@ static emu_status map_device(struct emu_hdev *d)
         return s;
     if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         return EMU_EFILE;
-    s = emu_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
     close(fd);
     if (s != EMU_OK)
         return s;
@@ -172,7 +172,7 @@ static emu_status map_device(struct emu_hdev *d)
     if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         return EMU_EFILE;
     /* Never at the device's window: host code must not reach device memory directly. */
-    s = emu_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
     close(fd);
     if (s == EMU_OK)
         d->alias = p;
@@ -261,10 +261,10 @@ void emu_device_close(struct emu_hdev *d)
 {
     emu_runtime_device_lost(d);
     if (d->alias != NULL)
-        emu_unmap(d->alias, d->mem_size);
+        emu_os_unmap(d->alias, d->mem_size);
     d->alias = NULL;
     if (d->ctl != NULL)
-        emu_unmap(d->ctl, sizeof(struct emu_devctl));
+        emu_os_unmap(d->ctl, sizeof(struct emu_devctl));
     d->ctl = NULL;
     if (d->sock >= 0)
         close(d->sock);
@@ -282,7 +282,7 @@ void emu_device_close(struct emu_hdev *d)
  * two threads may both poll. */
 static bool hung_up(struct emu_hdev *d)
 {
-    uint64_t now = emu_now_ns();
+    uint64_t now = emu_os_now_ns();
 
     if (now < emu_load_relaxed(&d->next_poll_ns))
         return false;
@@ -343,10 +343,10 @@ emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t 
         emu_status s = emu_device_check(d);
         if (s != EMU_OK)
             return s;
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
         uint64_t slice = now + LIVENESS_SLICE_NS;
-        (void)emu_futex_wait(word, seen, slice < deadline ? slice : deadline);
+        (void)emu_os_futex_wait(word, seen, slice < deadline ? slice : deadline);
     }
 }

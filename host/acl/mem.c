@@ -48,7 +48,7 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     }
     uint64_t addr = emu_window_base(d->id) + r.off;
     if (kind != EMU_ALLOC_ARGS) {
-        emu_populate(d->alias + r.off, r.span);
+        emu_os_populate(d->alias + r.off, r.span);
         populate_in_executor(d, addr, r.span);
     }
     *out = (void *)(uintptr_t)addr;

@@ -77,7 +77,7 @@ static emu_status make_job_dir(void)
         /* hcemu-run (or another launcher) made the folder and removes it. */
         snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path);
         emu_rt.own_job_dir = false;
-        return emu_mkdir_p(emu_rt.job_dir, 0700);
+        return emu_os_mkdir_p(emu_rt.job_dir, 0700);
     }
     const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
     int n = snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s/hcemu-%u-%d-%u", parent,
@@ -86,7 +86,7 @@ static emu_status make_job_dir(void)
         EMU_LOG_ERR("HCEMU_JOB_DIR %s is too long", parent);
         return EMU_EINVAL;
     }
-    emu_status s = emu_mkdir_p(emu_rt.job_dir, 0700);
+    emu_status s = emu_os_mkdir_p(emu_rt.job_dir, 0700);
     if (s == EMU_OK) {
         chmod(emu_rt.job_dir, 0700);
         emu_rt.own_job_dir = true;
@@ -113,7 +113,7 @@ void emu_runtime_cleanup_now(void)
         }
     }
     if (emu_rt.own_job_dir && emu_rt.job_dir[0] != '\0')
-        emu_rmtree(emu_rt.job_dir);
+        emu_os_rmtree(emu_rt.job_dir);
 }
 
 static void on_exit_cb(void)
@@ -172,7 +172,7 @@ void emu_runtime_fini(void)
             emu_device_close(&emu_rt.devs[i]);
         emu_pin_fini();
         if (emu_rt.own_job_dir)
-            emu_rmtree(emu_rt.job_dir);
+            emu_os_rmtree(emu_rt.job_dir);
         emu_rt.job_ready = false;
         emu_rt.own_job_dir = false;
     }

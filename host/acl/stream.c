@@ -147,7 +147,7 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
         emu_fetch_add_acq_rel(&sq->space_waiters, 1);
         emu_devctl_unlock(&sq->lock);
         emu_devctl_ring(d->ctl);
-        st = emu_device_wait(d, &sq->head, head, emu_deadline_ms(-1));
+        st = emu_device_wait(d, &sq->head, head, emu_os_deadline_ms(-1));
         emu_fetch_sub_acq_rel(&sq->space_waiters, 1);
         if (st != EMU_OK)
             return st;

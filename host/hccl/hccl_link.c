@@ -473,7 +473,7 @@ static uint32_t plan(struct emu_comm *c, int32_t engine, const HcclChannelDesc *
 static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
                             struct pending *p, uint32_t np, const char *fn)
 {
-    uint64_t deadline = emu_now_ns() + c->connect_timeout_ms * 1000000u;
+    uint64_t deadline = emu_os_now_ns() + c->connect_timeout_ms * 1000000u;
     emu_status s = EMU_OK;
 
     for (uint32_t i = 0; i < np && s == EMU_OK; i++)

@@ -44,7 +44,7 @@ static void callsite(uint64_t pc, char *out, size_t len)
             return;
         }
     }
-    if (emu_symbol_of(pc, out, len))
+    if (emu_os_symbol_of(pc, out, len))
         return;
     snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
 }
