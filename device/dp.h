@@ -137,15 +137,19 @@ bool emu_dp_submit_in_batch(void);
 uint32_t emu_dp_submit_default_wait_s(void);
 void emu_dp_submit_set_default_wait_s(uint32_t s);
 void emu_dp_submit_set_res_timeout_s(uint32_t s);
-/* The kernel exit hook: flush a forgotten batch, drop a half-recorded cache, free comm
- * locks the kernel forgot (each with a warning naming the kernel). */
+/* At kernel exit (part of emu_dp_drain_kernel_exit): warn about a forgotten batch, submit
+ * what is pending. */
 void emu_dp_submit_kernel_exit(void);
+/* Sees every submitted task (the task cache records them); set by dp_drain.c. */
+extern void (*emu_dp_submit_note_hook)(const struct emu_task *t);
 
 /* --- dp_cache.c: AICPU_TS task cache --------------------------------------------------- */
 
 /* Whether tasks are being recorded on this OS thread; then emu_dp_cache_note() keeps a copy. */
 bool emu_dp_cache_recording(void);
 void emu_dp_cache_note(const struct emu_task *t);
+/* emu_dp_cache_note() when recording (emu_dp_submit_note_hook). */
+void emu_dp_cache_observe(const struct emu_task *t);
 emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag,
                                bool *hit) EMU_MUST_CHECK;
 emu_status emu_dp_cache_start(const struct emu_hcomm_call *c, const char *tag, void **addrs,
@@ -167,6 +171,8 @@ emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c,
                                      const char *name) EMU_MUST_CHECK;
 /* Release communicator `name` if this thread holds it; unknown names are no error. */
 void emu_dp_drain_comm_release(const char *name);
+/* emu_kernel_exit_hook: end the batch, drop an unfinished cache entry, release comm locks. */
+void emu_dp_drain_kernel_exit(void);
 /* Release the comm locks this OS thread still holds; returns how many. */
 uint32_t emu_dp_drain_comm_release_all(void);
 

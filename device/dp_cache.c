@@ -367,6 +367,12 @@ emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag)
     return EMU_OK;
 }
 
+void emu_dp_cache_observe(const struct emu_task *t)
+{
+    if (emu_dp_cache_recording())
+        emu_dp_cache_note(t);
+}
+
 bool emu_dp_cache_reset(void)
 {
     bool was = phase == P_RECORDING;

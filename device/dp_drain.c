@@ -91,3 +91,28 @@ uint32_t emu_dp_drain_comm_release_all(void)
     }
     return n;
 }
+
+void emu_dp_drain_kernel_exit(void)
+{
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+    const char *name = k != NULL ? k->kernel : "?";
+
+    emu_dp_submit_kernel_exit();
+    if (emu_dp_cache_reset())
+        EMU_LOG_WARN("kernel %s returned while recording a task cache entry (no "
+                     "HcommAicpuTsTaskCacheEnd): the entry is dropped",
+                     name);
+    uint32_t locks = emu_dp_drain_comm_release_all();
+    if (locks > 0)
+        EMU_LOG_WARN("kernel %s returned holding %u communicator lock(s) (HcommAcquireComm "
+                     "without HcommReleaseComm): released now",
+                     name, locks);
+}
+
+/* dp_submit.c sits below dp_cache.c and this file; what it must tell them goes through
+ * hooks set here once at start-up. */
+__attribute__((constructor)) static void drain_init(void)
+{
+    emu_dp_submit_note_hook = emu_dp_cache_observe;
+    emu_kernel_exit_hook = emu_dp_drain_kernel_exit;
+}

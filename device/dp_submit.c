@@ -105,6 +105,8 @@ static struct pending *pending_of(uint32_t slot)
     return &touched[last_touched];
 }
 
+void (*emu_dp_submit_note_hook)(const struct emu_task *t);
+
 void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t)
 {
     const struct emu_kernel_ctx *k = emu_kernel_current();
@@ -115,8 +117,8 @@ void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct em
     t->callsite = c->callsite;
     t->from_kernel = 1;
     emu_dp_task_describe(t);
-    if (emu_dp_cache_recording())
-        emu_dp_cache_note(t);
+    if (emu_dp_submit_note_hook != NULL)
+        emu_dp_submit_note_hook(t);
     if (!batch) {
         handover(slot, t, 1, true);
         return;
@@ -204,13 +206,6 @@ void emu_dp_submit_kernel_exit(void)
         batch = false;
     }
     emu_dp_submit_flush(EMU_DP_NONE);
-    if (emu_dp_cache_reset())
-        EMU_LOG_WARN("kernel %s returned while recording a task cache entry (no "
-                     "HcommAicpuTsTaskCacheEnd): the entry is dropped", name);
-    uint32_t locks = emu_dp_drain_comm_release_all();
-    if (locks > 0)
-        EMU_LOG_WARN("kernel %s returned holding %u communicator lock(s) (HcommAcquireComm "
-                     "without HcommReleaseComm): released now", name, locks);
 }
 
 __attribute__((constructor)) static void dp_init(void)
@@ -221,5 +216,4 @@ __attribute__((constructor)) static void dp_init(void)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_TOP_PAD, 16 << 20);
     emu_dp_task_init();
-    emu_kernel_exit_hook = emu_dp_submit_kernel_exit;
 }
