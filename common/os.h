@@ -38,7 +38,7 @@ void emu_os_discard(void *addr, size_t len);
 
 /* Zero [addr, addr+len) of a shared file mapping without touching new pages: whole pages are
  * given back to the file system (they read as zero), only the partial edges are written. */
-void emu_zero(void *addr, size_t len);
+void emu_os_zero(void *addr, size_t len);
 /* Bytes of new shared memory this machine can still hold in folder `dir`: the smaller of
  * the memory available (MemAvailable + SwapFree) and the free space of dir's file system
  * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */

@@ -138,7 +138,7 @@ void emu_os_discard(void *addr, size_t len)
         madvise(addr, len, MADV_REMOVE);
 }
 
-void emu_zero(void *addr, size_t len)
+void emu_os_zero(void *addr, size_t len)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t a = (uintptr_t)addr, end = a + len;

@@ -81,6 +81,15 @@ const struct emu_kernel_ctx *emu_kernel_current(void)
     return in_kernel ? &cur_ctx : NULL;
 }
 
+bool emu_kernel_where(const char **kernel, uint64_t *stack_hi)
+{
+    if (!in_kernel)
+        return false;
+    *kernel = cur_ctx.kernel;
+    *stack_hi = cur_ctx.stack_hi;
+    return true;
+}
+
 struct range_probe {
     void *sym;
     uint64_t base, end;

@@ -22,6 +22,8 @@ struct emu_kernel_ctx {
 
 /* The kernel context of the calling thread, or NULL when not in a kernel. */
 const struct emu_kernel_ctx *emu_kernel_current(void);
+/* The same for the fault handler (struct emu_fault_locator): name and stack top. */
+bool emu_kernel_where(const char **kernel, uint64_t *stack_hi);
 
 /* Called when a kernel entry returns (on its AICPU thread), before the launch completes:
  * the data plane flushes batch state here. Set once at start-up. */

@@ -131,6 +131,9 @@ static void remove_orphaned_job(const char *job)
         emu_secure_dir_remove(job);
 }
 
+/* kernel.c tells the crash report what runs where (fault.c cannot call up into it). */
+static const struct emu_fault_locator fault_locator = {emu_kernel_where, emu_kernel_image_of};
+
 int main(int argc, char **argv)
 {
     struct options o = {0};
@@ -161,9 +164,8 @@ int main(int argc, char **argv)
     ctl->window_base = emu_window_base(o.dev);
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
-        emu_fault_install() != EMU_OK ||
-        emu_report_register() != EMU_OK || (emu_diag_init(), 0) ||
-        emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
+        emu_fault_install(&fault_locator) != EMU_OK || emu_report_register() != EMU_OK ||
+        (emu_diag_init(), 0) || emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);

@@ -938,22 +938,22 @@ static void symbolizer_resolves_many_addresses_without_reopening(void **state)
 
     uint64_t a = export_addr(LOADER_OK_SO, "loader_ok_entry", &size);
     uint64_t b = export_addr(LOADER_OK_SO, "loader_ok_second", NULL);
-    struct emu_symbolizer *s = emu_symbolizer_create(LOADER_OK_SO);
+    struct emu_symbolizer *s = emu_symbolize_create(LOADER_OK_SO);
     assert_non_null(s);
     for (int i = 0; i < 100; i++) {
-        assert_int_equal(emu_symbolizer_lookup(s, a + size / 2, out, sizeof(out)), EMU_OK);
+        assert_int_equal(emu_symbolize_lookup(s, a + size / 2, out, sizeof(out)), EMU_OK);
         assert_non_null(strstr(out, "loader_ok_entry (loader_ok.c:"));
         assert_true(atoi(strchr(out, ':') + 1) > marker_line());
-        assert_int_equal(emu_symbolizer_lookup(s, b, out, sizeof(out)), EMU_OK);
+        assert_int_equal(emu_symbolize_lookup(s, b, out, sizeof(out)), EMU_OK);
         assert_non_null(strstr(out, "loader_ok_second (loader_ok.c:"));
     }
     /* Truncation keeps the string terminated. */
-    assert_int_equal(emu_symbolizer_lookup(s, b, out, 5), EMU_OK);
+    assert_int_equal(emu_symbolize_lookup(s, b, out, 5), EMU_OK);
     assert_string_equal(out, "load");
-    assert_int_equal(emu_symbolizer_lookup(s, b, out, 0), EMU_EINVAL);
-    assert_int_equal(emu_symbolizer_lookup(NULL, b, out, sizeof(out)), EMU_ENULL);
-    emu_symbolizer_destroy(s);
-    emu_symbolizer_destroy(NULL);
+    assert_int_equal(emu_symbolize_lookup(s, b, out, 0), EMU_EINVAL);
+    assert_int_equal(emu_symbolize_lookup(NULL, b, out, sizeof(out)), EMU_ENULL);
+    emu_symbolize_destroy(s);
+    emu_symbolize_destroy(NULL);
 }
 
 static void symbolize_falls_back_to_symbol_offset_without_debug_info(void **state)
@@ -979,7 +979,7 @@ static void symbolize_falls_back_to_address_when_nothing_is_known(void **state)
     capture_end(&c);
     assert_one_line_with(&c, "/nonexistent/libgone.so: cannot read");
     assert_string_equal(out, "0x42 (libgone.so)");
-    assert_null(emu_symbolizer_create(NULL));
+    assert_null(emu_symbolize_create(NULL));
 }
 
 /* ---- hcemu-inspect ---------------------------------------------------------------------- */

@@ -45,7 +45,7 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
             return s;
     }
     if (clear)
-        emu_zero(alias_of(c, c->buf), c->buf_bytes);
+        emu_os_zero(alias_of(c, c->buf), c->buf_bytes);
     *addr = c->buf;
     *size = c->buf_bytes;
     return EMU_OK;
@@ -84,7 +84,7 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
     if (x->device) {
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
         if (s == EMU_OK) /* recycled device memory would otherwise show stale bytes */
-            emu_zero(alias_of(c, x->addr), size);
+            emu_os_zero(alias_of(c, x->addr), size);
     } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
                                         * huge sizes never reach (sanitizer) allocators */
                || (x->addr = calloc(1, (size_t)size)) == NULL) {
