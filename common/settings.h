@@ -69,6 +69,10 @@ enum emu_setting_reader {
       "seeded schedule (0 = off)")                                                                 \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \
       EMU_SET_EXEC, "reduction kernel set")                                                        \
+    X(TIME, "HCEMU_TIME", EMU_SET_ENUM, "wall", 0, 0, "wall|model", EMU_SET_BOTH,                  \
+      "event times: wall clock or the modelled Atlas 350 clock")                                   \
+    X(MODEL, "HCEMU_MODEL", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                               \
+      "cost-model file (JSON) overriding the modelled clock's figures")                            \
     X(HCCL_BUFFSIZE, "HCCL_BUFFSIZE", EMU_SET_U64, "200", 1, 65536, "", EMU_SET_HOST,              \
       "HCCL buffer size in MB (vendor)")                                                           \
     X(HCCL_CONNECT_TIMEOUT, "HCCL_CONNECT_TIMEOUT", EMU_SET_U64, "120", 1, 7200, "", EMU_SET_HOST, \

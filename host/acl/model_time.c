@@ -1,0 +1,167 @@
+/* model_time.c - HCEMU_TIME=model on the host: the cost-model figures (defaults, the
+ * HCEMU_MODEL file, servers from HCEMU_TOPOLOGY) and modelled times of event records, from a
+ * simulation of the job's task graph (common/model.h, docs/MODEL.md). */
+#include "model_time.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "common/settings.h"
+#include "host/hccl/hccl_topo.h"
+#include "runtime.h"
+
+#define READY_WAIT_NS 1000000000ull /* a node being written by an executor: bounded wait */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_model_shm *graph;
+
+bool emu_model_time_on(void)
+{
+    return emu_settings_enum(EMU_SET_TIME) == 1;
+}
+
+/* key (a figure in the file's units) -> *dst * scale; false when present but not a number. */
+static bool figure(json_object *root, const char *key, double scale, double *dst)
+{
+    json_object *v;
+
+    if (!json_object_object_get_ex(root, key, &v))
+        return true;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return false;
+    double x = json_object_get_double(v);
+    if (!(x > 0))
+        return false;
+    *dst = x * scale;
+    return true;
+}
+
+static bool links(json_object *root, struct emu_model_params *p)
+{
+    json_object *arr, *o, *v;
+
+    if (!json_object_object_get_ex(root, "links", &arr))
+        return true;
+    if (!json_object_is_type(arr, json_type_array))
+        return false;
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        o = json_object_array_get_idx(arr, i);
+        int64_t a = -1, b = -1;
+        double bw = 0;
+        if (json_object_object_get_ex(o, "src", &v))
+            a = json_object_get_int64(v);
+        if (json_object_object_get_ex(o, "dst", &v))
+            b = json_object_get_int64(v);
+        if (a < 0 || b < 0 || a >= EMU_MAX_DEVICES || b >= EMU_MAX_DEVICES ||
+            !figure(o, "GBps", 1e9, &bw) || bw == 0)
+            return false;
+        p->pair_bw[a][b] = bw;
+    }
+    return true;
+}
+
+static void load_file(const char *path, struct emu_model_params *p)
+{
+    json_object *root = json_object_from_file(path);
+    struct emu_model_params q = *p;
+
+    bool ok = root != NULL && json_object_is_type(root, json_type_object) &&
+              figure(root, "task_us", 1e-6, &q.task_s) &&
+              figure(root, "launch_us", 1e-6, &q.launch_s) &&
+              figure(root, "host_task_us", 1e-6, &q.host_task_s) &&
+              figure(root, "notify_us", 1e-6, &q.notify_s) &&
+              figure(root, "link_latency_us", 1e-6, &q.link_lat_s) &&
+              figure(root, "link_GBps", 1e9, &q.link_bw) &&
+              figure(root, "net_latency_us", 1e-6, &q.net_lat_s) &&
+              figure(root, "net_GBps", 1e9, &q.net_bw) &&
+              figure(root, "copy_GBps", 1e9, &q.copy_bw) &&
+              figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q);
+    if (ok)
+        *p = q;
+    else
+        EMU_LOG_WARN("HCEMU_MODEL=%s: not a model file (docs/MODEL.md: a JSON object of positive "
+                     "figures and a \"links\" array); using the default figures",
+                     path);
+    if (root != NULL)
+        json_object_put(root);
+}
+
+void emu_model_time_params(struct emu_model_params *p)
+{
+    const char *path = emu_settings_str(EMU_SET_MODEL);
+
+    emu_model_params_default(p);
+    if (*path != '\0')
+        load_file(path, p);
+    if (*emu_settings_str(EMU_SET_TOPOLOGY) == '\0')
+        return;
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++)
+        if (emu_topo_server_of(d, "HCEMU_TIME=model", d, &p->server[d]) != EMU_OK)
+            p->server[d] = 0;
+}
+
+/* A copy of the graph's nodes (every node ready). */
+static emu_status snapshot(struct emu_model_node **out, uint32_t *n)
+{
+    uint32_t m = emu_load_acquire(&graph->n_nodes);
+
+    if (emu_load_relaxed(&graph->full) != 0)
+        return EMU_ENOMEM;
+    struct emu_model_node *c = malloc(((size_t)m + 1) * sizeof(*c));
+    if (c == NULL)
+        return EMU_ENOMEM;
+    uint64_t until = emu_now_ns() + READY_WAIT_NS;
+    for (uint32_t i = 0; i < m; i++) {
+        while (emu_load_acquire(&graph->nodes[i].ready) == 0 && emu_now_ns() < until)
+            usleep(50);
+        c[i] = graph->nodes[i];
+    }
+    *out = c, *n = m;
+    return EMU_OK;
+}
+
+static emu_status map_graph(void)
+{
+    if (graph != NULL)
+        return EMU_OK;
+    return emu_model_open(emu_rt.job_dir, &graph);
+}
+
+emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
+{
+    struct emu_model_params *p = malloc(sizeof(*p));
+    struct emu_model_node *nodes = NULL;
+    struct emu_model_times *times = NULL;
+    uint32_t n = 0, unmatched = 0;
+    emu_status s;
+
+    if (p == NULL)
+        return EMU_ENOMEM;
+    emu_model_time_params(p);
+    pthread_mutex_lock(&lock);
+    s = map_graph();
+    if (s == EMU_OK)
+        s = snapshot(&nodes, &n);
+    pthread_mutex_unlock(&lock);
+    if (s == EMU_OK && (times = malloc(((size_t)n + 1) * sizeof(*times))) == NULL)
+        s = EMU_ENOMEM;
+    if (s == EMU_OK)
+        s = emu_model_simulate(nodes, n, p, times, &unmatched);
+    emu_status found = EMU_EINVAL;
+    for (uint32_t i = 0; s == EMU_OK && i < n; i++)
+        if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD &&
+            nodes[i].sync_dev == dev && nodes[i].sync_slot == slot && nodes[i].event_seq == seq)
+            *t = times[i].end, found = EMU_OK;
+    if (s == EMU_OK)
+        s = found;
+    if (s != EMU_OK)
+        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev,
+                      slot, seq, emu_status_str(s));
+    free(times), free(nodes), free(p);
+    return s;
+}
