@@ -37,6 +37,8 @@ fuzz: deps
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
+	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

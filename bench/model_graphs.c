@@ -86,6 +86,27 @@ void mg_mesh_allgather(struct mg *g, uint32_t n, uint64_t bytes)
         }
 }
 
+void mg_ring_allgather(struct mg *g, uint32_t n, uint64_t bytes)
+{
+    for (uint32_t s = 0; s + 1 < n; s++)
+        for (uint32_t r = 0; r < n; r++) {
+            mg_write(g, r, 1, (r + 1) % n, bytes, 0);
+            mg_wait(g, r, 1, 0);
+        }
+}
+
+void mg_mesh_allreduce(struct mg *g, uint32_t n, uint64_t bytes)
+{
+    for (uint32_t phase = 0; phase < 2; phase++)
+        for (uint32_t r = 0; r < n; r++)
+            for (uint32_t j = 0; j + 1 < n; j++) {
+                uint32_t peer = (r + 1 + j) % n;
+                uint32_t w = mg_write(g, r, 1 + j, peer, bytes / n, r);
+                g->nd[w].reduce = phase == 0;
+                mg_wait(g, r, 1 + j, peer);
+            }
+}
+
 double mg_alpha(const struct emu_model_params *p)
 {
     return p->task_s + p->link_lat_s + (p->task_s > p->notify_s ? p->task_s : p->notify_s);
@@ -100,6 +121,16 @@ double mg_mesh_allgather_ab(const struct emu_model_params *p, uint32_t n, uint64
 {
     (void)n;
     return mg_alpha(p) + (double)bytes / p->link_bw;
+}
+
+double mg_ring_allgather_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes)
+{
+    return (n - 1) * (mg_alpha(p) + (double)bytes / p->link_bw);
+}
+
+double mg_mesh_allreduce_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes)
+{
+    return 2 * (mg_alpha(p) + (double)(bytes / n) / p->link_bw);
 }
 
 double mg_simulate(const struct mg *g, const struct emu_model_params *p)

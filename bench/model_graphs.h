@@ -28,6 +28,11 @@ void mg_ring_allreduce(struct mg *g, uint32_t n, uint64_t bytes);
 /* Mesh AllGather: on every rank one thread per peer writes `bytes` with notify to its peer,
  * then waits for the peer's. */
 void mg_mesh_allgather(struct mg *g, uint32_t n, uint64_t bytes);
+/* Ring AllGather: n-1 steps of a write with notify of `bytes` to the next rank. */
+void mg_ring_allgather(struct mg *g, uint32_t n, uint64_t bytes);
+/* Mesh AllReduce: a mesh reduce-scatter (write-reduce of bytes/n to every peer at once),
+ * then a mesh AllGather of bytes/n. */
+void mg_mesh_allreduce(struct mg *g, uint32_t n, uint64_t bytes);
 
 /* The alpha of one step: dispatch, link latency, then the wait's own dispatch or the notify
  * latency, whichever is longer. */
@@ -35,6 +40,9 @@ double mg_alpha(const struct emu_model_params *p);
 /* Closed forms: 2(n-1)(alpha + bytes/(n B)) and alpha + bytes/B. */
 double mg_ring_allreduce_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes);
 double mg_mesh_allgather_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes);
+/* (n-1)(alpha + bytes/B) and 2(alpha + bytes/(n B)). */
+double mg_ring_allgather_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes);
+double mg_mesh_allreduce_ab(const struct emu_model_params *p, uint32_t n, uint64_t bytes);
 
 /* Simulated end of the graph (largest end); negative when the simulation failed. */
 double mg_simulate(const struct mg *g, const struct emu_model_params *p);
