@@ -4,6 +4,7 @@
 #include "model_time.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,6 +133,71 @@ static emu_status map_graph(void)
     return emu_model_open(emu_rt.job_dir, &graph);
 }
 
+/* One step of a critical path, in words. */
+static int step_text(const struct emu_model_node *x, const struct emu_model_times *t, char *out,
+                     size_t n)
+{
+    const char *what = x->role == EMU_MODEL_KERNEL  ? "launch"
+                       : x->role == EMU_MODEL_FLOW  ? (x->reduce ? "write-reduce" : "transfer")
+                       : x->role == EMU_MODEL_LOCAL ? (x->reduce ? "reduce" : "copy")
+                       : x->sync_op == EMU_MODEL_WAIT ? "wait"
+                       : x->sync_op == EMU_MODEL_RECORD ? "record"
+                                                        : "task";
+
+    if (x->role == EMU_MODEL_FLOW)
+        return snprintf(out, n, "%s %llu B dev%u->dev%u [%.2f-%.2f us]", what,
+                        (unsigned long long)x->bytes, x->src_dev, x->dst_dev, t->start * 1e6,
+                        t->end * 1e6);
+    return snprintf(out, n, "%s dev%u/%u [%.2f-%.2f us]", what, x->dev, x->stream, t->start * 1e6,
+                    t->end * 1e6);
+}
+
+/* The chain that decided node i's end, latest first, as text (at most 8 steps). */
+static void critical_path(const struct emu_model_node *nd, const struct emu_model_times *t,
+                          uint32_t i, char *out, size_t n)
+{
+    size_t at = 0;
+
+    out[0] = '\0';
+    for (int k = 0; k < 8 && i != EMU_MODEL_NONE && at + 4 < n; k++, i = t[i].why) {
+        int w = step_text(&nd[i], &t[i], out + at, n - at);
+        if (w < 0 || (size_t)w >= n - at)
+            return;
+        at += (size_t)w;
+        if (t[i].why != EMU_MODEL_NONE && at + 4 < n)
+            at += (size_t)snprintf(out + at, n - at, " <- ");
+    }
+}
+
+/* HCEMU_LOG_LEVEL=info: one line per kernel simulated for the first time by this process:
+ * its modelled duration and the chain of tasks and waits that decided its end. */
+static void summarise(const struct emu_model_node *nd, const struct emu_model_times *t,
+                      uint32_t n)
+{
+    static uint32_t done; /* nodes already summarised; under `lock` */
+    char path[512];
+
+    if (!emu_log_enabled(EMU_LOG_LEVEL_INFO))
+        return;
+    pthread_mutex_lock(&lock);
+    uint32_t from = done;
+    done = n > done ? n : done;
+    pthread_mutex_unlock(&lock);
+    for (uint32_t k = from; k < n; k++) {
+        if (nd[k].role != EMU_MODEL_KERNEL)
+            continue;
+        uint32_t last = EMU_MODEL_NONE;
+        for (uint32_t i = k + 1; i < n; i++)
+            if (nd[i].kernel == k && (last == EMU_MODEL_NONE || t[i].end > t[last].end))
+                last = i;
+        critical_path(nd, t, last != EMU_MODEL_NONE ? last : k, path, sizeof(path));
+        EMU_LOG_INFO("modelled kernel on dev %u stream %u: %.2f us (from %.2f us); critical "
+                     "path: %s",
+                     nd[k].dev, nd[k].stream, (t[k].end - t[k].start) * 1e6, t[k].start * 1e6,
+                     path);
+    }
+}
+
 emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
 {
     struct emu_model_params *p = malloc(sizeof(*p));
@@ -152,6 +218,8 @@ emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, doubl
         s = EMU_ENOMEM;
     if (s == EMU_OK)
         s = emu_model_simulate(nodes, n, p, times, &unmatched);
+    if (s == EMU_OK)
+        summarise(nodes, times, n);
     emu_status found = EMU_EINVAL;
     for (uint32_t i = 0; s == EMU_OK && i < n; i++)
         if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD &&
