@@ -367,7 +367,7 @@ static int child_run(const char *out)
 /* Run a child with HCEMU_SEED=seed (and the model file when `file`); its two elapsed times. */
 static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
 {
-    static char env[5][CU_PATH * 2];
+    static char env[6][CU_PATH * 2];
     char out[CU_PATH * 2], model[CU_PATH * 2];
 
     cu_write(tmp, "model.json", model_json, model, sizeof(model));
@@ -377,7 +377,8 @@ static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
     snprintf(env[2], sizeof(env[2]), "HCEMU_JOB_DIR=%s", tmp);
     snprintf(env[3], sizeof(env[3]), "HCEMU_MODEL=%s", file ? model : "");
     snprintf(env[4], sizeof(env[4]), "HCCL_BUFFSIZE=4");
-    char *e[] = {env[0], env[1], env[2], env[3], env[4], NULL};
+    snprintf(env[5], sizeof(env[5]), "HCEMU_TRACE=%s/trace.json", tmp);
+    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], NULL};
     int st = cu_wait(cu_spawn(self, "run", out, e), 90000);
     if (st != 0)
         fail_msg("child (HCEMU_TIME=%s HCEMU_SEED=%llu) exited with %d", time,
@@ -434,10 +435,13 @@ static void kernel_elapsed_time_is_the_closed_form_identically_across_seeds(void
     }
 }
 
+/* Also: with HCEMU_TRACE, <trace>.model.json holds the slices at modelled times and a
+ * transfers track per link. */
 static void without_a_model_file_the_vendor_figures_apply(void **state)
 {
     struct emu_model_params p;
     double ms[2];
+    char path[CU_PATH * 2], text[65536];
 
     (void)state;
     emu_model_params_default(&p);
@@ -445,6 +449,15 @@ static void without_a_model_file_the_vendor_figures_apply(void **state)
     run_child("model", 3, false, ms);
     for (uint32_t r = 0; r < 2; r++)
         elapsed(ms[r], closed_form(&p, r, bw));
+    snprintf(path, sizeof(path), "%s/trace.json.model.json", tmp);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_true(n > 4 && text[0] == '[' && strcmp(text + n - 3, "\n]\n") == 0);
+    assert_non_null(strstr(text, "\"name\":\"link 0->1 transfers\""));
+    assert_non_null(strstr(text, "\"name\":\"transfer\""));
 }
 
 static void wall_time_is_the_default(void **state)

@@ -133,16 +133,25 @@ static emu_status map_graph(void)
     return emu_model_open(emu_rt.job_dir, &graph);
 }
 
+/* One step's name in words. */
+static const char *node_name(const struct emu_model_node *x)
+{
+    if (x->role == EMU_MODEL_KERNEL)
+        return "launch";
+    if (x->role == EMU_MODEL_FLOW)
+        return x->reduce ? "write-reduce" : "transfer";
+    if (x->role == EMU_MODEL_LOCAL)
+        return x->reduce ? "reduce" : "copy";
+    if (x->sync_op == EMU_MODEL_WAIT)
+        return "wait";
+    return x->sync_op == EMU_MODEL_RECORD ? "record" : "task";
+}
+
 /* One step of a critical path, in words. */
 static int step_text(const struct emu_model_node *x, const struct emu_model_times *t, char *out,
                      size_t n)
 {
-    const char *what = x->role == EMU_MODEL_KERNEL  ? "launch"
-                       : x->role == EMU_MODEL_FLOW  ? (x->reduce ? "write-reduce" : "transfer")
-                       : x->role == EMU_MODEL_LOCAL ? (x->reduce ? "reduce" : "copy")
-                       : x->sync_op == EMU_MODEL_WAIT ? "wait"
-                       : x->sync_op == EMU_MODEL_RECORD ? "record"
-                                                        : "task";
+    const char *what = node_name(x);
 
     if (x->role == EMU_MODEL_FLOW)
         return snprintf(out, n, "%s %llu B dev%u->dev%u [%.2f-%.2f us]", what,
@@ -198,6 +207,85 @@ static void summarise(const struct emu_model_node *nd, const struct emu_model_ti
     }
 }
 
+struct link_ev {
+    uint32_t link; /* src * 64 + dst */
+    int32_t delta; /* +1 a transfer starts moving bytes, -1 it ends */
+    double t;
+};
+
+static int cmp_link_ev(const void *a, const void *b)
+{
+    const struct link_ev *x = a, *y = b;
+
+    if (x->link != y->link)
+        return x->link < y->link ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->delta - y->delta; /* ends before starts at one instant */
+}
+
+/* Per link, a counter track of the transfers sharing it. */
+static void trace_links(FILE *f, const struct emu_model_node *nd, const struct emu_model_times *t,
+                        uint32_t n, const struct emu_model_params *p)
+{
+    struct link_ev *ev = malloc(((size_t)n * 2 + 1) * sizeof(*ev));
+    uint32_t m = 0;
+
+    if (ev == NULL)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        if (nd[i].role != EMU_MODEL_FLOW || nd[i].src_dev >= EMU_MAX_DEVICES ||
+            nd[i].dst_dev >= EMU_MAX_DEVICES)
+            continue;
+        bool net = p->server[nd[i].src_dev] != p->server[nd[i].dst_dev];
+        uint32_t link = nd[i].src_dev * EMU_MAX_DEVICES + nd[i].dst_dev;
+        double from = t[i].start + p->task_s + (net ? p->net_lat_s : p->link_lat_s);
+        ev[m++] = (struct link_ev){link, 1, from};
+        ev[m++] = (struct link_ev){link, -1, t[i].end};
+    }
+    qsort(ev, m, sizeof(*ev), cmp_link_ev);
+    int32_t active = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        active = (i > 0 && ev[i].link == ev[i - 1].link ? active : 0) + ev[i].delta;
+        fprintf(f, ",\n{\"ph\":\"C\",\"name\":\"link %u->%u transfers\",\"pid\":%u,\"ts\":%.3f,"
+                   "\"args\":{\"transfers\":%d}}",
+                ev[i].link / EMU_MAX_DEVICES, ev[i].link % EMU_MAX_DEVICES,
+                ev[i].link / EMU_MAX_DEVICES, ev[i].t * 1e6, active);
+    }
+    free(ev);
+}
+
+/* HCEMU_TRACE with the model on: <trace>.model.json, the whole graph at modelled times
+ * (rewritten by each simulation, so it is complete as of the last time asked). */
+static void trace(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n,
+                  const struct emu_model_params *p)
+{
+    const char *base = emu_settings_str(EMU_SET_TRACE);
+    char path[EMU_PATH_MAX + 16], tmp[EMU_PATH_MAX + 32];
+
+    if (*base == '\0' || snprintf(path, sizeof(path), "%s.model.json", base) >= (int)sizeof(path))
+        return;
+    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        EMU_LOG_WARN("modelled trace: cannot write %s: %m", tmp);
+        return;
+    }
+    fprintf(f, "[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":"
+               "\"modelled Atlas 350 time\"}}");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
+                   "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
+                node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
+                (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
+    trace_links(f, nd, t, n, p);
+    fprintf(f, "\n]\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        EMU_LOG_WARN("modelled trace: cannot write %s: %m", path);
+        unlink(tmp);
+    }
+}
+
 emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
 {
     struct emu_model_params *p = malloc(sizeof(*p));
@@ -218,8 +306,10 @@ emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, doubl
         s = EMU_ENOMEM;
     if (s == EMU_OK)
         s = emu_model_simulate(nodes, n, p, times, &unmatched);
-    if (s == EMU_OK)
+    if (s == EMU_OK) {
         summarise(nodes, times, n);
+        trace(nodes, times, n, p);
+    }
     emu_status found = EMU_EINVAL;
     for (uint32_t i = 0; s == EMU_OK && i < n; i++)
         if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD &&
