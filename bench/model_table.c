@@ -53,8 +53,7 @@ static uint32_t busiest_thread(const struct mg *g)
     uint32_t count[64u] = {0}, best = 0;
 
     for (uint32_t i = 0; i < g->n; i++)
-        if (g->nd[i].dev == 0 && g->nd[i].stream < 64u &&
-            ++count[g->nd[i].stream] > best)
+        if (g->nd[i].dev == 0 && g->nd[i].stream < 64u && ++count[g->nd[i].stream] > best)
             best = count[g->nd[i].stream];
     return best;
 }
@@ -79,8 +78,8 @@ int main(int argc, char **argv)
             struct mg g = {0};
             algos[a].build(&g, n, bytes);
             double t = mg_simulate(&g, &p), ab = algos[a].ab(&p, n, bytes);
-            double vendor = algos[a].wire(n) * (double)bytes / p.link_bw +
-                            p.task_s * busiest_thread(&g);
+            double vendor =
+                algos[a].wire(n) * (double)bytes / p.link_bw + p.task_s * busiest_thread(&g);
             printf("%-16s %10llu %12.2f %12.2f %12.2f %8.3f\n", algos[a].name,
                    (unsigned long long)bytes, t * 1e6, ab * 1e6, vendor * 1e6, t / vendor);
             mg_free(&g);

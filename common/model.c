@@ -161,8 +161,8 @@ static void try_start(struct sim *s, uint32_t i)
     const struct emu_model_node *x = &s->nd[i];
     uint32_t p = s->prev[i], k = x->kernel, m = s->match[i];
 
-    if (s->state[i] != 0 || (p != NONE && s->state[p] != 2) ||
-        (k < s->n && s->state[k] == 0) || (m != NONE && s->state[m] != 2))
+    if (s->state[i] != 0 || (p != NONE && s->state[p] != 2) || (k < s->n && s->state[k] == 0) ||
+        (m != NONE && s->state[m] != 2))
         return;
     double st = p != NONE ? s->out[p].end : 0.0;
     s->out[i].why = p;
@@ -192,8 +192,7 @@ static void try_start(struct sim *s, uint32_t i)
     default:
         break;
     }
-    if (x->sync_op == EMU_MODEL_WAIT && m != NONE &&
-        s->out[m].end + s->p->notify_s > end) {
+    if (x->sync_op == EMU_MODEL_WAIT && m != NONE && s->out[m].end + s->p->notify_s > end) {
         end = s->out[m].end + s->p->notify_s;
         s->out[i].why = m;
     }
@@ -271,7 +270,8 @@ static void step(struct sim *s, uint32_t *users)
     uint32_t kept = 0;
     for (uint32_t f = 0; f < s->n_flows; f++) {
         /* Within a millionth of a byte: rounding of rate * time, not bytes left. */
-        if (s->flow_at[f] <= s->now && s->rem[f] <= 1e-6 * (1.0 + (double)s->nd[s->flows[f]].bytes * 1e-9)) {
+        if (s->flow_at[f] <= s->now &&
+            s->rem[f] <= 1e-6 * (1.0 + (double)s->nd[s->flows[f]].bytes * 1e-9)) {
             finish(s, s->flows[f], s->now);
             continue;
         }
@@ -324,7 +324,8 @@ static void match_waits(struct sim *s, uint32_t *idx, uint32_t *unmatched)
                 continue;
             if (x->event) {
                 for (uint32_t q = g; q < e; q++)
-                    if (s->nd[idx[q]].sync_op == EMU_MODEL_RECORD && s->nd[idx[q]].event_seq == x->event_seq)
+                    if (s->nd[idx[q]].sync_op == EMU_MODEL_RECORD &&
+                        s->nd[idx[q]].event_seq == x->event_seq)
                         s->match[idx[w]] = idx[q];
             } else {
                 while (r < e && s->nd[idx[r]].sync_op != EMU_MODEL_RECORD)

@@ -60,18 +60,18 @@ struct emu_model_shm {
 
 /* Cost-model parameters, seconds and bytes per second (docs/MODEL.md has their sources). */
 struct emu_model_params {
-    double task_s;          /* AICPU dispatch of one data-plane task */
-    double launch_s;        /* kernel launch on the host stream */
-    double host_task_s;     /* any other host stream task */
-    double notify_s;        /* record -> wait visible */
-    double link_lat_s;      /* intra-server link latency (UB_CTP / HCCS) */
-    double link_bw;         /* intra-server link, per direction */
-    double net_lat_s;       /* inter-server latency (RoCE / UBoE) */
-    double net_bw;          /* inter-server port of a device, per direction */
-    double copy_bw;         /* local copy */
-    double reduce_bw;       /* local reduce */
+    double task_s;      /* AICPU dispatch of one data-plane task */
+    double launch_s;    /* kernel launch on the host stream */
+    double host_task_s; /* any other host stream task */
+    double notify_s;    /* record -> wait visible */
+    double link_lat_s;  /* intra-server link latency (UB_CTP / HCCS) */
+    double link_bw;     /* intra-server link, per direction */
+    double net_lat_s;   /* inter-server latency (RoCE / UBoE) */
+    double net_bw;      /* inter-server port of a device, per direction */
+    double copy_bw;     /* local copy */
+    double reduce_bw;   /* local reduce */
     double pair_bw[EMU_MAX_DEVICES][EMU_MAX_DEVICES]; /* per link override, 0 = link_bw */
-    uint32_t server[EMU_MAX_DEVICES];                  /* server of each device */
+    uint32_t server[EMU_MAX_DEVICES];                 /* server of each device */
 };
 
 /* Simulation output per node (seconds since the job's first task). */

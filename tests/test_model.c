@@ -151,8 +151,8 @@ static void ring_allreduce_matches_its_closed_form_at_2_4_8_ranks(void **state)
             mg_ring_allreduce(&g, ranks[i], sizes[j]);
             double got = mg_simulate(&g, &P), want = mg_ring_allreduce_ab(&P, ranks[i], sizes[j]);
             if (got < want * 0.99 || got > want * 1.01)
-                fail_msg("ring allreduce n=%u bytes=%llu: modelled %g s, alpha-beta %g s",
-                         ranks[i], (unsigned long long)sizes[j], got, want);
+                fail_msg("ring allreduce n=%u bytes=%llu: modelled %g s, alpha-beta %g s", ranks[i],
+                         (unsigned long long)sizes[j], got, want);
             mg_free(&g);
         }
 }
@@ -169,8 +169,8 @@ static void mesh_allgather_matches_its_closed_form_at_2_4_8_ranks(void **state)
             mg_mesh_allgather(&g, ranks[i], sizes[j]);
             double got = mg_simulate(&g, &P), want = mg_mesh_allgather_ab(&P, ranks[i], sizes[j]);
             if (got < want * 0.99 || got > want * 1.01)
-                fail_msg("mesh allgather n=%u bytes=%llu: modelled %g s, alpha-beta %g s",
-                         ranks[i], (unsigned long long)sizes[j], got, want);
+                fail_msg("mesh allgather n=%u bytes=%llu: modelled %g s, alpha-beta %g s", ranks[i],
+                         (unsigned long long)sizes[j], got, want);
             mg_free(&g);
         }
 }
@@ -285,8 +285,8 @@ static void rank_body(struct cu_rank *r)
     CU_CHECK(r, HcclGetHcclBuffer(r->comm, &hb, &hb_size) == 0 && hb_size >= 2 * E2E_BYTES);
     CU_CHECK(r, HcclThreadAcquire(r->comm, COMM_ENGINE_AICPU_TS, 1, 2, &t0) == 0);
     CU_CHECK(r, HcclThreadAcquireWithStream(r->comm, COMM_ENGINE_CPU_TS, st, 1, &cpu) == 0);
-    CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, &cpu, COMM_ENGINE_AICPU_TS,
-                                             &cpu_on_ai) == 0);
+    CU_CHECK(r,
+             HcclThreadExportToCommEngine(r->comm, 1, &cpu, COMM_ENGINE_AICPU_TS, &cpu_on_ai) == 0);
     CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, &t0, COMM_ENGINE_CPU_TS, &t0_on_cpu) == 0);
     CU_CHECK(r, cu_desc_to(r->comm, me, peer, COMM_PROTOCOL_UB_CTP, 2, &d) == HCCL_SUCCESS);
     CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, &d, 1, &ch) == 0);
@@ -298,11 +298,15 @@ static void rank_body(struct cu_rank *r)
     struct dp_op ops[4];
     memset(ops, 0, sizeof(ops));
     ops[0] = (struct dp_op){.fn = DPF_TWAIT, .thread = t0, .idx = E2E_START, .timeout = 30};
-    ops[1] = (struct dp_op){.fn = DPF_WRITE_NOTIFY, .thread = t0, .other = ch,
+    ops[1] = (struct dp_op){.fn = DPF_WRITE_NOTIFY,
+                            .thread = t0,
+                            .other = ch,
                             .dst = (uint64_t)(uintptr_t)peer_hb + E2E_BYTES,
-                            .src = (uint64_t)(uintptr_t)hb, .n = E2E_BYTES, .idx = E2E_DATA};
-    ops[2] = (struct dp_op){.fn = DPF_CWAIT, .thread = t0, .other = ch, .idx = E2E_DATA,
-                            .timeout = 30};
+                            .src = (uint64_t)(uintptr_t)hb,
+                            .n = E2E_BYTES,
+                            .idx = E2E_DATA};
+    ops[2] =
+        (struct dp_op){.fn = DPF_CWAIT, .thread = t0, .other = ch, .idx = E2E_DATA, .timeout = 30};
     ops[3] = (struct dp_op){.fn = DPF_TREC, .thread = t0, .other = cpu_on_ai, .idx = 0};
     size_t bytes = sizeof(struct dp_args) + sizeof(ops) + 4 * sizeof(int32_t);
     uint8_t host[sizeof(struct dp_args) + sizeof(ops) + 4 * sizeof(int32_t)];
@@ -403,9 +407,9 @@ static double closed_form(const struct emu_model_params *p, uint32_t me, const d
     for (int r = 0; r < 2; r++) /* write ends: start record, launch, wait, write */
         w[r] = 2 * H + K + T + T + p->link_lat_s + (double)E2E_BYTES / bw[r];
     double cwait = w[me] + T > w[1 - me] + N ? w[me] + T : w[1 - me] + N;
-    double done = cwait + T;                            /* the record to the host */
-    double b = done + (H > N ? H : N) + H;              /* host wait, event B */
-    return (b - H) * 1e3;                               /* minus event A's end */
+    double done = cwait + T;               /* the record to the host */
+    double b = done + (H > N ? H : N) + H; /* host wait, event B */
+    return (b - H) * 1e3;                  /* minus event A's end */
 }
 
 static void elapsed(double got, double want)

@@ -71,17 +71,16 @@ static void load_file(const char *path, struct emu_model_params *p)
     json_object *root = json_object_from_file(path);
     struct emu_model_params q = *p;
 
-    bool ok = root != NULL && json_object_is_type(root, json_type_object) &&
-              figure(root, "task_us", 1e-6, &q.task_s) &&
-              figure(root, "launch_us", 1e-6, &q.launch_s) &&
-              figure(root, "host_task_us", 1e-6, &q.host_task_s) &&
-              figure(root, "notify_us", 1e-6, &q.notify_s) &&
-              figure(root, "link_latency_us", 1e-6, &q.link_lat_s) &&
-              figure(root, "link_GBps", 1e9, &q.link_bw) &&
-              figure(root, "net_latency_us", 1e-6, &q.net_lat_s) &&
-              figure(root, "net_GBps", 1e9, &q.net_bw) &&
-              figure(root, "copy_GBps", 1e9, &q.copy_bw) &&
-              figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q);
+    bool ok =
+        root != NULL && json_object_is_type(root, json_type_object) &&
+        figure(root, "task_us", 1e-6, &q.task_s) && figure(root, "launch_us", 1e-6, &q.launch_s) &&
+        figure(root, "host_task_us", 1e-6, &q.host_task_s) &&
+        figure(root, "notify_us", 1e-6, &q.notify_s) &&
+        figure(root, "link_latency_us", 1e-6, &q.link_lat_s) &&
+        figure(root, "link_GBps", 1e9, &q.link_bw) &&
+        figure(root, "net_latency_us", 1e-6, &q.net_lat_s) &&
+        figure(root, "net_GBps", 1e9, &q.net_bw) && figure(root, "copy_GBps", 1e9, &q.copy_bw) &&
+        figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q);
     if (ok)
         *p = q;
     else
@@ -180,8 +179,7 @@ static void critical_path(const struct emu_model_node *nd, const struct emu_mode
 
 /* HCEMU_LOG_LEVEL=info: one line per kernel simulated for the first time by this process:
  * its modelled duration and the chain of tasks and waits that decided its end. */
-static void summarise(const struct emu_model_node *nd, const struct emu_model_times *t,
-                      uint32_t n)
+static void summarise(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n)
 {
     static uint32_t done; /* nodes already summarised; under `lock` */
     char path[512];
@@ -247,8 +245,9 @@ static void trace_links(FILE *f, const struct emu_model_node *nd, const struct e
     int32_t active = 0;
     for (uint32_t i = 0; i < m; i++) {
         active = (i > 0 && ev[i].link == ev[i - 1].link ? active : 0) + ev[i].delta;
-        fprintf(f, ",\n{\"ph\":\"C\",\"name\":\"link %u->%u transfers\",\"pid\":%u,\"ts\":%.3f,"
-                   "\"args\":{\"transfers\":%d}}",
+        fprintf(f,
+                ",\n{\"ph\":\"C\",\"name\":\"link %u->%u transfers\",\"pid\":%u,\"ts\":%.3f,"
+                "\"args\":{\"transfers\":%d}}",
                 ev[i].link / EMU_MAX_DEVICES, ev[i].link % EMU_MAX_DEVICES,
                 ev[i].link / EMU_MAX_DEVICES, ev[i].t * 1e6, active);
     }
@@ -274,8 +273,9 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
     fprintf(f, "[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":"
                "\"modelled Atlas 350 time\"}}");
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
-                   "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
+        fprintf(f,
+                ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
+                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
                 node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
                 (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
     trace_links(f, nd, t, n, p);
@@ -312,14 +312,14 @@ emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, doubl
     }
     emu_status found = EMU_EINVAL;
     for (uint32_t i = 0; s == EMU_OK && i < n; i++)
-        if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD &&
-            nodes[i].sync_dev == dev && nodes[i].sync_slot == slot && nodes[i].event_seq == seq)
+        if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD && nodes[i].sync_dev == dev &&
+            nodes[i].sync_slot == slot && nodes[i].event_seq == seq)
             *t = times[i].end, found = EMU_OK;
     if (s == EMU_OK)
         s = found;
     if (s != EMU_OK)
-        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev,
-                      slot, seq, emu_status_str(s));
+        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev, slot,
+                    seq, emu_status_str(s));
     free(times), free(nodes), free(p);
     return s;
 }
