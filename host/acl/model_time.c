@@ -177,31 +177,50 @@ static void critical_path(const struct emu_model_node *nd, const struct emu_mode
     }
 }
 
-/* HCEMU_LOG_LEVEL=info: one line per kernel simulated for the first time by this process:
- * its modelled duration and the chain of tasks and waits that decided its end. */
-static void summarise(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n)
+/* The job's graph so far, simulated: nodes and times (run_model; run_free frees them). */
+struct run {
+    struct emu_model_params p;
+    struct emu_model_node *nodes;
+    struct emu_model_times *times;
+    uint32_t n;
+};
+
+/* Kernels already summarised by this process (one bit per node; under `lock`). */
+static uint8_t reported[EMU_MODEL_MAX_NODES / 8];
+
+/* Whether kernel node k is to be summarised now (and mark it). */
+static bool first_report(uint32_t k)
 {
-    static uint32_t done; /* nodes already summarised; under `lock` */
+    pthread_mutex_lock(&lock);
+    bool first = (reported[k / 8] & (1u << (k % 8))) == 0;
+    reported[k / 8] |= (uint8_t)(1u << (k % 8));
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* HCEMU_LOG_LEVEL=info: one line per kernel of host stream (dev, stream) queued before node
+ * `upto` (whose tasks are therefore all in the graph), once per process: its modelled
+ * duration and the chain of tasks and waits that decided its end. */
+static void summarise(const struct run *r, uint32_t dev, uint32_t stream, uint32_t upto)
+{
+    const struct emu_model_node *nd = r->nodes;
+    const struct emu_model_times *t = r->times;
     char path[512];
 
     if (!emu_log_enabled(EMU_LOG_LEVEL_INFO))
         return;
-    pthread_mutex_lock(&lock);
-    uint32_t from = done;
-    done = n > done ? n : done;
-    pthread_mutex_unlock(&lock);
-    for (uint32_t k = from; k < n; k++) {
-        if (nd[k].role != EMU_MODEL_KERNEL)
+    for (uint32_t k = 0; k < upto && k < r->n; k++) {
+        if (nd[k].role != EMU_MODEL_KERNEL || nd[k].dev != dev || nd[k].stream != stream ||
+            !first_report(k))
             continue;
         uint32_t last = EMU_MODEL_NONE;
-        for (uint32_t i = k + 1; i < n; i++)
+        for (uint32_t i = k + 1; i < r->n; i++)
             if (nd[i].kernel == k && (last == EMU_MODEL_NONE || t[i].end > t[last].end))
                 last = i;
         critical_path(nd, t, last != EMU_MODEL_NONE ? last : k, path, sizeof(path));
         EMU_LOG_INFO("modelled kernel on dev %u stream %u: %.2f us (from %.2f us); critical "
                      "path: %s",
-                     nd[k].dev, nd[k].stream, (t[k].end - t[k].start) * 1e6, t[k].start * 1e6,
-                     path);
+                     dev, stream, (t[k].end - t[k].start) * 1e6, t[k].start * 1e6, path);
     }
 }
 
@@ -286,40 +305,66 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
     }
 }
 
-emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
+/* Simulate the graph into r; the modelled trace is written from every simulation. */
+static emu_status run_model(struct run *r)
 {
-    struct emu_model_params *p = malloc(sizeof(*p));
-    struct emu_model_node *nodes = NULL;
-    struct emu_model_times *times = NULL;
-    uint32_t n = 0, unmatched = 0;
+    uint32_t unmatched = 0;
     emu_status s;
 
-    if (p == NULL)
-        return EMU_ENOMEM;
-    emu_model_time_params(p);
+    emu_model_time_params(&r->p);
     pthread_mutex_lock(&lock);
     s = map_graph();
     if (s == EMU_OK)
-        s = snapshot(&nodes, &n);
+        s = snapshot(&r->nodes, &r->n);
     pthread_mutex_unlock(&lock);
-    if (s == EMU_OK && (times = malloc(((size_t)n + 1) * sizeof(*times))) == NULL)
+    if (s == EMU_OK && (r->times = malloc(((size_t)r->n + 1) * sizeof(*r->times))) == NULL)
         s = EMU_ENOMEM;
     if (s == EMU_OK)
-        s = emu_model_simulate(nodes, n, p, times, &unmatched);
-    if (s == EMU_OK) {
-        summarise(nodes, times, n);
-        trace(nodes, times, n, p);
-    }
+        s = emu_model_simulate(r->nodes, r->n, &r->p, r->times, &unmatched);
+    if (s == EMU_OK)
+        trace(r->nodes, r->times, r->n, &r->p);
+    return s;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->times), free(r->nodes), free(r);
+}
+
+emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
+{
+    struct run *r = calloc(1, sizeof(*r));
+    emu_status s = r != NULL ? run_model(r) : EMU_ENOMEM;
     emu_status found = EMU_EINVAL;
-    for (uint32_t i = 0; s == EMU_OK && i < n; i++)
-        if (nodes[i].event && nodes[i].sync_op == EMU_MODEL_RECORD && nodes[i].sync_dev == dev &&
-            nodes[i].sync_slot == slot && nodes[i].event_seq == seq)
-            *t = times[i].end, found = EMU_OK;
+
+    for (uint32_t i = 0; s == EMU_OK && i < r->n; i++) {
+        const struct emu_model_node *x = &r->nodes[i];
+        if (x->event && x->sync_op == EMU_MODEL_RECORD && x->sync_dev == dev &&
+            x->sync_slot == slot && x->event_seq == seq)
+            *t = r->times[i].end, found = EMU_OK, summarise(r, x->dev, x->stream, i);
+    }
     if (s == EMU_OK)
         s = found;
     if (s != EMU_OK)
         EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev, slot,
                     seq, emu_status_str(s));
-    free(times), free(nodes), free(p);
+    if (r != NULL)
+        run_free(r);
     return s;
+}
+
+void emu_model_time_note(uint32_t dev, uint32_t stream)
+{
+    if (!emu_model_time_on() ||
+        (!emu_log_enabled(EMU_LOG_LEVEL_INFO) && *emu_settings_str(EMU_SET_TRACE) == '\0'))
+        return;
+    struct run *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return;
+    emu_status s = run_model(r);
+    if (s == EMU_OK)
+        summarise(r, dev, stream, r->n);
+    else
+        EMU_LOG_DEBUG("modelled time: no summary: %s", emu_status_str(s));
+    run_free(r);
 }

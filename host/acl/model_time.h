@@ -17,5 +17,8 @@ void emu_model_time_params(struct emu_model_params *p);
  * `dev` happened. Simulates the job's whole graph; logs one line when unavailable. */
 emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq,
                                 double *t) EMU_MUST_CHECK;
+/* After host stream `stream` of device `dev` synchronised: with the model on and HCEMU_LOG_LEVEL=info or HCEMU_TRACE,
+ * simulate so that the per-kernel summary and the modelled trace cover what just ran. */
+void emu_model_time_note(uint32_t dev, uint32_t stream);
 
 #endif
