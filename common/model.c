@@ -252,32 +252,37 @@ static void share(struct sim *s, uint32_t *users)
 }
 
 /* Advance to the next flow event: a flow starts moving bytes or one ends. */
+/* When active flow f would finish at the current rates. */
+static double finish_at(const struct sim *s, uint32_t f)
+{
+    return s->now + (s->rate[f] > 0 ? s->rem[f] / s->rate[f] : 0);
+}
+
+/* Advance to the next flow event: a flow starts moving bytes or one ends. A flow whose
+ * projected end is that instant ends then, whatever rounding left of its bytes. */
 static void step(struct sim *s, uint32_t *users)
 {
     double t = -1;
 
     share(s, users);
     for (uint32_t f = 0; f < s->n_flows; f++) {
-        double at = s->flow_at[f] > s->now ? s->flow_at[f]
-                                           : s->now + (s->rate[f] > 0 ? s->rem[f] / s->rate[f] : 0);
+        double at = s->flow_at[f] > s->now ? s->flow_at[f] : finish_at(s, f);
         if (t < 0 || at < t)
             t = at;
     }
-    for (uint32_t f = 0; f < s->n_flows; f++)
-        if (s->flow_at[f] <= s->now)
-            s->rem[f] -= s->rate[f] * (t - s->now);
-    s->now = t;
     uint32_t kept = 0;
     for (uint32_t f = 0; f < s->n_flows; f++) {
-        /* Within a millionth of a byte: rounding of rate * time, not bytes left. */
-        if (s->flow_at[f] <= s->now &&
-            s->rem[f] <= 1e-6 * (1.0 + (double)s->nd[s->flows[f]].bytes * 1e-9)) {
-            finish(s, s->flows[f], s->now);
+        bool active = s->flow_at[f] <= s->now;
+        if (active && finish_at(s, f) <= t) {
+            finish(s, s->flows[f], t);
             continue;
         }
+        if (active)
+            s->rem[f] -= s->rate[f] * (t - s->now);
         s->flows[kept] = s->flows[f], s->flow_at[kept] = s->flow_at[f];
         s->rem[kept] = s->rem[f], s->rate[kept++] = s->rate[f];
     }
+    s->now = t;
     s->n_flows = kept;
 }
 

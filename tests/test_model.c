@@ -120,6 +120,26 @@ static void a_flow_that_joins_later_shares_only_from_then_on(void **state)
     mg_free(&g);
 }
 
+/* Hours into a run, rounding of rate * time leaves crumbs of bytes; flows still end on time. */
+static void flows_late_in_a_long_run_end_when_their_bytes_are_due(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[6];
+
+    (void)state;
+    P.copy_bw = 1.0; /* 10000 bytes: 10000 s */
+    for (uint32_t th = 1; th <= 3; th++) {
+        mg_copy(&g, 0, th, 10000, 0);
+        mg_write(&g, 0, th, 1, 3 * MB + th, NONE);
+    }
+    sim(&g, t);
+    double from = 10000.0 + 2 * P.task_s + P.link_lat_s;
+    if (!(t[5].end > from && t[5].end < from + 4 * 3.0 * MB / P.link_bw))
+        fail_msg("last flow ended at %.9f s", t[5].end);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
 static void a_chain_of_notifies_adds_notify_latency_and_dispatch_per_hop(void **state)
 {
     struct mg g = {0};
@@ -482,6 +502,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(two_transfers_on_one_link_each_take_twice_as_long),
         cmocka_unit_test(transfers_to_different_peers_do_not_slow_each_other_on_a_mesh),
         cmocka_unit_test(a_flow_that_joins_later_shares_only_from_then_on),
+        cmocka_unit_test(flows_late_in_a_long_run_end_when_their_bytes_are_due),
         cmocka_unit_test(a_chain_of_notifies_adds_notify_latency_and_dispatch_per_hop),
         cmocka_unit_test(ring_allreduce_matches_its_closed_form_at_2_4_8_ranks),
         cmocka_unit_test(mesh_allgather_matches_its_closed_form_at_2_4_8_ranks),
