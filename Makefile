@@ -38,6 +38,7 @@ fuzz: deps
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
 	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
+	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -111,6 +111,7 @@ static enum emu_run_result run_event_record(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
+    emu_store_relaxed(&ctl->notifies[w->u.event.slot].stamp_ns, emu_os_now_ns());
     /* Pairs with the acquire load in run_event_wait() and in the host's event sync. */
     emu_store_release(&ctl->notifies[w->u.event.slot].value, w->u.event.seq);
     emu_os_futex_wake(&ctl->notifies[w->u.event.slot].value, INT32_MAX);

@@ -147,7 +147,7 @@ static const any_fn api_table[] = {
     F(aclrtCreateStreamWithConfig), F(aclrtDestroyStream), F(aclrtSynchronizeStream),
     F(aclrtSynchronizeStreamWithTimeout), F(aclrtSynchronizeDevice), F(aclrtCreateEvent),
     F(aclrtRecordEvent), F(aclrtStreamWaitEvent), F(aclrtSynchronizeEvent),
-    F(aclrtDestroyEvent), F(aclrtCreateNotify), F(aclrtDestroyNotify), F(aclrtRecordNotify),
+    F(aclrtDestroyEvent), F(aclrtEventElapsedTime), F(aclrtCreateNotify), F(aclrtDestroyNotify), F(aclrtRecordNotify),
     F(aclrtWaitAndResetNotify), F(aclrtGetNotifyId), F(aclrtGetLastError),
     F(aclrtPeekAtLastError), F(aclGetRecentErrMsg), F(aclrtBinaryLoadFromFile),
     F(aclrtBinaryLoadFromData), F(aclrtBinaryGetFunction), F(aclrtBinaryUnLoad),
@@ -318,6 +318,8 @@ static void everything_refused(long long acl_code, void *stale_stream, void *sta
     EXPECT(aclrtStreamWaitEvent(stale_stream, stale_event), acl_code, BADH);
     EXPECT(aclrtSynchronizeEvent(stale_event), acl_code, BADH);
     EXPECT(aclrtDestroyEvent(stale_event), acl_code, BADH);
+    float ms_out = 0;
+    EXPECT(aclrtEventElapsedTime(&ms_out, stale_event, stale_event), acl_code, BADH);
     EXPECT(aclrtCreateNotify(&p, 0), acl_code);
     EXPECT(aclrtDestroyNotify(heap_junk), acl_code, BADH);
     EXPECT(aclrtRecordNotify(heap_junk, stale_stream), acl_code, BADH);
@@ -554,6 +556,11 @@ static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
     EXPECT(aclrtSynchronizeEvent(junk), BADH);
     EXPECT(aclrtSynchronizeEvent(deadev), BADH);
     EXPECT(aclrtSynchronizeEvent(n), BADH);
+    float ms = 0;
+    EXPECT(aclrtEventElapsedTime(NULL, e, e), PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, NULL, e), PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, junk, e), BADH);
+    EXPECT(aclrtEventElapsedTime(&ms, e, deadev), BADH);
     EXPECT(aclrtDestroyEvent(NULL), PARAM);
     EXPECT(aclrtDestroyEvent(deadev), BADH);
     EXPECT(aclrtDestroyEvent(s), BADH);

@@ -126,6 +126,8 @@ void emu_diag_init(void)
     read_cfg();
     if (emu_diag_cfg.seed != 0 && !emu_seed_start(emu_diag_cfg.seed))
         emu_diag_cfg.seed = 0;
+    if (emu_settings_enum(EMU_SET_TIME) == 1)
+        (void)emu_model_rec_start(); /* off with a warning when it cannot start */
     if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.race && !emu_diag_cfg.trace)
         return;
     if (open_shm() != EMU_OK) {

@@ -454,6 +454,20 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     return out(emu_event_sync(e));
 }
 
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    struct emu_event *a, *b;
+    emu_status st;
+
+    NULL_CHECK(ms, "aclrtEventElapsedTime");
+    NULL_CHECK(startEvent, "aclrtEventElapsedTime");
+    NULL_CHECK(endEvent, "aclrtEventElapsedTime");
+    if ((st = emu_event_check(startEvent, &a)) != EMU_OK ||
+        (st = emu_event_check(endEvent, &b)) != EMU_OK)
+        return out(st);
+    return out(emu_event_elapsed(a, b, ms));
+}
+
 aclError aclrtDestroyEvent(aclrtEvent event)
 {
     struct emu_event *e;

@@ -13,6 +13,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "model_time.h"
 
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
 {
@@ -232,6 +233,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
             return st;
     }
     int32_t err = atomic_exchange(&sc->error, 0);
+    emu_model_time_note(d->id, s->slot); /* HCEMU_TIME=model: summary and trace */
     return (emu_status)err;
 }
 

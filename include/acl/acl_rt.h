@@ -230,6 +230,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent,
+                                                  aclrtEvent endEvent);
 
 /* Runtime notifies (the A2/A3 hand-shake; unused on Atlas 350). flag: ACL_NOTIFY_*.
  * aclrtWaitAndResetNotify's timeout is in seconds, 0 = forever. */
