@@ -40,6 +40,9 @@ void emu_discard(void *addr, size_t len);
 unsigned emu_cpu_count(void);
 /* Thread id of the calling thread (for reports). */
 int emu_gettid(void);
+/* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);
+ * 0 when it does not exist or cannot be read. */
+char emu_proc_state(int pid);
 
 /* "symbol+0xoff (image)" for a code address, from the dynamic symbol tables; false when no
  * symbol covers it. For reports where no debug information helped. */

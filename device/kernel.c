@@ -382,3 +382,10 @@ void emu_kernel_task_release(struct emu_task *t)
     if (l != NULL)
         launch_put(l);
 }
+
+const char *emu_kernel_task_name(const struct emu_task *t)
+{
+    const struct launch *l = t->priv;
+
+    return l != NULL ? l->name : NULL;
+}
