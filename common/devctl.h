@@ -102,6 +102,7 @@ struct emu_stream_ctl {
     uint64_t parked_callsite;
     uint64_t parked_since_ns;
     char label[36];
+    char kernel[44]; /* the kernel run while `parked` is EMU_PARK_KERNEL, for reports */
 };
 
 struct emu_notify_slot {

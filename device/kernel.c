@@ -357,6 +357,9 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     atomic_store(&l->remaining, l->blocks);
     atomic_store(&l->refs, l->blocks + 1);
     t->priv = l;
+    /* A host that sees the executor die without a fault record names the kernel from here. */
+    snprintf(emu_exec_ctl()->streams[t->stream].kernel,
+             sizeof(emu_exec_ctl()->streams[t->stream].kernel), "%s", name);
     t->park = EMU_PARK_KERNEL;
     t->deadline_ns = l->deadline_ns;
     t->timeout_status = EMU_EKERNEL_TIMEOUT;

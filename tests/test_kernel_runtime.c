@@ -893,6 +893,31 @@ static void kernel_past_its_timeout_fails_its_device_within_seconds(void **state
     assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 1, 1), 2);
 }
 
+static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **state)
+{
+    (void)state;
+    capture_begin();
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    aclrtFuncHandle f = func(load(KPATH("krt_crash.json"), 1), "krt_exit");
+    uint64_t addr = 0;
+    aclrtStream s = new_stream();
+    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_SUCCESS);
+    aclError e = aclrtSynchronizeStream(s);
+    void *p = NULL;
+    aclError m = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    const char *text = capture_end();
+    assert_int_not_equal(e, ACL_SUCCESS);
+    assert_int_equal(m, ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_has(text, "device 0 failed: its executor (pid ");
+    assert_has(text, "exited with code 3 while kernel krt_exit was running");
+    /* Named once, and device 1 is not reported at all. */
+    assert_null(strstr(strstr(text, "device 0 failed") + 1, "device 0 failed"));
+    assert_null(strstr(text, "device 1 failed"));
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 2, 3), 5);
+}
+
 static void finalize_and_init_give_healthy_devices_after_a_crash(void **state)
 {
     (void)state;
@@ -952,6 +977,7 @@ int main(void)
         T(illegal_instruction_is_reported_and_fails_only_its_device),
         T(abort_is_reported_and_fails_only_its_device),
         T(kernel_past_its_timeout_fails_its_device_within_seconds),
+        T(kernel_calling_exit_is_reported_with_its_name_and_exit_code),
         T(finalize_and_init_give_healthy_devices_after_a_crash),
 #undef T
     };

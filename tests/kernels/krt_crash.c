@@ -75,3 +75,10 @@ uint32_t krt_crash_abort(void *args)
     (void)args;
     abort(); /* KRT_CRASH_ABORT_LINE */
 }
+
+/* exit(3) from kernel code: the executor process ends without a fault record. */
+uint32_t krt_exit(void *args)
+{
+    (void)args;
+    exit(3);
+}
