@@ -1,7 +1,8 @@
 /* test_watchdog.c - the hang watchdog's reports outside a communicator, end to end: a kernel
  * that runs longer than HCEMU_HANG_MS without queuing a task is named with its device (and
  * not failed), a stopped executor is reported once, and long copies into fresh pages on
- * oversubscribed cores with a tiny HCEMU_HANG_MS are never a hang.
+ * oversubscribed cores with a tiny HCEMU_HANG_MS are never a hang; an executor killed is
+ * named once with how it ended, and executors the program's exit shut down are not named.
  *
  * Each scenario runs in a child (this program with "--child <scenario>") whose stderr is read
  * after it ended, so no report can land after the check. Every child has a deadline. */
@@ -92,6 +93,18 @@ static void long_copies_on_busy_cores_are_not_a_hang(void **state)
     assert_int_equal(count_of(c.err, "hang"), 0);
 }
 
+static void killed_executor_is_named_once_and_shut_down_ones_not_at_all(void **state)
+{
+    struct rt_child c;
+    (void)state;
+
+    run_child("kill", NULL, &c);
+    assert_int_equal(count_of(c.err, "device 0 failed"), 1);
+    assert_int_equal(count_of(c.err, "was killed by signal 9"), 1);
+    assert_int_equal(count_of(c.err, "device 1 failed"), 0);
+    assert_int_equal(count_of(c.err, "device 1"), 0);
+}
+
 /* ---- child side ----------------------------------------------------------------------------- */
 
 #define CHECK(call)                                                                             \
@@ -171,6 +184,42 @@ static int child_stop(void)
     return 0;
 }
 
+static void *sync_dev1(void *arg)
+{
+    /* Parked until the process exits: the shut-down must not read as a crash of device 1. */
+    (void)aclrtSynchronizeStreamWithTimeout(arg, 20000);
+    return NULL;
+}
+
+/* Device 0's executor is killed while a wait is pending on each device; then the program
+ * exits (the exit handler shuts device 1 down while a thread still waits on it). */
+static int child_kill(void)
+{
+    aclrtStream s0 = NULL, s1 = NULL;
+    aclrtNotify n0 = NULL, n1 = NULL;
+    char job[RT_PATH];
+    pthread_t th;
+
+    CHECK(aclrtSetDevice(1));
+    CHECK(aclrtCreateStream(&s1));
+    CHECK(aclrtCreateNotify(&n1, ACL_NOTIFY_DEFAULT));
+    CHECK(aclrtWaitAndResetNotify(n1, s1, 0));
+    CHECK(aclrtSetDevice(0));
+    CHECK(aclrtCreateStream(&s0));
+    CHECK(aclrtCreateNotify(&n0, ACL_NOTIFY_DEFAULT));
+    CHECK(aclrtWaitAndResetNotify(n0, s0, 0));
+    pid_t exec = rt_job_dirs(getenv("HCEMU_JOB_DIR"), job, sizeof(job)) == 1
+                     ? rt_exec_pid(job, 0)
+                     : -1;
+    if (exec <= 0 || pthread_create(&th, NULL, sync_dev1, s1) != 0)
+        return 11;
+    kill(exec, SIGKILL);
+    if (aclrtSynchronizeStreamWithTimeout(s0, 20000) == ACL_SUCCESS)
+        return 12;
+    fflush(stderr);
+    exit(0); /* no aclFinalize: the exit handler shuts the other executor down */
+}
+
 static _Atomic int spin_stop;
 
 static void *busy(void *arg)
@@ -236,6 +285,8 @@ static int child_main(const char *scenario)
         rc = child_stop();
     else if (strcmp(scenario, "copy") == 0)
         rc = child_copy();
+    else if (strcmp(scenario, "kill") == 0)
+        rc = child_kill();
     aclrtResetDevice(0);
     aclrtResetDevice(1);
     aclFinalize();
@@ -250,6 +301,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(endless_kernel_is_reported_with_its_name_and_device),
         cmocka_unit_test(stopped_executor_is_reported_once),
         cmocka_unit_test(long_copies_on_busy_cores_are_not_a_hang),
+        cmocka_unit_test(killed_executor_is_named_once_and_shut_down_ones_not_at_all),
     };
     return cmocka_run_group_tests_name("watchdog", tests, group_setup, group_teardown);
 }
