@@ -497,7 +497,7 @@ static void check_kernels(void)
         char who[96];
         kernel_reported[k->stream] = k->since;
         emu_diag_thread_name(emu_exec_g.dev, k->stream, who, sizeof(who));
-        EMU_LOG_WARN("hang?: kernel %s on device %u (launched on %s) has run for %.1f s and no "
+        EMU_LOG_WARN("hang?: kernel %s on device %u (%s) has run for %.1f s and no "
                      "kernel of the device queued a task for %llu ms (HCEMU_HANG_MS): a loop "
                      "that never ends? It is not failed; a launch timeout would fail it",
                      k->name, emu_exec_g.dev, who, (double)(now - k->since) / 1e9,
