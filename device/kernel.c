@@ -358,8 +358,10 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     atomic_store(&l->refs, l->blocks + 1);
     t->priv = l;
     /* A host that sees the executor die without a fault record names the kernel from here. */
-    snprintf(emu_exec_ctl()->streams[t->stream].kernel,
-             sizeof(emu_exec_ctl()->streams[t->stream].kernel), "%s", name);
+    char *kname = emu_exec_ctl()->streams[t->stream].kernel;
+    size_t klen = sizeof(emu_exec_ctl()->streams[t->stream].kernel);
+    strncpy(kname, name, klen - 1); /* cut a long name: the report needs only its start */
+    kname[klen - 1] = '\0';
     t->park = EMU_PARK_KERNEL;
     t->deadline_ns = l->deadline_ns;
     t->timeout_status = EMU_EKERNEL_TIMEOUT;

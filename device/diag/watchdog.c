@@ -12,8 +12,10 @@
  * (3) reports, without failing it, a kernel of its own device that has run longer than
  * HCEMU_HANG_MS while no kernel of the device queued a task; (4) reports an executor of the
  * job that is stopped (SIGSTOP, job control), once per stop. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -419,6 +421,60 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
     return false;
 }
 
+#define MAX_PIDS 64u
+
+/* Whether a thread of `pid` other than `self` is runnable (R: running, or waiting for a core). */
+static bool tasks_runnable(int pid, int self)
+{
+    char path[64];
+    struct dirent *e;
+    bool any = false;
+
+    snprintf(path, sizeof(path), "/proc/%d/task", pid);
+    DIR *dir = opendir(path);
+    while (dir != NULL && !any && (e = readdir(dir)) != NULL) {
+        int tid = atoi(e->d_name);
+        char st;
+        if (tid <= 0 || tid == self)
+            continue;
+        /* /proc/<tid>/stat reads a thread of any process by its id. */
+        st = emu_proc_state(tid);
+        any = st == 'R';
+    }
+    if (dir != NULL)
+        closedir(dir);
+    return any;
+}
+
+/* Whether some thread of the job (an executor, or a host process owning a stream) is runnable:
+ * a host thread starved of a core between two submissions looks exactly like a hang from
+ * the control blocks. Postpones a report, never suppresses it (see check_hang). */
+static bool job_runnable(void)
+{
+    int pids[MAX_PIDS], n = 0, self = emu_gettid();
+
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
+        struct emu_devctl *ctl;
+        if (!dev_live(d, &ctl))
+            continue;
+        for (uint32_t s = 0; s <= EMU_MAX_STREAMS && n < (int)MAX_PIDS; s++) {
+            int pid = s == EMU_MAX_STREAMS ? ctl->exec_pid
+                      : emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE
+                          ? ctl->streams[s].owner_pid
+                          : 0;
+            bool seen = pid <= 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = pids[k] == pid;
+            if (!seen)
+                pids[n++] = pid;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (tasks_runnable(pids[k], self))
+            return true;
+    return false;
+}
+
 /* Duty (2): detect a job-wide hang and report it once. */
 static void check_hang(void)
 {
@@ -431,11 +487,12 @@ static void check_hang(void)
         last_change = now;
         return;
     }
-    if (now - last_change < emu_diag_cfg.hang_ms * 1000000ull)
+    uint64_t limit = emu_diag_cfg.hang_ms * 1000000ull;
+    if (now - last_change < limit)
         return;
     memset(w, 0xff, sizeof(w));
     uint32_t n = collect_waits(w, now);
-    if (n == 0 || peer_missing(w, n))
+    if (n == 0 || peer_missing(w, n) || (now - last_change < 4 * limit && job_runnable()))
         return;
     emu_diag_shm_lock();
     if (emu_diag_shm->hang_reports == 0 || emu_diag_shm->reported_sum != sum) {

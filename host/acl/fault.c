@@ -13,6 +13,7 @@
 #include "common/atomic.h"
 #include "common/layout.h"
 #include "common/log.h"
+#include "common/os.h"
 #include "loader/symbolize.h"
 #include "runtime.h"
 
@@ -180,14 +181,19 @@ static void describe_end(struct emu_hdev *d, char *out, size_t len)
     int st = 0;
     pid_t r = 0;
 
-    snprintf(out, len, "ended (exit status unknown: another process started it)");
+    snprintf(out, len, "ended unexpectedly (exit status unknown: another process started it)");
     for (int i = 0; d->child_pid > 0 && i < 100 && r == 0; i++) {
         r = waitpid(d->child_pid, &st, WNOHANG);
         if (r == 0)
             usleep(10000);
     }
-    if (r != d->child_pid)
+    if (r != d->child_pid) {
+        char st_now = emu_proc_state(d->exec_pid);
+        if (st_now != 0 && st_now != 'Z' && st_now != 'X')
+            snprintf(out, len, "is still running but closed its connection to the host (did "
+                               "a kernel close the executor's file descriptors?)");
         return;
+    }
     d->child_pid = 0; /* reaped here */
     if (WIFEXITED(st))
         snprintf(out, len, "exited with code %d", WEXITSTATUS(st));
@@ -225,7 +231,7 @@ static void report_death(struct emu_hdev *d)
                     "working",
                     d->id, d->exec_pid, how, kernels);
     else
-        EMU_LOG_ERR("device %u failed: its executor (pid %d) %s unexpectedly; the device is "
+        EMU_LOG_ERR("device %u failed: its executor (pid %d) %s; the device is "
                     "marked failed and its calls return errors, other devices keep working",
                     d->id, d->exec_pid, how);
 }
