@@ -918,6 +918,40 @@ static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **s
     assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 2, 3), 5);
 }
 
+static void kernel_closing_the_executors_fds_makes_the_device_unusable(void **state)
+{
+    (void)state;
+    capture_begin();
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    aclrtFuncHandle f = func(load(KPATH("krt_crash.json"), 1), "krt_close_fds");
+    uint64_t addr = 0;
+    aclrtStream s = new_stream();
+    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_SUCCESS);
+    aclError e = aclrtSynchronizeStream(s);
+    void *p = NULL;
+    /* The kernel itself returned 0, so the synchronisation may succeed; the executor's end
+     * is noticed within moments (a thread still blocked on the closed socket keeps it open
+     * until the executor exits), and from then on every call on the device fails. */
+    aclError m = ACL_SUCCESS;
+    for (int i = 0; i < 500 && m == ACL_SUCCESS; i++) {
+        m = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (m == ACL_SUCCESS)
+            usleep(10000);
+    }
+    const char *text = capture_end();
+    assert_true(e == ACL_SUCCESS || e == ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(m, ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_ERROR_RT_AICPU_EXCEPTION);
+    /* At most one report of device 0, none of device 1. */
+    const char *first = strstr(text, "device 0 failed");
+    assert_true(first == NULL || strstr(first + 1, "device 0 failed") == NULL);
+    assert_null(strstr(text, "device 1 failed"));
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 2, 3), 5);
+}
+
 static void finalize_and_init_give_healthy_devices_after_a_crash(void **state)
 {
     (void)state;
@@ -978,6 +1012,7 @@ int main(void)
         T(abort_is_reported_and_fails_only_its_device),
         T(kernel_past_its_timeout_fails_its_device_within_seconds),
         T(kernel_calling_exit_is_reported_with_its_name_and_exit_code),
+        T(kernel_closing_the_executors_fds_makes_the_device_unusable),
         T(finalize_and_init_give_healthy_devices_after_a_crash),
 #undef T
     };

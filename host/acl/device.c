@@ -309,6 +309,12 @@ emu_status emu_device_check(struct emu_hdev *d)
     return d->ctl->fault.timed_out ? EMU_EKERNEL_TIMEOUT : EMU_EDEVLOST;
 }
 
+emu_status emu_device_check_now(struct emu_hdev *d)
+{
+    emu_store_relaxed(&d->next_poll_ns, 0);
+    return emu_device_check(d);
+}
+
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
 {
     emu_status s = EMU_OK;
