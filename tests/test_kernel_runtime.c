@@ -910,7 +910,11 @@ static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **s
     assert_int_not_equal(e, ACL_SUCCESS);
     assert_int_equal(m, ACL_ERROR_RT_AICPU_EXCEPTION);
     assert_has(text, "device 0 failed: its executor (pid ");
+    assert_has(text, "while kernel krt_exit was running");
+#ifndef __SANITIZE_ADDRESS__
+    /* (LeakSanitizer turns an exit with live threads into its own exit code.) */
     assert_has(text, "exited with code 3 while kernel krt_exit was running");
+#endif
     /* Named once, and device 1 is not reported at all. */
     assert_null(strstr(strstr(text, "device 0 failed") + 1, "device 0 failed"));
     assert_null(strstr(text, "device 1 failed"));
