@@ -893,17 +893,34 @@ static void kernel_past_its_timeout_fails_its_device_within_seconds(void **state
     assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 1, 1), 2);
 }
 
-static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **state)
+/* Capture stderr, open devices 1 and 0, run krt_crash's `entry` on a new stream of device 0
+ * and synchronise it: for kernels that end or break their executor. */
+struct ended {
+    aclrtFuncHandle f;
+    aclrtStream s;
+    aclError sync_rc;
+};
+
+static struct ended end_device_0(const char *entry)
 {
-    (void)state;
+    struct ended k;
+    uint64_t addr = 0;
+
     capture_begin();
     assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
     assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
-    aclrtFuncHandle f = func(load(KPATH("krt_crash.json"), 1), "krt_exit");
-    uint64_t addr = 0;
-    aclrtStream s = new_stream();
-    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_SUCCESS);
-    aclError e = aclrtSynchronizeStream(s);
+    k.f = func(load(KPATH("krt_crash.json"), 1), entry);
+    k.s = new_stream();
+    assert_int_equal(launch(k.f, 1, k.s, args_of(k.f, &addr, 8, NULL)), ACL_SUCCESS);
+    k.sync_rc = aclrtSynchronizeStream(k.s);
+    return k;
+}
+
+static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **state)
+{
+    (void)state;
+    struct ended k = end_device_0("krt_exit");
+    aclError e = k.sync_rc;
     void *p = NULL;
     aclError m = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
     const char *text = capture_end();
@@ -925,14 +942,11 @@ static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **s
 static void kernel_closing_the_executors_fds_makes_the_device_unusable(void **state)
 {
     (void)state;
-    capture_begin();
-    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
-    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
-    aclrtFuncHandle f = func(load(KPATH("krt_crash.json"), 1), "krt_close_fds");
+    struct ended k = end_device_0("krt_close_fds");
+    aclrtFuncHandle f = k.f;
+    aclrtStream s = k.s;
     uint64_t addr = 0;
-    aclrtStream s = new_stream();
-    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_SUCCESS);
-    aclError e = aclrtSynchronizeStream(s);
+    aclError e = k.sync_rc;
     void *p = NULL;
     /* The kernel itself returned 0, so the synchronisation may succeed; the executor's end
      * is noticed within moments (a thread still blocked on the closed socket keeps it open
