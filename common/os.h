@@ -48,6 +48,9 @@ uint64_t emu_os_mem_room(const char *dir);
 unsigned emu_os_cpu_count(void);
 /* Thread id of the calling thread (for reports). */
 int emu_os_gettid(void);
+/* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);
+ * 0 when it does not exist or cannot be read. */
+char emu_os_proc_state(int pid);
 
 /* "symbol+0xoff (image)" for a code address, from the dynamic symbol tables; false when no
  * symbol covers it. For reports where no debug information helped. */

@@ -193,6 +193,23 @@ int emu_os_gettid(void)
     return (int)syscall(SYS_gettid);
 }
 
+char emu_os_proc_state(int pid)
+{
+    char path[64], buf[512];
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may contain spaces and parentheses */
+    return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
 int emu_os_symbol_of(uint64_t pc, char *out, size_t len)
 {
     Dl_info info;

@@ -87,11 +87,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     f->image_base = base;
     copy_str(f->kernel, sizeof(f->kernel), in_kernel ? kernel : "");
     copy_str(f->image, sizeof(f->image), path);
-    publish_failure(ctl);
+    /* The line goes out before the host is told: a host that reads its stderr once it has
+     * seen the failure must find it there, never have it land after (or over) its read. */
     static const char msg[] = "[hcemu exec] error: fatal signal in device executor; the "
                               "device is marked failed (report follows from the host)\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
     (void)ignored;
+    publish_failure(ctl);
     _exit(128 + sig);
 }
 

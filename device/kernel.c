@@ -392,6 +392,11 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     atomic_store(&l->remaining, l->blocks);
     atomic_store(&l->refs, l->blocks + 1);
     t->priv = l;
+    /* A host that sees the executor die without a fault record names the kernel from here. */
+    char *kname = emu_exec_ctl()->streams[t->stream].kernel;
+    size_t klen = sizeof(emu_exec_ctl()->streams[t->stream].kernel);
+    strncpy(kname, name, klen - 1); /* cut a long name: the report needs only its start */
+    kname[klen - 1] = '\0';
     t->park = EMU_PARK_KERNEL;
     t->deadline_ns = l->deadline_ns;
     t->timeout_status = EMU_EKERNEL_TIMEOUT;
@@ -416,4 +421,11 @@ void emu_kernel_task_release(struct emu_task *t)
         emu_devmem_free_internal(t->u.wire.u.kernel.args);
     if (l != NULL)
         launch_put(l);
+}
+
+const char *emu_kernel_task_name(const struct emu_task *t)
+{
+    const struct launch *l = t->priv;
+
+    return l != NULL ? l->name : NULL;
 }

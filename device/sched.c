@@ -137,6 +137,7 @@ static void runq_push(uint32_t s)
 {
     streams[s].state = S_QUEUED;
     streams[s].next_run = NONE;
+    emu_fetch_add_acq_rel(&dc->busy, 1);
     if (runq_tail == NONE)
         runq_head = s;
     else
@@ -445,6 +446,8 @@ static void append_locked(uint32_t s, struct emu_task *t)
     t->seq = ++next_seq;
     if (hook_mask & H_SUBMIT)
         hook_task(H_SUBMIT, t);
+    if (t->from_kernel)
+        emu_fetch_add_relaxed(&dc->kernel_submits, 1);
     if (r->tail == NULL)
         r->head = t;
     else
@@ -531,6 +534,8 @@ static void *worker_main(void *arg)
         uint32_t s = gated ? NONE : runq_pop();
         if (s != NONE) {
             run_stream(s);
+            /* Pairs with the increment in runq_push(): the stream was busy until now. */
+            emu_fetch_sub_acq_rel(&ctl->busy, 1);
             continue;
         }
         uint64_t deadline = nearest_deadline();

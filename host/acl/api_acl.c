@@ -175,7 +175,8 @@ static aclError malloc_common(void **devPtr, size_t size, uint32_t policy, bool 
         EMU_LOG_ERR("%s: size is 0", fn);
         return out(EMU_EINVAL);
     }
-    if ((s = check_policy(policy, combined)) != EMU_OK || (s = emu_runtime_current(&d)) != EMU_OK)
+    if ((s = check_policy(policy, combined)) != EMU_OK ||
+        (s = emu_runtime_current(&d)) != EMU_OK || (s = emu_device_check_now(d)) != EMU_OK)
         return out(s);
     if (size > d->mem_size) {
         EMU_LOG_ERR("%s: %zu bytes is more than the device's %llu bytes (HCEMU_DEVICE_MEM_GB)",

@@ -308,6 +308,12 @@ emu_status emu_device_check(struct emu_hdev *d)
     return d->ctl->fault.timed_out ? EMU_EKERNEL_TIMEOUT : EMU_EDEVLOST;
 }
 
+emu_status emu_device_check_now(struct emu_hdev *d)
+{
+    emu_store_relaxed(&d->next_poll_ns, 0);
+    return emu_device_check(d);
+}
+
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
 {
     emu_status s = EMU_OK;
@@ -336,6 +342,8 @@ void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q)
 emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
                            uint64_t deadline)
 {
+    uint64_t start = emu_os_now_ns(), hang_ns = UINT64_MAX; /* read once the wait is long */
+
     for (;;) {
         if (emu_load_acquire(word) != seen)
             return EMU_OK;
@@ -345,6 +353,12 @@ emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t 
         uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
+        /* A stopped executor cannot report itself, and a job of one device has no peer
+         * executor to do it: the host waiting on it does (HCEMU_HANG_MS=0 turns it off). */
+        if (hang_ns == UINT64_MAX && now - start >= LIVENESS_SLICE_NS)
+            hang_ns = emu_settings_u64(EMU_SET_HANG_MS) * 1000000ull;
+        if (hang_ns != 0 && hang_ns != UINT64_MAX && now - start >= hang_ns)
+            (void)emu_devctl_check_stopped(d->ctl);
         uint64_t slice = now + LIVENESS_SLICE_NS;
         (void)emu_os_futex_wait(word, seen, slice < deadline ? slice : deadline);
     }
