@@ -196,6 +196,8 @@ bool emu_dp_cache_reset(void);
 emu_status emu_dp_join(const struct emu_dp_call *c, uint32_t slot,
                        uint32_t timeout_s) EMU_MUST_CHECK;
 emu_status emu_dp_comm_acquire(const struct emu_dp_call *c, const char *name) EMU_MUST_CHECK;
+/* Whether a live communicator member called `name` is on this device. */
+bool emu_dp_comm_exists(const char *name);
 emu_status emu_dp_comm_release(const struct emu_dp_call *c, const char *name) EMU_MUST_CHECK;
 /* Release the comm locks this OS thread still holds; returns how many. */
 uint32_t emu_dp_comm_release_all(void);

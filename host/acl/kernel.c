@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "loader/descriptor.h"
 #include "loader/elf_inspect.h"
-#include "loader/import_policy.h"
+#include "loader/deps.h"
 #include "mem.h"
 
 #define BIN_MAGIC 0x42494e31u
@@ -79,7 +79,15 @@ static emu_status check_image(struct emu_bin *b)
 
     for (size_t i = 0; i < b->desc.n_entries && n < 256; i++)
         names[n++] = b->desc.entries[i].function_name;
-    return emu_image_check(&b->info, names, n, why, sizeof(why));
+    if (b->so_path[0] == '\0') /* from memory: no folder, no libraries of its own */
+        return emu_deps_check(&b->info, NULL, names, n, why, sizeof(why));
+    /* Libraries the image brings are looked for in its own folder. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", b->so_path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    return emu_deps_check(&b->info, slash != NULL ? dir : ".", names, n, why, sizeof(why));
 }
 
 static void bin_destroy(struct emu_bin *b)

@@ -4,14 +4,15 @@
  * code (HCCL_E_NOT_SUPPORT), so user code linked against the full vendor API builds, runs,
  * and fails cleanly if it strays outside the emulated Atlas 350 AICPU_TS flow. Why each
  * group is out of scope:
- * - Sub-communicators, suspend/resume and communicator status (HcclCreateSubCommConfig,
- *   HcclCommSuspend/Resume, HcclCommGetStatus): fault-recovery and split features of the
+ * - Sub-communicators and suspend/resume (HcclCreateSubCommConfig,
+ *   HcclCommSuspend/Resume): fault-recovery and split features of the
  *   full HCCL library; a custom operator only needs one communicator per rank.
- * - Process-wide config and config queries (HcclSetConfig/GetConfig, HcclConfigGetInfo,
- *   HcclGetCommConfigCapability): deterministic reduction and config introspection belong to
+ * - Process-wide config (HcclSetConfig/GetConfig, HcclGetCommConfigCapability): deterministic reduction and config introspection belong to
  *   HCCL's built-in collectives, which hcemu does not provide; HcclCommConfig passed at init
  *   is handled by the init calls themselves.
  * - Group calls and HcclBarrier: they batch or run built-in collectives.
+ * HcclCommGetStatus, HcclGroupStatusGet and HcclConfigGetInfo answer for real
+ * (api_hccl_diag.c).
  * - Package-internal extras of pkg_inc/hccl_res_expt.h other than thread export
  *   (HcclGetRemoteIpcHcclBuf, HcclDevMemAcquire, HcclTaskRegister/UnRegister, exchange-info
  *   calls): internal hooks of HCCL's own operators, marked unstable and unused by the flow.
@@ -76,12 +77,6 @@ HcclResult HcclCommResume(HcclComm comm)
     EMU_STUB_NOT_SUPPORTED();
 }
 
-HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
-{
-    (void)commId, (void)status;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
 HcclResult HcclGroupStart(void)
 {
     EMU_STUB_NOT_SUPPORTED();
@@ -89,18 +84,6 @@ HcclResult HcclGroupStart(void)
 
 HcclResult HcclGroupEnd(void)
 {
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
-{
-    (void)isGroupEnabled;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclConfigGetInfo(HcclComm comm, HcclConfigType cfgType, uint32_t infoLen, void *info)
-{
-    (void)comm, (void)cfgType, (void)infoLen, (void)info;
     EMU_STUB_NOT_SUPPORTED();
 }
 
