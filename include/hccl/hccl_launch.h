@@ -2,8 +2,8 @@
  * description, the kernel to run (image name, entry, argument bytes) and launch settings.
  *
  * hcemu's own rendition. The vendor header is C++ only (`const uint32_t` bounds, nullptr);
- * here bounds are macros so it is valid C11 too. Layouts (LP64): HcclOpP2pDesc 56 bytes,
- * HcclOpDesc 352, HcclKernelFuncInfo 528, HcclKernelLaunchCfg 128, HcclP2pKernelParam 8200. */
+ * here bounds are macros so it is valid C11 too. Layouts (LP64): HcclOpP2pDesc 48 bytes,
+ * HcclOpDesc 360, HcclKernelFuncInfo 528, HcclKernelLaunchCfg 128, HcclP2pKernelParam 8200. */
 #ifndef HCEMU_HCCL_LAUNCH_H
 #define HCEMU_HCCL_LAUNCH_H
 
