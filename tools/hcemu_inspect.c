@@ -4,11 +4,13 @@
  * Prints the image, its entries (descriptor) or exported functions (bare .so), DT_NEEDED, each
  * import with its class, whether it has debug info, and a verdict line.
  * Exit status: 0 loadable, 1 refused (including unreadable files), 2 usage error. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/elf_inspect.h"
 #include "loader/import_policy.h"
@@ -99,7 +101,14 @@ static int report(const struct emu_descriptor *d, const struct emu_elf_info *inf
     else
         print_exports(info);
     print_image(info);
-    emu_status st = emu_image_check(info, entries, d->n_entries, why, sizeof(why));
+    /* Libraries the image brings are looked for in its own folder, as at load. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", d->n_entries > 0 ? d->so_path : info->name);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    emu_status st = emu_deps_check(info, slash != NULL ? dir : ".", entries, d->n_entries, why,
+                                   sizeof(why));
     free(entries);
     if (st != EMU_OK)
         return EXIT_REFUSED;
