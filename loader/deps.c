@@ -62,11 +62,10 @@ static emu_status visit_needed(struct walk *w, const char *owner, const char *na
     if (emu_import_is_runtime_file(name) || strcmp(name, EMU_DEVICE_LIBRARY) == 0 ||
         seen(w, name))
         return EMU_OK;
+    /* Not next to the image: a system library (libasan, libz...) the dynamic linker finds
+     * itself; the import policy still decides what the image may take from it. */
     if (!sibling(w->dir, name, path, sizeof(path)))
-        return refuse(w,
-                      "%s needs %s, which is neither a runtime library, " EMU_DEVICE_LIBRARY
-                      " nor a file next to the image",
-                      owner, name);
+        return EMU_OK;
     if (depth >= EMU_DEPS_DEPTH || w->n >= EMU_DEPS_MAX)
         return refuse(w, "%s: too many or too deeply nested libraries at %s", owner, name);
     struct emu_elf_info *lib = &w->libs[w->n];
@@ -96,15 +95,13 @@ emu_status emu_deps_check(const struct emu_elf_info *info, const char *dir,
                           const char *const *entries, size_t n_entries, char *why,
                           size_t why_len)
 {
-    static struct walk zero;
-    struct walk *w = calloc(1, sizeof(*w));
+    struct walk *w;
     emu_status st;
 
     if (info == NULL)
         return EMU_ENULL;
-    if (w == NULL)
+    if ((w = calloc(1, sizeof(*w))) == NULL)
         return EMU_ENOMEM;
-    *w = zero;
     w->dir = dir;
     w->why = why;
     w->why_len = why_len;

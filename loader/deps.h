@@ -4,10 +4,11 @@
  * image and every library it brings), emu_deps_preload() (executor, before dlopen of the
  * image: the dynamic linker does not search the image's folder, so the libraries found there
  * are opened first by path and then match the image's DT_NEEDED by soname).
- * A DT_NEEDED name is acceptable when it is (1) a runtime library (emu_import_is_runtime_file),
- * (2) EMU_DEVICE_LIBRARY, the device API library every executor has loaded, or (3) a file of
- * that name in the image's folder, itself acceptable by these rules (at most EMU_DEPS_MAX
- * libraries, EMU_DEPS_DEPTH levels). */
+ * A DT_NEEDED name that is a file in the image's folder (and not a runtime library or
+ * EMU_DEVICE_LIBRARY, the device API library every executor has loaded) is the image's own:
+ * it is inspected by the same import policy, and what it defines may be imported by the image
+ * (at most EMU_DEPS_MAX libraries, EMU_DEPS_DEPTH levels). Any other name is left to the
+ * dynamic linker, and the import policy decides what the image may take from it. */
 #ifndef HCEMU_LOADER_DEPS_H
 #define HCEMU_LOADER_DEPS_H
 

@@ -1033,7 +1033,7 @@ static void library_next_to_the_image_satisfies_its_imports(void **state)
     emu_elf_info_fini(&info);
 }
 
-static void missing_library_is_refused_naming_it(void **state)
+static void missing_library_leaves_its_imports_refused(void **state)
 {
     static const char *const entries[] = {"loader_uses_dep"};
     struct emu_elf_info info;
@@ -1050,13 +1050,12 @@ static void missing_library_is_refused_naming_it(void **state)
     capture_begin(&c);
     assert_int_equal(emu_deps_check(&info, tmpdir, entries, 1, why, sizeof(why)), EMU_EINVAL);
     capture_end(&c);
-    assert_one_line_with(&c, "libloader_dep.so");
-    assert_non_null(strstr(why, "next to the image"));
+    assert_one_line_with(&c, "loader_dep_value");
     /* An image from memory has no folder, so no libraries of its own. */
     capture_begin(&c);
     assert_int_equal(emu_deps_check(&info, NULL, entries, 1, why, sizeof(why)), EMU_EINVAL);
     capture_end(&c);
-    assert_one_line_with(&c, "libloader_dep.so");
+    assert_one_line_with(&c, "loader_dep_value");
     emu_elf_info_fini(&info);
     assert_int_equal(emu_deps_check(NULL, tmpdir, entries, 1, why, sizeof(why)), EMU_ENULL);
 }
@@ -1185,7 +1184,7 @@ int main(void)
         cmocka_unit_test(symbolize_falls_back_to_symbol_offset_without_debug_info),
         cmocka_unit_test(symbolize_falls_back_to_address_when_nothing_is_known),
         cmocka_unit_test(library_next_to_the_image_satisfies_its_imports),
-        cmocka_unit_test(missing_library_is_refused_naming_it),
+        cmocka_unit_test(missing_library_leaves_its_imports_refused),
         cmocka_unit_test(preload_opens_the_library_so_the_image_binds_to_it),
         cmocka_unit_test(weak_imports_of_any_class_are_accepted),
         cmocka_unit_test(device_library_is_an_accepted_dependency),
