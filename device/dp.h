@@ -169,6 +169,8 @@ emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot,
                              uint32_t timeout_s) EMU_MUST_CHECK;
 emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c,
                                      const char *name) EMU_MUST_CHECK;
+/* Whether a live communicator member called `name` is on this device. */
+bool emu_dp_drain_comm_exists(const char *name);
 /* Release communicator `name` if this thread holds it; unknown names are no error. */
 void emu_dp_drain_comm_release(const char *name);
 /* emu_kernel_exit_hook: end the batch, drop an unfinished cache entry, release comm locks. */

@@ -48,6 +48,11 @@ static int find_comm(const char *name)
     return -1;
 }
 
+bool emu_dp_drain_comm_exists(const char *name)
+{
+    return find_comm(name) >= 0;
+}
+
 emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c, const char *name)
 {
     int i = find_comm(name);

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
+#include "loader/deps.h"
 #include "spin.h"
 
 #define MAX_IMAGES 256u
@@ -140,6 +141,11 @@ emu_status emu_kernel_load(const char *path, uint32_t *id, char *why, size_t why
         st = EMU_ENOMEM;
         goto out;
     }
+    /* Libraries shipped next to the image first: the dynamic linker would not look there. */
+    void *deps[EMU_DEPS_MAX];
+    size_t n_deps = 0;
+    if ((st = emu_deps_preload(path, deps, EMU_DEPS_MAX, &n_deps, why, why_len)) != EMU_OK)
+        goto out;
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL) {
         snprintf(why, why_len, "dlopen %s: %s", path, dlerror());
