@@ -23,7 +23,7 @@
 #include "common/os.h"
 #include "common/secure_dir.h"
 #include "common/settings.h"
-#include "diag/diag.h"
+#include "diag/diagnostics.h"
 #include "exec.h"
 #include "fault.h"
 #include "kernel.h"
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
         emu_fault_install(&fault_locator) != EMU_OK || emu_report_register() != EMU_OK ||
-        (emu_diag_init(), 0) || emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
+        (emu_diagnostics_start(), 0) || emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
         close(o.ready_fd);
     }
     emu_server_run(lfd);
-    emu_diag_fini();
+    emu_diagnostics_stop();
     remove_orphaned_job(o.job);
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
     emu_os_futex_wake(&ctl->state, INT32_MAX);

@@ -115,7 +115,7 @@ struct emu_diag_shm {
     struct emu_race_shadow shadow[EMU_MAX_DEVICES];
 };
 
-/* Settings read once by emu_diag_init(). */
+/* Settings read once by emu_diag_read_cfg() (at emu_diagnostics_start()). */
 struct emu_diag_cfg {
     uint64_t hang_ms; /* 0 = watchdog off */
     bool race;
@@ -182,5 +182,10 @@ void emu_trace_sort(void);
 /* Append buffered events to the trace file (any thread). */
 void emu_trace_flush(void);
 void emu_trace_fini(void);
+
+/* Read the diagnostics settings into emu_diag_cfg. */
+void emu_diag_read_cfg(void);
+/* Create or join the job-wide diagnostics file (diag.shm) and map it at emu_diag_shm. */
+emu_status emu_diag_open_shm(void) EMU_MUST_CHECK;
 
 #endif
