@@ -185,21 +185,6 @@ int main(void)
         cmocka_unit_test(host_answers_for_a_live_communicator),
         cmocka_unit_test(runtime_answers_versions_ids_and_capture_state),
     };
-    cu_tmpdir(job, sizeof(job));
-    setenv("HCEMU_JOB_PATH", job, 1);
-    setenv("HCEMU_DEVICES", "2", 1);
-    setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
-    setenv("HCCL_BUFFSIZE", "4", 1);
-    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
-    unsetenv("HCEMU_RANK");
-    unsetenv("HCEMU_TOPOLOGY");
-    unsetenv("HCEMU_SOC");
-    int rc = cmocka_run_group_tests_name("hccl92", tests, setup, teardown);
-    int left = cu_wait_executors_gone(job, 5000);
-    cu_rmtree(job);
-    if (left != 0) {
-        fprintf(stderr, "%d executors of %s are still running\n", left, job);
-        return 1;
-    }
-    return rc;
+    cu_job_begin(job, sizeof(job), "2", "4");
+    return cu_job_end(job, cmocka_run_group_tests_name("hccl92", tests, setup, teardown));
 }
