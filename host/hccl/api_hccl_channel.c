@@ -34,13 +34,6 @@ HcclResult HcclChannelAcquire(HcclComm comm, CommEngine engine, const HcclChanne
 
 /* ---- channel-config objects ------------------------------------------------------------ */
 
-static struct emu_channel_config *config_find(const void *p)
-{
-    struct emu_channel_config *x;
-
-    return emu_channel_config_lookup(p, &x) ? x : NULL;
-}
-
 HcclResult HcclChannelConfigCreate(HcclChannelConfig *config)
 {
     static const char fn[] = "HcclChannelConfigCreate";
@@ -72,46 +65,15 @@ HcclResult HcclChannelConfigDestroy(HcclChannelConfig config)
 HcclResult HcclChannelConfigSetInt(HcclChannelConfig config, HcclChannelConfigType type,
                                    uint32_t value)
 {
-    static const char fn[] = "HcclChannelConfigSetInt";
-    struct emu_channel_config *x = config_find(config);
-
-    if (x == NULL)
-        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
-                                                 "config %p is not a live channel "
-                                                 "config",
-                                                 config));
-    if (type != HCCL_CHANNEL_CONFIG_TYPE_IS_SHARED_QUEUE)
-        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
-                                                 "type %d is not an integer setting "
-                                                 "(IS_SHARED_QUEUE)",
-                                                 (int)type));
-    x->shared = value != 0;
-    return HCCL_SUCCESS;
+    return emu_hccl_leave(NULL, emu_channel_config_set_int(config, type, value,
+                                                           "HcclChannelConfigSetInt"));
 }
 
 HcclResult HcclChannelConfigSetStr(HcclChannelConfig config, HcclChannelConfigType type,
                                    const char *value)
 {
-    static const char fn[] = "HcclChannelConfigSetStr";
-    struct emu_channel_config *x = config_find(config);
-
-    if (x == NULL)
-        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
-                                                 "config %p is not a live channel "
-                                                 "config",
-                                                 config));
-    if (type != HCCL_CHANNEL_CONFIG_TYPE_SHARED_QUEUE_TAG)
-        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn,
-                                                 "type %d is not a string setting "
-                                                 "(SHARED_QUEUE_TAG)",
-                                                 (int)type));
-    if (value == NULL)
-        return emu_hccl_leave(NULL, emu_hccl_bad(NULL, fn, "value is NULL"));
-    if (strnlen(value, sizeof(x->tag)) >= sizeof(x->tag))
-        return emu_hccl_leave(
-            NULL, emu_hccl_bad(NULL, fn, "the tag is longer than %zu bytes", sizeof(x->tag) - 1));
-    memcpy(x->tag, value, strlen(value) + 1);
-    return HCCL_SUCCESS;
+    return emu_hccl_leave(NULL, emu_channel_config_set_str(config, type, value,
+                                                           "HcclChannelConfigSetStr"));
 }
 
 HcclResult HcclChannelAcquireWithConfig(HcclComm comm, CommEngine engine,

@@ -9,7 +9,6 @@
 #include "hccl.h"
 #include "hccl_rules.h"
 #include "hccl_thread.h"
-#include "host/acl/stream.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)
@@ -51,29 +50,14 @@ HcclResult HcclThreadAcquireWithStream(HcclComm comm, CommEngine engine, aclrtSt
 {
     static const char fn[] = "HcclThreadAcquireWithStream";
     struct emu_comm *c;
-    struct emu_hstream *hs;
     emu_status s;
 
     if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
         return emu_hccl_leave(NULL, s);
     if ((s = EMU_HCCL_NONNULL(c, stream, fn)) != EMU_OK ||
-        (s = EMU_HCCL_NONNULL(c, thread, fn)) != EMU_OK ||
-        (s = emu_thread_check_stream_engine(c, engine, fn)) != EMU_OK)
+        (s = EMU_HCCL_NONNULL(c, thread, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
-    if (notifyNum > EMU_THREAD_NOTIFIES_PER_THREAD)
-        s = emu_hccl_bad(c, fn, "notifyNum %u is above %u", notifyNum,
-                         EMU_THREAD_NOTIFIES_PER_THREAD);
-    else if (!emu_stream_lookup(stream, &hs))
-        s = emu_hccl_bad(c, fn, "stream %p is not a live stream (destroyed, or never created)",
-                         (void *)stream);
-    else if (hs->dev != c->d->id)
-        s = emu_hccl_bad(c, fn, "stream %p is on device %u but the communicator on device %u",
-                         (void *)stream, hs->dev, c->d->id);
-    if (s == EMU_OK) {
-        pthread_mutex_lock(&c->lock);
-        s = emu_thread_with_stream(c, engine, hs, notifyNum, thread, fn);
-        pthread_mutex_unlock(&c->lock);
-    }
+    s = emu_thread_check_with_stream(c, engine, stream, notifyNum, thread, fn);
     return emu_hccl_leave(c, s);
 }
 
@@ -82,24 +66,13 @@ HcclResult HcclDedicatedThreadAcquire(HcclComm comm, HcclDedicatedThreadType use
 {
     static const char fn[] = "HcclDedicatedThreadAcquire";
     struct emu_comm *c;
-    struct emu_hdev *d;
     emu_status s;
 
     if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
         return emu_hccl_leave(NULL, s);
     if ((s = EMU_HCCL_NONNULL(c, thread, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
-    if (useType < HCCL_DED_THREAD_TYPE_AICPU_LAUNCH ||
-        useType > HCCL_DED_THREAD_TYPE_AICPU_ORDER_LAUNCH_DEVICE)
-        s = emu_hccl_bad(c, fn, "useType %d is not a dedicated thread type (0..5)", (int)useType);
-    else if (notifyNumPerThread > EMU_THREAD_DEDICATED_NOTIFIES)
-        s = emu_hccl_bad(c, fn, "notifyNumPerThread %u is above %u", notifyNumPerThread,
-                         EMU_THREAD_DEDICATED_NOTIFIES);
-    else if ((s = emu_hccl_need_device(fn, c->rank, &d)) == EMU_OK) {
-        pthread_mutex_lock(&c->lock);
-        s = emu_thread_dedicated(c, useType, notifyNumPerThread, thread, fn);
-        pthread_mutex_unlock(&c->lock);
-    }
+    s = emu_thread_check_dedicated(c, useType, notifyNumPerThread, thread, fn);
     return emu_hccl_leave(c, s);
 }
 
@@ -116,19 +89,7 @@ HcclResult HcclThreadExportToCommEngine(HcclComm comm, uint32_t threadNum,
     if ((s = EMU_HCCL_NONNULL(c, threads, fn)) != EMU_OK ||
         (s = EMU_HCCL_NONNULL(c, exportedThreads, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
-    if (threadNum == 0 || threadNum > EMU_THREAD_EXPORT_MAX)
-        s = emu_hccl_bad(c, fn, "threadNum %u is not in [1, %u]", threadNum, EMU_THREAD_EXPORT_MAX);
-    else if (dstCommEngine < COMM_ENGINE_CPU || dstCommEngine > COMM_ENGINE_CCU ||
-             dstCommEngine == COMM_ENGINE_AIV)
-        s = emu_hccl_bad(c, fn,
-                         "dstCommEngine %s (%d): threads export to CPU, CPU_TS, CCU, "
-                         "AICPU or AICPU_TS",
-                         emu_rules_engine_name(dstCommEngine), (int)dstCommEngine);
-    if (s == EMU_OK) {
-        pthread_mutex_lock(&c->lock);
-        s = emu_thread_export(c, threadNum, threads, dstCommEngine, exportedThreads, fn);
-        pthread_mutex_unlock(&c->lock);
-    }
+    s = emu_thread_check_export(c, threadNum, threads, dstCommEngine, exportedThreads, fn);
     return emu_hccl_leave(c, s);
 }
 

@@ -24,5 +24,11 @@ emu_status emu_channel_config_create(struct emu_channel_config **out) EMU_MUST_C
 bool emu_channel_config_lookup(const void *user, struct emu_channel_config **out);
 /* Withdraw and free a config; false when `user` is not a live config. */
 bool emu_channel_config_destroy(const void *user);
+/* HcclChannelConfigSetInt/SetStr: a live config, a setting of that kind, a value that fits;
+ * EMU_EINVAL with one line naming `fn` otherwise. */
+emu_status emu_channel_config_set_int(const void *user, int32_t type, uint32_t value,
+                                      const char *fn) EMU_MUST_CHECK;
+emu_status emu_channel_config_set_str(const void *user, int32_t type, const char *value,
+                                      const char *fn) EMU_MUST_CHECK;
 
 #endif

@@ -37,7 +37,7 @@ void emu_thread_quiesce(struct emu_comm *c);
 /* Destroy, step 2: report notifies left set, free slots, ranges and owned streams. */
 void emu_thread_release_all(struct emu_comm *c);
 
-/* Limits of the thread calls (checked by hccl_thread_check.c and api_hccl_thread.c). */
+/* Limits of the thread calls (checked by hccl_thread_check.c). */
 #define EMU_THREAD_THREADS_MAX 1984u          /* streams per 950 device */
 #define EMU_THREAD_NOTIFIES_PER_THREAD 65535u /* notifyNumPerThread < 65536 */
 #define EMU_THREAD_COMM_NOTIFIES_MAX 65536u   /* all threads of a communicator share this pool */
@@ -57,5 +57,17 @@ emu_status emu_thread_check_acquire_config(struct emu_comm *c, int32_t engine, u
 /* The engine of HcclThreadAcquireWithStream: CPU, CPU_TS or CCU, allowed on this product. */
 emu_status emu_thread_check_stream_engine(struct emu_comm *c, int32_t engine,
                                           const char *fn) EMU_MUST_CHECK;
+/* HcclThreadAcquireWithStream: that engine, notifies in range, a live stream of this device. */
+emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void *stream,
+                                        uint32_t notifyNum, ThreadHandle *thread,
+                                        const char *fn) EMU_MUST_CHECK;
+/* HcclDedicatedThreadAcquire: a dedicated type (0..5), notifies in range, the rank's device. */
+emu_status emu_thread_check_dedicated(struct emu_comm *c, int32_t useType,
+                                      uint32_t notifyNumPerThread, ThreadHandle *thread,
+                                      const char *fn) EMU_MUST_CHECK;
+/* HcclThreadExportToCommEngine: 1..40 threads, to an engine that can run them. */
+emu_status emu_thread_check_export(struct emu_comm *c, uint32_t threadNum,
+                                   const ThreadHandle *threads, int32_t dstCommEngine,
+                                   ThreadHandle *exported, const char *fn) EMU_MUST_CHECK;
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "hccl.h"
 #include "hccl_rules.h"
+#include "host/acl/stream.h"
 
 /* Whether n more threads of `each` notifies fit the communicator's notify pool. */
 static emu_status pool_room(struct emu_comm *c, uint64_t more, const char *fn)
@@ -106,5 +107,71 @@ emu_status emu_thread_check_acquire_config(struct emu_comm *c, int32_t engine, u
                            engine == COMM_ENGINE_AICPU ? COMM_ENGINE_AICPU_TS : COMM_ENGINE_CPU_TS,
                            threadNum, nums, 0, threads, total, fn);
     free(nums);
+    return s;
+}
+
+emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void *stream,
+                                        uint32_t notifyNum, ThreadHandle *thread, const char *fn)
+{
+    struct emu_hstream *hs;
+    emu_status s;
+
+    if ((s = emu_thread_check_stream_engine(c, engine, fn)) != EMU_OK)
+        return s;
+    if (notifyNum > EMU_THREAD_NOTIFIES_PER_THREAD)
+        return emu_hccl_bad(c, fn, "notifyNum %u is above %u", notifyNum,
+                            EMU_THREAD_NOTIFIES_PER_THREAD);
+    if (!emu_stream_lookup(stream, &hs))
+        return emu_hccl_bad(c, fn, "stream %p is not a live stream (destroyed, or never created)",
+                            stream);
+    if (hs->dev != c->d->id)
+        return emu_hccl_bad(c, fn, "stream %p is on device %u but the communicator on device %u",
+                            stream, hs->dev, c->d->id);
+    pthread_mutex_lock(&c->lock);
+    s = emu_thread_with_stream(c, engine, hs, notifyNum, thread, fn);
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+emu_status emu_thread_check_dedicated(struct emu_comm *c, int32_t useType,
+                                      uint32_t notifyNumPerThread, ThreadHandle *thread,
+                                      const char *fn)
+{
+    struct emu_hdev *d;
+    emu_status s;
+
+    if (useType < HCCL_DED_THREAD_TYPE_AICPU_LAUNCH ||
+        useType > HCCL_DED_THREAD_TYPE_AICPU_ORDER_LAUNCH_DEVICE)
+        return emu_hccl_bad(c, fn, "useType %d is not a dedicated thread type (0..5)",
+                            (int)useType);
+    if (notifyNumPerThread > EMU_THREAD_DEDICATED_NOTIFIES)
+        return emu_hccl_bad(c, fn, "notifyNumPerThread %u is above %u", notifyNumPerThread,
+                            EMU_THREAD_DEDICATED_NOTIFIES);
+    if ((s = emu_hccl_need_device(fn, c->rank, &d)) != EMU_OK)
+        return s;
+    pthread_mutex_lock(&c->lock);
+    s = emu_thread_dedicated(c, useType, notifyNumPerThread, thread, fn);
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+emu_status emu_thread_check_export(struct emu_comm *c, uint32_t threadNum,
+                                   const ThreadHandle *threads, int32_t dstCommEngine,
+                                   ThreadHandle *exported, const char *fn)
+{
+    emu_status s;
+
+    if (threadNum == 0 || threadNum > EMU_THREAD_EXPORT_MAX)
+        return emu_hccl_bad(c, fn, "threadNum %u is not in [1, %u]", threadNum,
+                            EMU_THREAD_EXPORT_MAX);
+    if (dstCommEngine < COMM_ENGINE_CPU || dstCommEngine > COMM_ENGINE_CCU ||
+        dstCommEngine == COMM_ENGINE_AIV)
+        return emu_hccl_bad(c, fn,
+                            "dstCommEngine %s (%d): threads export to CPU, CPU_TS, CCU, "
+                            "AICPU or AICPU_TS",
+                            emu_rules_engine_name(dstCommEngine), (int)dstCommEngine);
+    pthread_mutex_lock(&c->lock);
+    s = emu_thread_export(c, threadNum, threads, dstCommEngine, exported, fn);
+    pthread_mutex_unlock(&c->lock);
     return s;
 }
