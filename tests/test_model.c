@@ -20,7 +20,7 @@
 #include <hccl/hccl_res_expt.h>
 #include <hcomm/hcomm_primitives.h>
 
-#include "bench/model_graphs.h"
+#include "model_graphs.h"
 #include "common/model.h"
 #include "kernels/dp_params.h"
 #include "test_comm_util.h"
