@@ -4,6 +4,7 @@
 #include "model_time.h"
 
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,7 +345,9 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
 
     if (*base == '\0' || snprintf(path, sizeof(path), "%s.model.json", base) >= (int)sizeof(path))
         return;
-    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+    /* Rank threads of one process may simulate at once: each writes its own temporary. */
+    static _Atomic unsigned writes;
+    snprintf(tmp, sizeof(tmp), "%s.%d.%u", path, (int)getpid(), atomic_fetch_add(&writes, 1));
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         EMU_LOG_WARN("modelled trace: cannot write %s: %m", tmp);
