@@ -185,6 +185,8 @@ static int run_algo(const char *self, size_t a, uint32_t n, uint64_t maxb)
     double t;
     int k = 0;
 
+    for (int i = 0; i < MAX_SIZES; i++)
+        us[a][i] = -1; /* "-1.00": that size did not run */
     snprintf(setting, sizeof(setting), "%s:%s", coll_names[algos[a].coll], algos[a].name);
     setenv("HCEMU_ALGO", setting, 1);
     if (snprintf(cmd, sizeof(cmd), "'%s' --child %d %u %llu", self, (int)algos[a].coll, n,
