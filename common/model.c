@@ -35,6 +35,20 @@ void emu_model_params_default(struct emu_model_params *p)
     p->reduce_bw = 483e9;  /* HCCL cost model: local reduce */
 }
 
+/* Names of the data types (hccl_test's), at their HCCL values. */
+static const char *const dtype_names[EMU_MODEL_DTYPES] = {
+    [0] = "int8",   [1] = "int16",  [2] = "int32",  [3] = "fp16",  [4] = "fp32",  [5] = "int64",
+    [6] = "uint64", [7] = "uint8",  [8] = "uint16", [9] = "uint32", [10] = "fp64", [11] = "bfp16",
+};
+
+int emu_model_dtype(const char *name)
+{
+    for (int i = 0; i < (int)EMU_MODEL_DTYPES; i++)
+        if (dtype_names[i] != NULL && strcmp(dtype_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
 emu_status emu_model_open(const char *dir, struct emu_model_shm **out)
 {
     char path[512];
@@ -99,6 +113,10 @@ struct sim {
     uint32_t *flows, n_flows; /* pending or active flow nodes */
     double *flow_at, *rem, *rate;
     double now;
+    emu_model_usage_fn usage; /* per-link load samples, or NULL */
+    void *usage_ctx;
+    double *load, *said; /* per resource: load now, load last reported */
+    uint32_t *busy, n_busy; /* resources with a non-zero load reported */
 };
 
 static bool push(struct sim *s, uint32_t i)
@@ -127,6 +145,16 @@ static double task_cost(const struct sim *s, const struct emu_model_node *x)
     if (x->aicpu)
         return s->p->task_s;
     return x->role == EMU_MODEL_KERNEL ? s->p->launch_s : s->p->host_task_s;
+}
+
+/* A local move's bandwidth: copy, or reduce of its data type. */
+static double local_bw(const struct emu_model_params *p, const struct emu_model_node *x)
+{
+    if (!x->reduce)
+        return p->copy_bw;
+    if (x->dtype < EMU_MODEL_DTYPES && p->reduce_dtype_bw[x->dtype] > 0)
+        return p->reduce_dtype_bw[x->dtype];
+    return p->reduce_bw;
 }
 
 static void finish(struct sim *s, uint32_t i, double end);
@@ -174,7 +202,7 @@ static void try_start(struct sim *s, uint32_t i)
     double end = st + task_cost(s, x);
     switch (x->role) {
     case EMU_MODEL_LOCAL:
-        end += (double)x->bytes / (x->reduce ? s->p->reduce_bw : s->p->copy_bw);
+        end += (double)x->bytes / local_bw(s->p, x);
         break;
     case EMU_MODEL_FLOW:
         s->state[i] = 1;
@@ -251,7 +279,45 @@ static void share(struct sim *s, uint32_t *users)
     }
 }
 
-/* Advance to the next flow event: a flow starts moving bytes or one ends. */
+/* The link or port of resource r as a usage sample at the current instant. */
+static void say(struct sim *s, uint32_t r)
+{
+    struct emu_model_usage u = {.t = s->now, .bps = s->load[r], .cap = capacity(s, r)};
+
+    u.src = u.dst = NONE;
+    if (r < RES_NET)
+        u.src = r / EMU_MAX_DEVICES, u.dst = r % EMU_MAX_DEVICES;
+    else if (r < RES_NET + EMU_MAX_DEVICES)
+        u.src = r - RES_NET;
+    else
+        u.dst = r - RES_NET - EMU_MAX_DEVICES;
+    s->usage(s->usage_ctx, &u);
+    s->said[r] = s->load[r];
+}
+
+/* After share(): report every link or port whose load changed (resources in id order). */
+static void report(struct sim *s)
+{
+    uint32_t res[2], kept = 0;
+
+    for (uint32_t f = 0; f < s->n_flows; f++)
+        if (s->flow_at[f] <= s->now)
+            for (uint32_t r = 0, nr = resources(s, s->flows[f], res); r < nr; r++) {
+                if (s->load[res[r]] == 0 && s->said[res[r]] == 0)
+                    s->busy[s->n_busy++] = res[r];
+                s->load[res[r]] += s->rate[f];
+            }
+    for (uint32_t b = 0; b < s->n_busy; b++) {
+        uint32_t r = s->busy[b];
+        if (s->load[r] != s->said[r])
+            say(s, r);
+        if (s->load[r] > 0)
+            s->busy[kept++] = r;
+        s->load[r] = 0;
+    }
+    s->n_busy = kept;
+}
+
 /* When active flow f would finish at the current rates. */
 static double finish_at(const struct sim *s, uint32_t f)
 {
@@ -265,6 +331,8 @@ static void step(struct sim *s, uint32_t *users)
     double t = -1;
 
     share(s, users);
+    if (s->usage != NULL)
+        report(s);
     for (uint32_t f = 0; f < s->n_flows; f++) {
         double at = s->flow_at[f] > s->now ? s->flow_at[f] : finish_at(s, f);
         if (t < 0 || at < t)
@@ -422,13 +490,21 @@ static void sim_free(struct sim *s)
     free(s->prev), free(s->next), free(s->match), free(s->fed_left), free(s->state);
     free(s->fed_end), free(s->dep_off), free(s->dep), free(s->kid_off), free(s->kid);
     free(s->work), free(s->flows), free(s->flow_at), free(s->rem), free(s->rate);
+    free(s->load), free(s->said), free(s->busy);
 }
 
 emu_status emu_model_simulate(const struct emu_model_node *nodes, uint32_t n,
                               const struct emu_model_params *p, struct emu_model_times *out,
                               uint32_t *unmatched)
 {
-    struct sim s = {.nd = nodes, .p = p, .out = out, .n = n};
+    return emu_model_simulate_usage(nodes, n, p, out, unmatched, NULL, NULL);
+}
+
+emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t n,
+                                    const struct emu_model_params *p, struct emu_model_times *out,
+                                    uint32_t *unmatched, emu_model_usage_fn usage, void *ctx)
+{
+    struct sim s = {.nd = nodes, .p = p, .out = out, .n = n, .usage = usage, .usage_ctx = ctx};
     size_t u = (size_t)n + 1;
     emu_status st = EMU_OK;
 
@@ -439,6 +515,14 @@ emu_status emu_model_simulate(const struct emu_model_node *nodes, uint32_t n,
     s.kid = malloc(u * 4), s.flows = malloc(u * 4), s.flow_at = malloc(u * sizeof(double));
     s.rem = malloc(u * sizeof(double)), s.rate = malloc(u * sizeof(double));
     uint32_t *users = malloc(N_RES * sizeof(*users));
+    if (usage != NULL) {
+        s.load = calloc(N_RES, sizeof(double)), s.said = calloc(N_RES, sizeof(double));
+        s.busy = malloc(N_RES * sizeof(uint32_t));
+        if (!s.load || !s.said || !s.busy) {
+            st = EMU_ENOMEM;
+            goto out;
+        }
+    }
     if (!s.prev || !s.next || !s.match || !s.fed_left || !s.state || !s.fed_end || !s.dep_off ||
         !s.dep || !s.kid_off || !s.kid || !s.flows || !s.flow_at || !s.rem || !s.rate || !users) {
         st = EMU_ENOMEM;
@@ -460,6 +544,8 @@ emu_status emu_model_simulate(const struct emu_model_node *nodes, uint32_t n,
         step(&s, users);
         drain(&s);
     }
+    if (usage != NULL)
+        report(&s); /* every link idle again */
     for (uint32_t i = 0; i < n; i++)
         if (s.state[i] != 2)
             st = EMU_EINVAL;

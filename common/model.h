@@ -2,8 +2,8 @@
  * every executor of a job records into the job-wide `model.shm`, the cost-model parameters,
  * and the discrete-event simulation that turns the graph into modelled start and end times.
  *
- * Executors append one node per task when it is submitted (device/diag/model.c); host
- * processes simulate the whole graph when they need a time (events, host/acl/model.c). */
+ * Executors append one node per task when it is submitted (device/diag/model_rec.c); host
+ * processes simulate the whole graph when they need a time (events, host/acl/model_time.c). */
 #ifndef HCEMU_COMMON_MODEL_H
 #define HCEMU_COMMON_MODEL_H
 
@@ -17,6 +17,7 @@
 #define EMU_MODEL_MAGIC 0x314c45444f4d4d45ull /* "EMMODEL1" */
 #define EMU_MODEL_MAX_NODES (1u << 20)        /* 64 MiB of sparse file at most */
 #define EMU_MODEL_NONE UINT32_MAX
+#define EMU_MODEL_DTYPES 16u /* data types with their own local-reduce figure (HCCL's values) */
 
 /* sync_op values (as enum emu_sync_op of device/task.h). */
 #define EMU_MODEL_RECORD 1u
@@ -39,7 +40,7 @@ struct emu_model_node {
     uint8_t sync_op;      /* enum emu_sync_op: records or waits for (sync_dev, sync_slot) */
     uint8_t event;        /* the sync slot is an event (matched by event_seq) */
     uint8_t reduce;       /* a reducing move */
-    uint8_t reserved;
+    uint8_t dtype;        /* a reducing move: its data type (HCCL's numbering) */
     uint32_t sync_dev, sync_slot;
     uint32_t src_dev, dst_dev; /* flows: where the bytes leave and arrive */
     uint32_t kernel;           /* node index of the kernel that queued it, or EMU_MODEL_NONE */
@@ -70,6 +71,7 @@ struct emu_model_params {
     double net_bw;      /* inter-server port of a device, per direction */
     double copy_bw;     /* local copy */
     double reduce_bw;   /* local reduce */
+    double reduce_dtype_bw[EMU_MODEL_DTYPES];         /* per data type, 0 = reduce_bw */
     double pair_bw[EMU_MAX_DEVICES][EMU_MAX_DEVICES]; /* per link override, 0 = link_bw */
     uint32_t server[EMU_MAX_DEVICES];                 /* server of each device */
 };
@@ -82,6 +84,17 @@ struct emu_model_times {
 
 /* The vendor-derived defaults, every device on server 0. */
 void emu_model_params_default(struct emu_model_params *p);
+/* The data type named `name` ("fp32", "bfp16", ...: the hccl_test names), or -1. */
+int emu_model_dtype(const char *name);
+
+/* A link's or port's load from `t` on (until its next sample): `bps` bytes per second of its
+ * capacity `cap`. A link within a server: src -> dst. A device's inter-server port: the
+ * device is `src` (egress, dst = EMU_MODEL_NONE) or `dst` (ingress, src = EMU_MODEL_NONE). */
+struct emu_model_usage {
+    double t, bps, cap;
+    uint32_t src, dst;
+};
+typedef void (*emu_model_usage_fn)(void *ctx, const struct emu_model_usage *u);
 
 /* Map `model.shm` of job folder `dir` (created by the first caller, zero-filled sparse). */
 emu_status emu_model_open(const char *dir, struct emu_model_shm **out) EMU_MUST_CHECK;
@@ -93,5 +106,11 @@ void emu_model_close(struct emu_model_shm *m);
 emu_status emu_model_simulate(const struct emu_model_node *nodes, uint32_t n,
                               const struct emu_model_params *p, struct emu_model_times *out,
                               uint32_t *unmatched) EMU_MUST_CHECK;
+/* The same, also calling usage(ctx, ...) at every change of a link's or port's load (in time
+ * order; a last sample of 0 when it falls idle). */
+emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t n,
+                                    const struct emu_model_params *p, struct emu_model_times *out,
+                                    uint32_t *unmatched, emu_model_usage_fn usage,
+                                    void *ctx) EMU_MUST_CHECK;
 
 #endif

@@ -3,7 +3,7 @@
 # aclrtEventElapsedTime with HCEMU_TIME=model against the closed form of its graph, across
 # seeds (the dp_exec program interpreter of tests/kernels, run by child processes).
 emu_add_test(model SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_model.c
-             ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c ${CMAKE_SOURCE_DIR}/bench/model_graphs.c
+             ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c ${CMAKE_CURRENT_SOURCE_DIR}/model_graphs.c
              LIBS hcemu hcemu_common TIMEOUT 240)
 target_compile_definitions(test_model PRIVATE
     DPC_KERNELS_JSON="${CMAKE_BINARY_DIR}/kernels/dpc_kernels.json")

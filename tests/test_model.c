@@ -20,7 +20,7 @@
 #include <hccl/hccl_res_expt.h>
 #include <hcomm/hcomm_primitives.h>
 
-#include "bench/model_graphs.h"
+#include "model_graphs.h"
 #include "common/model.h"
 #include "kernels/dp_params.h"
 #include "test_comm_util.h"
@@ -225,6 +225,92 @@ static void a_per_link_figure_overrides_the_default(void **state)
     sim(&g, t);
     near(t[0].end, P.task_s + P.link_lat_s + 10.0 * MB / 10e9);
     near(t[1].end, P.task_s + P.link_lat_s + 10.0 * MB / P.link_bw);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+/* A local reduce moves at its data type's figure when the model has one, else at the common
+ * figure; a copy at the copy figure. */
+static void a_local_reduce_moves_at_its_data_types_figure(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[3];
+
+    (void)state;
+    P.reduce_dtype_bw[emu_model_dtype("fp16")] = 100e9;
+    mg_copy(&g, 0, 1, 64 * MB, 1);
+    g.nd[0].dtype = (uint8_t)emu_model_dtype("fp16");
+    mg_copy(&g, 0, 2, 64 * MB, 1);
+    g.nd[1].dtype = (uint8_t)emu_model_dtype("fp32");
+    mg_copy(&g, 0, 3, 64 * MB, 0);
+    g.nd[2].dtype = (uint8_t)emu_model_dtype("fp16");
+    sim(&g, t);
+    near(t[0].end, P.task_s + 64.0 * MB / 100e9);
+    near(t[1].end, P.task_s + 64.0 * MB / P.reduce_bw);
+    near(t[2].end, P.task_s + 64.0 * MB / P.copy_bw);
+    assert_int_equal(emu_model_dtype("bfp16"), 11);
+    assert_int_equal(emu_model_dtype("float"), -1);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+/* Utilisation samples of one simulation. */
+struct samples {
+    struct emu_model_usage u[16];
+    int n;
+};
+
+static void keep_sample(void *ctx, const struct emu_model_usage *u)
+{
+    struct samples *s = ctx;
+    if (s->n < 16)
+        s->u[s->n++] = *u;
+}
+
+static void expect_sample(const struct emu_model_usage *u, double t, uint32_t src, uint32_t dst,
+                          double bps, double cap)
+{
+    near(u->t, t);
+    assert_int_equal(u->src, src);
+    assert_int_equal(u->dst, dst);
+    near(u->bps, bps);
+    near(u->cap, cap);
+}
+
+/* Two transfers share link 0 -> 1: it is fully used from their start to their common end. Two
+ * inter-server transfers from device 0 share its egress port (full) and use half of each
+ * receiver's ingress port. */
+static void links_and_ports_report_their_utilisation(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[4];
+    struct samples s = {.n = 0};
+    uint32_t unmatched = 1;
+
+    (void)state;
+    mg_write(&g, 0, 1, 1, 8 * MB, NONE);
+    mg_write(&g, 0, 2, 1, 8 * MB, NONE);
+    assert_int_equal(emu_model_simulate_usage(g.nd, g.n, &P, t, &unmatched, keep_sample, &s),
+                     EMU_OK);
+    double a = P.task_s + P.link_lat_s;
+    assert_int_equal(s.n, 2);
+    expect_sample(&s.u[0], a, 0, 1, P.link_bw, P.link_bw);
+    expect_sample(&s.u[1], t[0].end, 0, 1, 0, P.link_bw);
+    mg_free(&g);
+
+    P.server[2] = P.server[3] = 1;
+    s.n = 0;
+    mg_write(&g, 0, 1, 2, 8 * MB, NONE);
+    mg_write(&g, 0, 2, 3, 8 * MB, NONE);
+    assert_int_equal(emu_model_simulate_usage(g.nd, g.n, &P, t, &unmatched, keep_sample, &s),
+                     EMU_OK);
+    a = P.task_s + P.net_lat_s;
+    assert_int_equal(s.n, 6); /* egress of 0, ingress of 2 and 3: busy, then idle */
+    expect_sample(&s.u[0], a, 0, NONE, P.net_bw, P.net_bw);
+    expect_sample(&s.u[1], a, NONE, 2, P.net_bw / 2, P.net_bw);
+    expect_sample(&s.u[2], a, NONE, 3, P.net_bw / 2, P.net_bw);
+    for (int i = 3; i < 6; i++)
+        near(s.u[i].t, t[0].end), near(s.u[i].bps, 0);
     emu_model_params_default(&P);
     mg_free(&g);
 }
@@ -459,8 +545,8 @@ static void kernel_elapsed_time_is_the_closed_form_identically_across_seeds(void
     }
 }
 
-/* Also: with HCEMU_TRACE, <trace>.model.json holds the slices at modelled times and a
- * transfers track per link. */
+/* Also: with HCEMU_TRACE, <trace>.model.json holds the slices at modelled times, a transfers
+ * track and a utilisation track per link. */
 static void without_a_model_file_the_vendor_figures_apply(void **state)
 {
     struct emu_model_params p;
@@ -481,6 +567,8 @@ static void without_a_model_file_the_vendor_figures_apply(void **state)
     text[n] = 0;
     assert_true(n > 4 && text[0] == '[' && strcmp(text + n - 3, "\n]\n") == 0);
     assert_non_null(strstr(text, "\"name\":\"link 0->1 transfers\""));
+    assert_non_null(strstr(text, "\"name\":\"link 0->1 utilisation\",\"pid\":0,"));
+    assert_non_null(strstr(text, "\"args\":{\"percent\":100.00}"));
     assert_non_null(strstr(text, "\"name\":\"transfer\""));
 }
 
@@ -508,6 +596,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(mesh_allgather_matches_its_closed_form_at_2_4_8_ranks),
         cmocka_unit_test(inter_server_transfers_share_the_device_port),
         cmocka_unit_test(a_per_link_figure_overrides_the_default),
+        cmocka_unit_test(a_local_reduce_moves_at_its_data_types_figure),
+        cmocka_unit_test(links_and_ports_report_their_utilisation),
         cmocka_unit_test(a_kernel_ends_when_the_tasks_it_queued_end),
         cmocka_unit_test(waits_meet_records_in_queue_order),
         cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),

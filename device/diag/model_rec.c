@@ -9,6 +9,7 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/model.h"
+#include "device/dp.h"
 #include "device/dp_kinds.h"
 #include "device/exec.h"
 #include "diag_priv.h"
@@ -52,6 +53,8 @@ static void fill_dp(const struct emu_task *t, const struct emu_diag_desc *d,
     if (!(f & EMU_DPF_MOVE))
         return;
     x->reduce = (f & EMU_DPF_REDUCE) != 0;
+    if (x->reduce) /* the local-reduce figure may depend on it */
+        x->dtype = (uint8_t)((const struct emu_dp_op *)(const void *)t->u.raw)->dtype;
     x->role = (f & (EMU_DPF_REMOTE_DST | EMU_DPF_REMOTE_SRC)) ? EMU_MODEL_FLOW : EMU_MODEL_LOCAL;
     for (uint32_t i = 0; i < d->n_acc; i++) {
         if (d->acc[i].write)

@@ -4,6 +4,7 @@
 #include "model_time.h"
 
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ bool emu_model_time_on(void)
     return emu_settings_enum(EMU_SET_TIME) == 1;
 }
 
-/* key (a figure in the file's units) -> *dst * scale; false when present but not a number. */
+/* key (a figure in the file's units) -> *dst * scale; false when present but not a positive
+ * number. */
 static bool figure(json_object *root, const char *key, double scale, double *dst)
 {
     json_object *v;
@@ -66,6 +68,25 @@ static bool links(json_object *root, struct emu_model_params *p)
     return true;
 }
 
+/* "reduce_GBps_by_dtype": {"fp16": 300, ...}: a local-reduce figure per data type. */
+static bool dtype_figures(json_object *root, struct emu_model_params *p)
+{
+    json_object *obj;
+
+    if (!json_object_object_get_ex(root, "reduce_GBps_by_dtype", &obj))
+        return true;
+    if (!json_object_is_type(obj, json_type_object))
+        return false;
+    json_object_object_foreach(obj, key, val)
+    {
+        int t = emu_model_dtype(key);
+        (void)val;
+        if (t < 0 || !figure(obj, key, 1e9, &p->reduce_dtype_bw[t]))
+            return false;
+    }
+    return true;
+}
+
 static void load_file(const char *path, struct emu_model_params *p)
 {
     json_object *root = json_object_from_file(path);
@@ -80,12 +101,13 @@ static void load_file(const char *path, struct emu_model_params *p)
         figure(root, "link_GBps", 1e9, &q.link_bw) &&
         figure(root, "net_latency_us", 1e-6, &q.net_lat_s) &&
         figure(root, "net_GBps", 1e9, &q.net_bw) && figure(root, "copy_GBps", 1e9, &q.copy_bw) &&
-        figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q);
+        figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q) &&
+        dtype_figures(root, &q);
     if (ok)
         *p = q;
     else
         EMU_LOG_WARN("HCEMU_MODEL=%s: not a model file (docs/MODEL.md: a JSON object of positive "
-                     "figures and a \"links\" array); using the default figures",
+                     "figures, a \"links\" array, a \"reduce_GBps_by_dtype\" object); using the default figures",
                      path);
     if (root != NULL)
         json_object_put(root);
@@ -273,17 +295,59 @@ static void trace_links(FILE *f, const struct emu_model_node *nd, const struct e
     free(ev);
 }
 
+/* Usage samples of one simulation (for the trace). */
+struct usage_log {
+    struct emu_model_usage *u;
+    size_t n, cap;
+};
+
+static void log_usage(void *ctx, const struct emu_model_usage *u)
+{
+    struct usage_log *l = ctx;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap * 2 + 256;
+        struct emu_model_usage *v = realloc(l->u, cap * sizeof(*v));
+        if (v == NULL)
+            return; /* the trace just misses later samples */
+        l->u = v, l->cap = cap;
+    }
+    l->u[l->n++] = *u;
+}
+
+/* Per link (and inter-server port), a counter track of its utilisation in percent. */
+static void trace_usage(FILE *f, const struct usage_log *l)
+{
+    char name[64];
+
+    for (size_t i = 0; i < l->n; i++) {
+        const struct emu_model_usage *u = &l->u[i];
+        uint32_t pid = u->src != EMU_MODEL_NONE ? u->src : u->dst;
+        if (u->src != EMU_MODEL_NONE && u->dst != EMU_MODEL_NONE)
+            snprintf(name, sizeof(name), "link %u->%u utilisation", u->src, u->dst);
+        else
+            snprintf(name, sizeof(name), "port of dev %u %s utilisation", pid,
+                     u->src != EMU_MODEL_NONE ? "out" : "in");
+        fprintf(f,
+                ",\n{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%u,\"ts\":%.3f,\"args\":{\"percent\":"
+                "%.2f}}",
+                name, pid, u->t * 1e6, u->cap > 0 ? 100.0 * u->bps / u->cap : 0.0);
+    }
+}
+
 /* HCEMU_TRACE with the model on: <trace>.model.json, the whole graph at modelled times
  * (rewritten by each simulation, so it is complete as of the last time asked). */
 static void trace(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n,
-                  const struct emu_model_params *p)
+                  const struct emu_model_params *p, const struct usage_log *usage)
 {
     const char *base = emu_settings_str(EMU_SET_TRACE);
     char path[EMU_PATH_MAX + 16], tmp[EMU_PATH_MAX + 32];
 
     if (*base == '\0' || snprintf(path, sizeof(path), "%s.model.json", base) >= (int)sizeof(path))
         return;
-    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+    /* Rank threads of one process may simulate at once: each writes its own temporary. */
+    static _Atomic unsigned writes;
+    snprintf(tmp, sizeof(tmp), "%s.%d.%u", path, (int)getpid(), atomic_fetch_add(&writes, 1));
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         EMU_LOG_WARN("modelled trace: cannot write %s: %m", tmp);
@@ -298,6 +362,7 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
                 node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
                 (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
     trace_links(f, nd, t, n, p);
+    trace_usage(f, usage);
     fprintf(f, "\n]\n");
     if (fclose(f) != 0 || rename(tmp, path) != 0) {
         EMU_LOG_WARN("modelled trace: cannot write %s: %m", path);
@@ -309,6 +374,8 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
 static emu_status run_model(struct run *r)
 {
     uint32_t unmatched = 0;
+    struct usage_log usage = {0};
+    bool tracing = *emu_settings_str(EMU_SET_TRACE) != '\0';
     emu_status s;
 
     emu_model_time_params(&r->p);
@@ -320,9 +387,11 @@ static emu_status run_model(struct run *r)
     if (s == EMU_OK && (r->times = malloc(((size_t)r->n + 1) * sizeof(*r->times))) == NULL)
         s = EMU_ENOMEM;
     if (s == EMU_OK)
-        s = emu_model_simulate(r->nodes, r->n, &r->p, r->times, &unmatched);
-    if (s == EMU_OK)
-        trace(r->nodes, r->times, r->n, &r->p);
+        s = emu_model_simulate_usage(r->nodes, r->n, &r->p, r->times, &unmatched,
+                                     tracing ? log_usage : NULL, &usage);
+    if (s == EMU_OK && tracing)
+        trace(r->nodes, r->times, r->n, &r->p, &usage);
+    free(usage.u);
     return s;
 }
 

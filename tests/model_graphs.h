@@ -1,9 +1,8 @@
 /* model_graphs.h - task graphs of known shape for the modelled clock (common/model.h): the
- * graphs the AICPU_TS collectives of examples/ queue (ring AllReduce, mesh AllGather), built
- * node by node, and their closed-form alpha-beta times. Shared by tests/test_model.c and
- * hcemu-model-table (bench/model_table.c). */
-#ifndef HCEMU_BENCH_MODEL_GRAPHS_H
-#define HCEMU_BENCH_MODEL_GRAPHS_H
+ * shapes of AICPU_TS collectives (ring AllReduce, mesh AllGather: per step a write with notify
+ * and a wait), built node by node, and their closed-form alpha-beta times (tests/test_model.c). */
+#ifndef HCEMU_TESTS_MODEL_GRAPHS_H
+#define HCEMU_TESTS_MODEL_GRAPHS_H
 
 #include <stdint.h>
 

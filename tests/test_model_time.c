@@ -1,0 +1,447 @@
+/* test_model_time.c - HCEMU_TIME=model end to end (host/acl/model_time.c): events around
+ * hcemu's built-in HcclAllReduce (ring) and around a held-out ring AllGather kernel written as
+ * a user would (kernels/model_ring_ag.c) give, on every rank, the closed-form time of the task
+ * graph they queue, within 1 %, with the bytes checked in the same run, and identical figures
+ * across HCEMU_SEEDs. Each run is a child process with ranks as threads (executors and
+ * HCEMU_ALGO take their settings when they start). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <acl/acl.h>
+#include <hccl/hccl.h>
+#include <hccl/hccl_res.h>
+#include <hccl/hccl_res_expt.h>
+#include <hcomm/hcomm_primitives.h>
+
+#include "common/model.h"
+#include "kernels/model_ring_ag.h"
+#include "test_comm_util.h"
+
+/* Paths here are short temporary folders; GCC cannot know that. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define MAX_N 8
+#define AR_BYTES (4ull << 20) /* the allreduce: one slot-sized round per step at 8 ranks */
+#define AG_BYTES (1ull << 20) /* the held-out allgather: bytes per rank */
+#define START_IDX 1u
+
+static char self[CU_PATH];
+static char tmp[CU_PATH];
+
+/* The model file of the allreduce runs: a slower link and an fp32 reduce figure. */
+static const char model_json[] = "{\"link_GBps\": 40, \"reduce_GBps_by_dtype\": "
+                                 "{\"fp32\": 100, \"fp16\": 50}}";
+
+/* ---- children ---------------------------------------------------------------------------- */
+
+struct job {
+    aclrtFuncHandle fn; /* the held-out kernel */
+    float ms[MAX_N];
+};
+
+static void fill(struct cu_rank *r, void *dev, uint64_t bytes, float v)
+{
+    float *h = malloc(bytes);
+
+    CU_CHECK(r, h != NULL);
+    if (h == NULL)
+        return;
+    for (uint64_t i = 0; i < bytes / 4; i++)
+        h[i] = v;
+    CU_CHECK(r, aclrtMemcpy(dev, bytes, h, bytes, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    free(h);
+}
+
+/* Every float of dev[off, off + bytes) equals v. */
+static void expect(struct cu_rank *r, const void *dev, uint64_t off, uint64_t bytes, float v)
+{
+    float *h = malloc(bytes);
+    uint64_t bad = 0;
+
+    CU_CHECK(r, h != NULL);
+    if (h == NULL)
+        return;
+    CU_CHECK(r, aclrtMemcpy(h, bytes, (const uint8_t *)dev + off, bytes,
+                            ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    for (uint64_t i = 0; i < bytes / 4; i++)
+        bad += h[i] != v;
+    CU_CHECK(r, bad == 0);
+    free(h);
+}
+
+/* hcemu's HcclAllReduce (HCEMU_ALGO picks ring): one call to set up, then one between events. */
+static void allreduce_body(struct cu_rank *r)
+{
+    struct job *x = r->arg;
+    aclrtStream st = NULL;
+    aclrtEvent a = NULL, b = NULL;
+    void *in = NULL, *out = NULL;
+    uint64_t count = AR_BYTES / 4;
+
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&in, AR_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&out, AR_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
+    if (r->failures != 0)
+        return;
+    fill(r, in, AR_BYTES, (float)(r->rank + 1));
+    CU_CHECK(r, HcclAllReduce(in, out, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, r->comm, st) ==
+                    HCCL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+    CU_CHECK(r, HcclAllReduce(in, out, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, r->comm, st) ==
+                    HCCL_SUCCESS);
+    CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
+    expect(r, out, 0, AR_BYTES, (float)(r->n * (r->n + 1) / 2));
+    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(out) == ACL_SUCCESS);
+    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
+    r->keep = true;
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
+/* hcemu's HcclAllGather (mesh), the first call on a fresh stream between events: every rank's
+ * stream starts at the same modelled instant, so the closed form needs no earlier call. */
+static void mesh_allgather_body(struct cu_rank *r)
+{
+    struct job *x = r->arg;
+    aclrtStream st = NULL;
+    aclrtEvent a = NULL, b = NULL;
+    void *in = NULL, *out = NULL;
+
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&in, AG_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&out, AG_BYTES * r->n, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
+    if (r->failures != 0)
+        return;
+    fill(r, in, AG_BYTES, (float)(r->rank + 1));
+    CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+    CU_CHECK(r, HcclAllGather(in, out, AG_BYTES / 4, HCCL_DATA_TYPE_FP32, r->comm, st) ==
+                    HCCL_SUCCESS);
+    CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
+    for (int q = 0; q < r->n; q++)
+        expect(r, out, (uint64_t)q * AG_BYTES, AG_BYTES, (float)(q + 1));
+    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(out) == ACL_SUCCESS);
+    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
+    r->keep = true;
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
+/* Threads, channels to both neighbours and the argument block of the held-out kernel. */
+static void ag_setup(struct cu_rank *r, aclrtStream st, ThreadHandle *cpu, ThreadHandle *main_on_cpu,
+                     struct mra_args *args, void **hb)
+{
+    uint32_t me = (uint32_t)r->rank, n = (uint32_t)r->n;
+    uint32_t peers[2] = {(me + n - 1) % n, (me + 1) % n}, m = peers[0] == peers[1] ? 1 : 2;
+    HcclChannelDesc d[2];
+    ChannelHandle ch[2];
+    uint64_t size = 0, peer_size = 0;
+    void *right_buf = NULL;
+
+    memset(args, 0, sizeof(*args));
+    memset(d, 0, sizeof(d));
+    CU_CHECK(r, HcclGetHcclBuffer(r->comm, hb, &size) == 0 && size >= n * AG_BYTES);
+    CU_CHECK(r, HcclThreadAcquire(r->comm, COMM_ENGINE_AICPU_TS, 1, 2, &args->main) == 0);
+    CU_CHECK(r, HcclThreadAcquireWithStream(r->comm, COMM_ENGINE_CPU_TS, st, 1, cpu) == 0);
+    CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, cpu, COMM_ENGINE_AICPU_TS, &args->host) ==
+                    0);
+    CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, &args->main, COMM_ENGINE_CPU_TS,
+                                             main_on_cpu) == 0);
+    for (uint32_t i = 0; i < m; i++)
+        CU_CHECK(r, cu_desc_to(r->comm, me, peers[i], COMM_PROTOCOL_UB_CTP, MRA_NOTIFIES, &d[i]) ==
+                        HCCL_SUCCESS);
+    CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, m, ch) == 0);
+    CU_CHECK(r, HcclChannelGetHcclBuffer(r->comm, ch[m - 1], &right_buf, &peer_size) == 0);
+    args->left = ch[0], args->right = ch[m - 1];
+    args->buf = (uint64_t)(uintptr_t)*hb;
+    args->right_buf = (uint64_t)(uintptr_t)right_buf;
+    args->len = AG_BYTES;
+    args->rank = me, args->n = n;
+    args->start_idx = START_IDX;
+}
+
+/* The held-out kernel between two events, as a user's host program launches it. */
+static void allgather_body(struct cu_rank *r)
+{
+    struct job *x = r->arg;
+    aclrtStream st = NULL;
+    aclrtEvent a = NULL, b = NULL;
+    ThreadHandle cpu = 0, main_on_cpu = 0;
+    struct mra_args args;
+    void *hb = NULL, *in = NULL, *blk = NULL;
+
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    ag_setup(r, st, &cpu, &main_on_cpu, &args, &hb);
+    CU_CHECK(r, aclrtMalloc(&in, AG_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&blk, sizeof(args), ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
+    if (r->failures != 0)
+        return;
+    fill(r, in, AG_BYTES, (float)(r->rank + 1));
+    args.in = (uint64_t)(uintptr_t)in;
+    CU_CHECK(r, aclrtMemcpy(blk, sizeof(args), &args, sizeof(args), ACL_MEMCPY_HOST_TO_DEVICE) ==
+                    ACL_SUCCESS);
+    cu_barrier_wait(); /* every channel complete before any kernel runs */
+    CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+    CU_CHECK(r, HcommThreadNotifyRecordOnThread(cpu, main_on_cpu, START_IDX) == 0);
+    CU_CHECK(r, aclrtLaunchKernel(x->fn, 1, blk, sizeof(args), st) == ACL_SUCCESS);
+    CU_CHECK(r, HcommThreadNotifyWaitOnThread(cpu, 0, 60) == 0);
+    CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
+    for (int q = 0; q < r->n; q++)
+        expect(r, hb, (uint64_t)q * AG_BYTES, AG_BYTES, (float)(q + 1));
+    cu_barrier_wait(); /* no peer still writes into my buffer */
+    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(blk) == ACL_SUCCESS);
+    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
+    r->keep = true;
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
+/* The child: "<allreduce|allgather|mesh> <n> <out>"; writes every rank's milliseconds to out. */
+static int child_run(const char *what, int n, const char *out)
+{
+    struct cu_rank ranks[MAX_N];
+    struct job x = {0};
+    aclrtBinHandle bin = NULL;
+    HcclRootInfo root;
+    bool ag = strcmp(what, "allgather") == 0;
+    int bad = 0;
+
+    memset(ranks, 0, sizeof(ranks));
+    if (n < 2 || n > MAX_N || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+        HcclGetRootInfo(&root) != HCCL_SUCCESS)
+        return 2;
+    if (ag && (aclrtBinaryLoadFromFile(MODEL_KERNELS_JSON, NULL, &bin) != ACL_SUCCESS ||
+               aclrtBinaryGetFunction(bin, "model_ring_ag", &x.fn) != ACL_SUCCESS))
+        return 2;
+    cu_rank_fn body = ag ? allgather_body : allreduce_body;
+    if (strcmp(what, "mesh") == 0)
+        body = mesh_allgather_body;
+    cu_run_ranks(ranks, n, &root, body, &x);
+    FILE *f = fopen(out, "w");
+    bad = f == NULL;
+    for (int i = 0; i < n; i++) {
+        bad |= ranks[i].init_rc != HCCL_SUCCESS || ranks[i].failures != 0;
+        if (f != NULL)
+            fprintf(f, "%.9g\n", x.ms[i]);
+    }
+    if (f != NULL)
+        fclose(f);
+    if (bin != NULL)
+        aclrtBinaryUnLoad(bin);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return bad ? 3 : 0;
+}
+
+/* Run a child; its ranks' elapsed milliseconds into ms[0..n). */
+static void run_child(const char *what, int n, uint64_t seed, bool file, double *ms)
+{
+    static char env[8][CU_PATH * 2];
+    char arg[CU_PATH * 2], out[CU_PATH * 2], model[CU_PATH * 2];
+
+    cu_write(tmp, "model.json", model_json, model, sizeof(model));
+    snprintf(out, sizeof(out), "%s/out.txt", tmp);
+    snprintf(arg, sizeof(arg), "%s:%d:%s", what, n, out);
+    snprintf(env[0], sizeof(env[0]), "HCEMU_TIME=model");
+    snprintf(env[1], sizeof(env[1]), "HCEMU_SEED=%llu", (unsigned long long)seed);
+    snprintf(env[2], sizeof(env[2]), "HCEMU_JOB_DIR=%s", tmp);
+    snprintf(env[3], sizeof(env[3]), "HCEMU_MODEL=%s", file ? model : "");
+    snprintf(env[4], sizeof(env[4]), "HCCL_BUFFSIZE=40");
+    snprintf(env[5], sizeof(env[5]), "HCEMU_ALGO=allreduce:ring,allgather:mesh");
+    snprintf(env[6], sizeof(env[6]), "HCEMU_DEVICE_MEM_GB=1");
+    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], env[6], NULL};
+    int st = cu_wait(cu_spawn(self, "run", arg, e), 120000);
+    if (st != 0)
+        fail_msg("child %s n=%d HCEMU_SEED=%llu exited with %d", what, n,
+                 (unsigned long long)seed, st);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(fscanf(f, "%lf", &ms[i]), 1);
+    fclose(f);
+    unlink(out);
+    assert_int_equal(cu_wait_executors_gone(tmp, 5000), 0);
+}
+
+/* ---- closed forms -------------------------------------------------------------------------
+ * Both graphs are the same on every rank, so every rank sees the same time. Around the call
+ * on the host stream: event A; the start record (H); the kernel launch (K before its first
+ * task); the host's wait for "done" (the larger of its own cost and the notify latency after
+ * the kernel's last record); event B (H). On the AICPU thread: the start wait (T: the host's
+ * record is long visible), a local copy, the steps, the record to the host (T). One exchange
+ * step: ACK record (T), ACK wait (T: the neighbour's record came at the same time), write of
+ * b bytes (T + link latency + b / B), DATA wait (T). */
+
+static double host_part(const struct emu_model_params *p)
+{
+    double H = p->host_task_s, N = p->notify_s;
+    return H + p->launch_s + p->task_s /* start wait */ + p->task_s /* record to host */ +
+           (H > N ? H : N) + H;
+}
+
+static double step(const struct emu_model_params *p, double bytes)
+{
+    return 4 * p->task_s + p->link_lat_s + bytes / p->link_bw;
+}
+
+/* Ring allreduce of S bytes: copy in -> out, n - 1 reduce-scatter steps each followed by a
+ * local reduce of a block, n - 1 allgather steps each followed by a local copy of a block. */
+static double ring_allreduce_ms(const struct emu_model_params *p, int n, double reduce_bw)
+{
+    double S = (double)AR_BYTES, blk = S / n, T = p->task_s;
+    double rs = step(p, blk) + T + blk / reduce_bw, ag = step(p, blk) + T + blk / p->copy_bw;
+    return (host_part(p) + T + S / p->copy_bw + (n - 1) * (rs + ag)) * 1e3;
+}
+
+/* The held-out kernel: copy my block into my slot, n - 1 exchange steps of one block. */
+static double ring_allgather_ms(const struct emu_model_params *p, int n)
+{
+    double len = (double)AG_BYTES;
+    return (host_part(p) + p->task_s + len / p->copy_bw + (n - 1) * step(p, len)) * 1e3;
+}
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Index of peer p's thread on rank me (coll_kernel.c: one thread per peer in rank order). */
+static int peer_index(int me, int p)
+{
+    return p < me ? p : p - 1;
+}
+
+/* Mesh allgather of S bytes per rank (coll_kernel.c, PAIRS): the main thread copies its own
+ * block, then starts the peer threads one after the other (a record each); peer thread j waits
+ * for its start, exchanges with its peer (whose thread for me started at its own index),
+ * copies the landed block out and reports back; the main thread then waits for them in order.
+ * Returns rank me's milliseconds. */
+static double mesh_allgather_ms(const struct emu_model_params *p, int n, int me)
+{
+    double T = p->task_s, N = p->notify_s, S = (double)AG_BYTES;
+    double move = T + p->link_lat_s + S / p->link_bw;
+    double k0 = p->host_task_s + p->launch_s; /* from A's end: start record, launch */
+    double m0 = k0 + T + T + S / p->copy_bw; /* start wait, own block copied */
+    double joined = m0 + (n - 1) * T;         /* the main thread's last start record */
+
+    for (int q = 0; q < n; q++) {
+        if (q == me)
+            continue;
+        int j = peer_index(me, q), jq = peer_index(q, me);
+        double w = m0 + (j + 1) * T + N, wq = m0 + (jq + 1) * T + N; /* both threads start */
+        double ack = max2(w + 2 * T, wq + T + N), ackq = max2(wq + 2 * T, w + T + N);
+        double data = max2(ack + move + T, ackq + move + N);
+        double report = data + T + S / p->copy_bw + T;
+        joined = max2(joined + T, report + N);
+    }
+    double end = joined + T; /* the record to the host */
+    return (end + max2(p->host_task_s, N) + p->host_task_s) * 1e3; /* host wait, event B */
+}
+
+static void within_1pc(const char *what, int n, int rank, double got, double want)
+{
+    if (got < want * 0.99 || got > want * 1.01)
+        fail_msg("%s n=%d rank %d: aclrtEventElapsedTime %.6f ms, closed form %.6f ms", what, n,
+                 rank, got, want);
+}
+
+/* ---- tests --------------------------------------------------------------------------------- */
+
+static void builtin_ring_allreduce_events_give_the_closed_form_at_2_4_8_ranks(void **state)
+{
+    static const int ns[] = {2, 4, 8};
+    struct emu_model_params p;
+    double ms[MAX_N], again[MAX_N];
+
+    (void)state;
+    emu_model_params_default(&p);
+    p.link_bw = 40e9; /* the model file */
+    for (size_t i = 0; i < 3; i++) {
+        run_child("allreduce", ns[i], 11 * ns[i], true, ms);
+        for (int r = 0; r < ns[i]; r++)
+            within_1pc("ring allreduce", ns[i], r, ms[r], ring_allreduce_ms(&p, ns[i], 100e9));
+    }
+    /* The same run under another seed: the same figures, bit for bit. */
+    run_child("allreduce", 8, 4242, true, again);
+    for (int r = 0; r < 8; r++)
+        if (again[r] != ms[r])
+            fail_msg("rank %d: HCEMU_SEED=88 %.9g ms, HCEMU_SEED=4242 %.9g ms", r, ms[r], again[r]);
+}
+
+static void builtin_mesh_allgather_events_give_the_closed_form_at_2_4_8_ranks(void **state)
+{
+    static const int ns[] = {2, 4, 8};
+    struct emu_model_params p;
+    double ms[MAX_N];
+
+    (void)state;
+    emu_model_params_default(&p);
+    for (size_t i = 0; i < 3; i++) {
+        run_child("mesh", ns[i], 3, false, ms);
+        for (int r = 0; r < ns[i]; r++)
+            within_1pc("mesh allgather", ns[i], r, ms[r], mesh_allgather_ms(&p, ns[i], r));
+    }
+}
+
+static void held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_seeds(void **state)
+{
+    static const uint64_t seeds[] = {0, 977};
+    struct emu_model_params p;
+    double ms[2][MAX_N], four[MAX_N];
+
+    (void)state;
+    emu_model_params_default(&p);
+    run_child("allgather", 4, 5, false, four);
+    for (int r = 0; r < 4; r++)
+        within_1pc("held-out ring allgather", 4, r, four[r], ring_allgather_ms(&p, 4));
+    for (int i = 0; i < 2; i++) {
+        run_child("allgather", 8, seeds[i], false, ms[i]);
+        for (int r = 0; r < 8; r++) {
+            within_1pc("held-out ring allgather", 8, r, ms[i][r], ring_allgather_ms(&p, 8));
+            if (ms[i][r] != ms[0][r])
+                fail_msg("rank %d: HCEMU_SEED=%llu %.9g ms, HCEMU_SEED=0 %.9g ms", r,
+                         (unsigned long long)seeds[i], ms[i][r], ms[0][r]);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 4 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "run") == 0) {
+        char what[32], out[CU_PATH * 2];
+        int n = 0;
+        if (sscanf(argv[3], "%31[^:]:%d:%1023s", what, &n, out) != 3)
+            return 2;
+        return child_run(what, n, out);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(builtin_ring_allreduce_events_give_the_closed_form_at_2_4_8_ranks),
+        cmocka_unit_test(builtin_mesh_allgather_events_give_the_closed_form_at_2_4_8_ranks),
+        cmocka_unit_test(held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_seeds),
+    };
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = 0;
+    cu_tmpdir(tmp, sizeof(tmp));
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    cu_rmtree(tmp);
+    return rc;
+}
