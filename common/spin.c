@@ -2,7 +2,6 @@
 #include "spin.h"
 
 #include <fcntl.h>
-#include <stdint.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
@@ -12,7 +11,7 @@
 
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
-    _Atomic int32_t spinners; /* idle workers spinning right now */
+    _Atomic int32_t spinners; /* waiting threads spinning right now, job-wide */
 };
 
 static struct budget local; /* used until (or unless) the job file is mapped */
@@ -23,9 +22,11 @@ void emu_spin_open(const char *job_dir)
     char path[512];
     void *p;
 
+    if (job != &local)
+        return;
     if (emu_job_path(path, sizeof(path), job_dir, "cpus.shm") != EMU_OK)
         return;
-    /* Every executor may create it; all see the same zero-filled page. */
+    /* Every process may create it; all see the same zero-filled page. */
     int fd;
     if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT, 0600, &fd) != EMU_OK)
         return;
@@ -39,29 +40,29 @@ void emu_spin_busy(int delta)
     emu_fetch_add_relaxed(&job->busy, delta);
 }
 
-/* One spinning worker per device is enough: any worker can take the doorbell. */
-static _Atomic int32_t local_spinner;
-
-bool emu_spin_begin(void)
+bool emu_spin_begin(_Atomic uint32_t *gate)
 {
-    int32_t none = 0;
+    uint32_t none = 0;
 
-    if (!atomic_compare_exchange_strong(&local_spinner, &none, 1))
+    /* Sequentially consistent: emu_devctl_ring() reads the gate after bumping the doorbell
+     * and skips the futex wake while a spinner is there; the spinner re-reads the doorbell
+     * after leaving (Dekker), so no ring is lost. */
+    if (gate != NULL && !atomic_compare_exchange_strong(gate, &none, 1))
         return false;
     int32_t want = emu_fetch_add_acq_rel(&job->spinners, 1) + 1;
 
     /* Spin while runnable threads (the busy ones, which will ring, and the spinners) do not
-     * outnumber cores. Counters of a crashed executor may stay high: that only disables
+     * outnumber cores. Counters of a crashed process may stay high: that only disables
      * spinning. */
     if (emu_load_relaxed(&job->busy) + want <= (int32_t)emu_os_cpu_count())
         return true;
-    emu_fetch_sub_acq_rel(&job->spinners, 1);
-    emu_store_release(&local_spinner, 0);
+    emu_spin_end(gate);
     return false;
 }
 
-void emu_spin_end(void)
+void emu_spin_end(_Atomic uint32_t *gate)
 {
     emu_fetch_sub_acq_rel(&job->spinners, 1);
-    emu_store_release(&local_spinner, 0);
+    if (gate != NULL)
+        atomic_store(gate, 0);
 }
