@@ -2,6 +2,7 @@
 #include "spin.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
@@ -16,6 +17,34 @@ struct budget {
 
 static struct budget local; /* used until (or unless) the job file is mapped */
 static struct budget *job = &local;
+
+/* The machine's runnable threads (the 4th field of /proc/loadavg, "running/total"), read at
+ * most every SAMPLE_NS per process: other programs' threads need the cores too, and the
+ * job's counters cannot see them. */
+#define SAMPLE_NS 2000000ull
+static _Atomic uint64_t sampled_at;
+static _Atomic int32_t machine_running;
+
+static int32_t runnable_now(void)
+{
+    uint64_t now = emu_os_now_ns(), at = emu_load_relaxed(&sampled_at);
+
+    if (now - at < SAMPLE_NS || !emu_cas_acq_rel(&sampled_at, &at, now))
+        return emu_load_relaxed(&machine_running);
+    char buf[128];
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    int running = 0;
+    if (fd >= 0)
+        close(fd);
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
+            running = 0;
+    }
+    emu_store_relaxed(&machine_running, running);
+    return running;
+}
 
 void emu_spin_open(const char *job_dir)
 {
@@ -54,7 +83,8 @@ bool emu_spin_begin(_Atomic uint32_t *gate)
     /* Spin while runnable threads (the busy ones, which will ring, and the spinners) do not
      * outnumber cores. Counters of a crashed process may stay high: that only disables
      * spinning. */
-    if (emu_load_relaxed(&job->busy) + want <= (int32_t)emu_os_cpu_count())
+    int32_t cores = (int32_t)emu_os_cpu_count();
+    if (emu_load_relaxed(&job->busy) + want <= cores && runnable_now() <= cores)
         return true;
     emu_spin_end(gate);
     return false;
