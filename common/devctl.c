@@ -58,6 +58,12 @@ void emu_devctl_ring(struct emu_devctl *ctl)
     /* Pairs with the acquire load of the doorbell in the executor's worker loop: what the
      * caller published before ringing is visible to the worker that sees the new value. */
     emu_fetch_add_release(&ctl->doorbell, 1);
+    /* A spinning worker sees the new value without a wake-up, and wakes a sleeping one
+     * itself when it finds more than one stream to run. Sequentially consistent with its
+     * leaving the spin (it re-reads the doorbell after clearing `spinners`). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&ctl->spinners) != 0)
+        return;
     if (emu_load_acquire(&ctl->sleepers) != 0)
         emu_os_futex_wake(&ctl->doorbell, 1);
 }

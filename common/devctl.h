@@ -181,6 +181,9 @@ struct emu_devctl {
      * the executor's workers sleep on it while `sleepers` is non-zero. */
     _Atomic uint32_t doorbell;
     _Atomic uint32_t sleepers;
+    /* 1 while one of the executor's idle workers spins on the doorbell: a ring is then a
+     * memory write the spinner sees, and needs no futex wake (common/spin.h). */
+    _Atomic uint32_t spinners;
     _Atomic uint64_t progress; /* tasks retired on this device, for the watchdog */
     /* Streams queued to run or running a task (copies included), for the watchdog: work
      * that only needs a core is progress, however long the core takes to come. */

@@ -20,9 +20,9 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/spin.h"
 #include "exec.h"
 #include "loader/deps.h"
-#include "spin.h"
 
 #define MAX_IMAGES 256u
 #define MAX_FUNCS 4096u
@@ -255,7 +255,9 @@ static void launch_put(struct launch *l)
         free(l);
 }
 
-static void run_block(struct launch *l, uint32_t block)
+/* `counted`: the calling thread already counts as busy in the spin budget (a scheduler
+ * worker running the block inline). */
+static void run_block(struct launch *l, uint32_t block, bool counted)
 {
     ffi_cif cif;
     ffi_type *argt[1] = {&ffi_type_pointer};
@@ -269,14 +271,16 @@ static void run_block(struct launch *l, uint32_t block)
     cur_ctx.launch_seq = l->seq;
     cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
-    emu_spin_busy(1);
+    if (!counted)
+        emu_spin_busy(1);
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, argt) == FFI_OK)
         ffi_call(&cif, FFI_FN(l->entry), &ret, argv);
     else
         ret = UINT32_MAX;
     if (getpid() != exec_pid) /* a child the kernel forked returns here: end it */
         _exit((int)(uint8_t)ret);
-    emu_spin_busy(-1);
+    if (!counted)
+        emu_spin_busy(-1);
     if (emu_kernel_exit_hook != NULL)
         emu_kernel_exit_hook();
     in_kernel = false;
@@ -309,11 +313,27 @@ static void *pool_main(void *arg)
         if (jobs_head == NULL)
             jobs_tail = NULL;
         pthread_mutex_unlock(&pool_lock);
-        run_block(j->l, j->block);
+        run_block(j->l, j->block, false);
         free(j);
         pthread_mutex_lock(&pool_lock);
     }
     return NULL;
+}
+
+/* A block run by the scheduler worker that took the launch (emu_sched_defer): the kernel
+ * starts without waking a pool thread. The worker gets what a pool thread has. */
+static void run_inline(void *arg)
+{
+    static _Thread_local bool ready;
+    struct job *j = arg;
+
+    if (!ready) {
+        ready = true;
+        pthread_once(&fork_once, watch_forks);
+        emu_fault_thread_init();
+    }
+    run_block(j->l, j->block, true);
+    free(j);
 }
 
 static emu_status pool_post(struct launch *l, uint32_t block)
@@ -325,6 +345,9 @@ static emu_status pool_post(struct launch *l, uint32_t block)
         return EMU_ENOMEM;
     j->l = l;
     j->block = block;
+    /* The last block runs here when the scheduler lets this worker take it. */
+    if (block + 1 == l->blocks && emu_sched_defer(run_inline, j))
+        return EMU_OK;
     pthread_mutex_lock(&pool_lock);
     if (jobs_tail == NULL)
         jobs_head = j;

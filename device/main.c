@@ -23,6 +23,7 @@
 #include "common/os.h"
 #include "common/secure_dir.h"
 #include "common/settings.h"
+#include "common/spin.h"
 #include "diag/diagnostics.h"
 #include "exec.h"
 #include "fault.h"
@@ -30,7 +31,6 @@
 #include "report.h"
 #include "sched.h"
 #include "server.h"
-#include "spin.h"
 
 struct options {
     const char *job;

@@ -13,15 +13,16 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "spin.h"
+#include "common/spin.h"
 
 #define NONE UINT32_MAX
 #define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
-#define SPIN_NS 20000u   /* how long an idle worker spins before it sleeps */
+#define SPIN_NS 50000u   /* how long an idle worker spins before it sleeps */
 #define MAX_WORKERS 16u
 #define MAX_HOOKS 8u
 
@@ -50,6 +51,17 @@ static uint64_t next_seq;
 static bool stopping;
 static pthread_t workers[MAX_WORKERS];
 static unsigned n_workers;
+/* Deferred work (emu_sched_defer): what this worker runs once the task that asked has been
+ * parked and the lock dropped, how many workers are inside such work (at most n_workers-1,
+ * so one worker always serves the queues), and which ones (emu_sched_stop). */
+static _Thread_local bool on_worker;
+static _Thread_local void (*deferred_fn)(void *);
+static _Thread_local void *deferred_arg;
+static _Atomic uint32_t n_deferred;
+static _Atomic uint32_t in_deferred[MAX_WORKERS];
+/* Per worker, the deadline it waits with while idle (spinning or asleep), 0 while awake.
+ * Lock held. A worker that defers work must not leave a parked deadline unwatched. */
+static uint64_t idle_until[MAX_WORKERS];
 /* The device's control block (streams, notifies, doorbell, submission ring), given at start. */
 static struct emu_devctl *dc;
 static emu_sched_decode_fn decode_wire;
@@ -497,13 +509,17 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
 {
     struct emu_devctl *ctl = dc;
 
-    /* Spin only when a core of the machine is free for the thread that will ring. */
-    if (emu_spin_begin()) {
+    /* Spin only when a core of the machine is free for the thread that will ring; while we
+     * spin, rings of this device skip the futex wake (emu_devctl_ring). */
+    if (emu_spin_begin(&ctl->spinners)) {
         uint64_t until = emu_os_now_ns() + SPIN_NS;
         while (emu_load_acquire(&ctl->doorbell) == bell && emu_os_now_ns() < until &&
                emu_os_now_ns() < deadline)
             emu_cpu_relax();
-        emu_spin_end();
+        emu_spin_end(&ctl->spinners);
+        /* Pairs with the fence in emu_devctl_ring(): a ringer that still saw us spinning
+         * bumped the doorbell before, so we see it here or in the futex's own check. */
+        atomic_thread_fence(memory_order_seq_cst);
         if (emu_load_acquire(&ctl->doorbell) != bell)
             return;
     }
@@ -514,11 +530,51 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
     emu_fetch_sub_acq_rel(&ctl->sleepers, 1);
 }
 
+/* Run what the last task asked for (emu_sched_defer), without the lock, after its stream was
+ * parked and stopped counting as busy: it is the task's own work (a kernel), watched like
+ * it would be on any other thread. */
+static void run_deferred(unsigned me)
+{
+    void (*fn)(void *) = deferred_fn;
+    uint64_t due = nearest_deadline();
+    bool watched = false, idle = false;
+
+    deferred_fn = NULL;
+    emu_store_release(&in_deferred[me], 1);
+    for (unsigned i = 0; i < n_workers; i++) {
+        if (i != me && idle_until[i] != 0) {
+            idle = true;
+            watched |= idle_until[i] <= due;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    /* This worker would have slept until the nearest deadline (a kernel's timeout among
+     * them); an idle worker waiting past it must look again. Busy workers will. */
+    if (idle && !watched)
+        emu_devctl_ring(dc);
+    fn(deferred_arg);
+    emu_store_release(&in_deferred[me], 0);
+    emu_fetch_sub_acq_rel(&n_deferred, 1);
+    pthread_mutex_lock(&lock);
+}
+
+/* A spinning worker took a ring that made several streams runnable: with a spinner there the
+ * ringer woke nobody, so pass one wake on to a sleeping worker. Lock held; dropped briefly. */
+static void wake_another(void)
+{
+    if (runq_head == NONE || emu_load_acquire(&dc->sleepers) == 0 || pick_hook != NULL)
+        return;
+    pthread_mutex_unlock(&lock);
+    emu_os_futex_wake(&dc->doorbell, 1);
+    pthread_mutex_lock(&lock);
+}
+
 static void *worker_main(void *arg)
 {
     struct emu_devctl *ctl = dc;
-    (void)arg;
+    unsigned me = (unsigned)(uintptr_t)arg;
 
+    on_worker = true;
     emu_spin_busy(1);
     pthread_mutex_lock(&lock);
     while (!stopping) {
@@ -533,19 +589,24 @@ static void *worker_main(void *arg)
         bool gated = gate_closed(now);
         uint32_t s = gated ? NONE : runq_pop();
         if (s != NONE) {
+            wake_another();
             run_stream(s);
             /* Pairs with the increment in runq_push(): the stream was busy until now. */
             emu_fetch_sub_acq_rel(&ctl->busy, 1);
+            if (deferred_fn != NULL)
+                run_deferred(me);
             continue;
         }
         uint64_t deadline = nearest_deadline();
         if (gated && gate_since + GATE_MAX_NS < deadline)
             deadline = gate_since + GATE_MAX_NS;
+        idle_until[me] = deadline;
         pthread_mutex_unlock(&lock);
         emu_spin_busy(-1);
         idle_wait(bell, deadline);
         emu_spin_busy(1);
         pthread_mutex_lock(&lock);
+        idle_until[me] = 0;
     }
     pthread_mutex_unlock(&lock);
     emu_task_free_cache();
@@ -566,13 +627,29 @@ emu_status emu_sched_start(struct emu_devctl *ctl, unsigned n, emu_sched_decode_
     if (n > MAX_WORKERS)
         n = MAX_WORKERS;
     for (unsigned i = 0; i < n; i++) {
-        if (pthread_create(&workers[i], NULL, worker_main, NULL) != 0) {
+        if (pthread_create(&workers[i], NULL, worker_main, (void *)(uintptr_t)i) != 0) {
             EMU_LOG_ERR("cannot start scheduler worker %u", i);
             return EMU_ESYSCALL;
         }
         n_workers++;
     }
     return EMU_OK;
+}
+
+/* A worker inside deferred work (a kernel) may never come back: give it a second, then let
+ * it go with the process instead of waiting forever. */
+static void join_worker(unsigned i)
+{
+    uint64_t until = emu_os_now_ns() + 1000000000ull;
+
+    while (emu_load_acquire(&in_deferred[i]) != 0 && emu_os_now_ns() < until)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    if (emu_load_acquire(&in_deferred[i]) != 0) {
+        EMU_LOG_WARN("scheduler worker %u is still running a kernel at stop; not waiting", i);
+        pthread_detach(workers[i]);
+        return;
+    }
+    pthread_join(workers[i], NULL);
 }
 
 void emu_sched_stop(void)
@@ -585,7 +662,7 @@ void emu_sched_stop(void)
         emu_os_futex_wake(&dc->doorbell, INT32_MAX);
     }
     for (unsigned i = 0; i < n_workers; i++)
-        pthread_join(workers[i], NULL);
+        join_worker(i);
     n_workers = 0;
     emu_task_free_pool();
 }
@@ -610,6 +687,21 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
+}
+
+bool emu_sched_defer(void (*fn)(void *), void *arg)
+{
+    uint32_t n = emu_load_acquire(&n_deferred);
+
+    if (!on_worker || pick_hook != NULL || deferred_fn != NULL || n_workers < 2)
+        return false;
+    do {
+        if (n + 1 >= n_workers)
+            return false;
+    } while (!emu_cas_acq_rel(&n_deferred, &n, n + 1));
+    deferred_fn = fn;
+    deferred_arg = arg;
+    return true;
 }
 
 void emu_sched_kick(void)

@@ -63,6 +63,12 @@ void emu_sched_stop(void);
  * false the workers are not woken (batch mode): call emu_sched_kick() later. Any thread. */
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake);
 void emu_sched_kick(void);
+/* From a task's run() on a worker: run fn(arg) on this worker once the task has returned
+ * PARK, its stream is parked and the lock dropped, instead of waking another thread for it
+ * (a kernel started inline by the worker that took its launch). false (the caller does the
+ * work elsewhere) off a worker, in a serial schedule (the `pick` hook), or when it would
+ * leave no worker free for the queues. */
+bool emu_sched_defer(void (*fn)(void *), void *arg);
 /* Append a chain of tasks (linked by `next`, in order) to stream `slot` under one lock
  * acquisition; wakes the workers once when `wake`. Any thread. */
 void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake);

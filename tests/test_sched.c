@@ -1,8 +1,9 @@
-/* test_sched.c - the TS scheduler core (device/sched.c, task.c, spin.c) linked alone, without
+/* test_sched.c - the TS scheduler core (device/sched.c, task.c; common/spin.c) linked alone, without
  * the executor or any diagnostic: order of tasks on a stream, parking and waking on the
  * doorbell, failure propagation (the rest of the queue discarded, the stream's and the
  * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
- * submit/start/park/end/fail/free in order. The control block lives in plain memory. */
+ * submit/start/park/end/fail/free in order, and work a task defers
+ * (emu_sched_defer) run by the worker once the task is parked. The control block lives in plain memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -315,6 +316,47 @@ static void test_hooks_in_order(void **state)
     assert_memory_equal(ev, discarded, sizeof(discarded));
 }
 
+/* emu_sched_defer: the deferred function runs on the worker after its task parked. */
+static _Atomic uint32_t deferred_saw_parked, deferred_ran;
+
+static void deferred(void *arg)
+{
+    uint32_t slot = *(uint32_t *)arg;
+
+    emu_store_release(&deferred_saw_parked, emu_load_acquire(&ctl->streams[slot].parked));
+    emu_store_release(&deferred_ran, 1);
+    emu_sched_kick(); /* the parked task polls again and sees deferred_ran */
+}
+
+static enum emu_run_result run_deferring(struct emu_task *t)
+{
+    static uint32_t slot;
+
+    if (t->priv == NULL) {
+        slot = t->stream;
+        t->priv = &slot;
+        if (!emu_sched_defer(deferred, &slot))
+            return EMU_RUN_FAIL; /* two workers: one may always defer */
+    }
+    return emu_load_acquire(&deferred_ran) ? EMU_RUN_DONE : EMU_RUN_PARK;
+}
+
+static void test_defer_runs_after_park(void **state)
+{
+    (void)state;
+
+    assert_false(emu_sched_defer(deferred, NULL)); /* not a worker */
+    struct emu_task *t = make(900, EMU_RUN_DONE, false);
+    t->run = run_deferring;
+    emu_sched_submit(9, t, true);
+    wait_idle(9);
+    assert_int_equal(emu_load_acquire(&ctl->streams[9].error), 0);
+    assert_int_equal(emu_load_acquire(&deferred_ran), 1);
+    assert_int_equal(emu_load_acquire(&deferred_saw_parked), EMU_PARK_NOTIFY);
+    assert_int_equal(emu_load_acquire(&ctl->streams[9].error), 0);
+    assert_int_equal(emu_load_acquire(&ctl->streams[9].completed), 1);
+}
+
 static uint32_t pick_first(uint32_t n)
 {
     (void)n;
@@ -339,6 +381,7 @@ int main(void)
         cmocka_unit_test_setup(test_fail_stream_from_outside, reset),
         cmocka_unit_test_setup(test_parked_deadline_fails, reset),
         cmocka_unit_test_setup(test_hooks_in_order, reset),
+        cmocka_unit_test_setup(test_defer_runs_after_park, reset),
         cmocka_unit_test_setup(test_register_after_start_refused, reset),
     };
     return cmocka_run_group_tests_name("sched", tests, setup, teardown);

@@ -16,6 +16,7 @@
 #include "common/product.h"
 #include "common/secure_dir.h"
 #include "common/settings.h"
+#include "common/spin.h"
 #include "fault.h"
 #include "pin.h"
 
@@ -150,6 +151,7 @@ emu_status emu_runtime_init(void)
         if (s == EMU_OK) {
             atomic_store(&cleanup_started, 0);
             emu_rt.job_ready = true;
+            emu_spin_open(emu_rt.job_dir); /* stream syncs spin within the job's budget */
             static bool registered;
             if (!registered) {
                 atexit(on_exit_cb);

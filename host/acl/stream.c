@@ -13,6 +13,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/spin.h"
 #include "model_time.h"
 
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
@@ -209,6 +210,21 @@ bool emu_stream_memory_busy(uint64_t addr)
     return q.busy;
 }
 
+/* Spin up to SYNC_SPIN_NS for `completed` to reach `target` while the job has a free core
+ * (common/spin.h): a short kernel's last record then reaches this thread as a memory write,
+ * and the executor's retirement needs no futex wake (we are not in `waiters`). */
+#define SYNC_SPIN_NS 50000u
+
+static void sync_spin(struct emu_stream_ctl *sc, uint32_t target)
+{
+    if (!emu_spin_begin(NULL))
+        return;
+    uint64_t until = emu_os_now_ns() + SYNC_SPIN_NS;
+    while ((int32_t)(emu_load_acquire(&sc->completed) - target) < 0 && emu_os_now_ns() < until)
+        emu_cpu_relax();
+    emu_spin_end(NULL);
+}
+
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
 {
     struct emu_hdev *d = s->d;
@@ -219,6 +235,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
         return st;
     sc = &d->ctl->streams[s->slot];
     uint32_t target = emu_load_acquire(&sc->submitted);
+    sync_spin(sc, target);
     for (;;) {
         /* Pairs with the release add of `completed` in the executor's account(). */
         uint32_t done = emu_load_acquire(&sc->completed);

@@ -1,0 +1,98 @@
+/* spin.c - the job-wide spin budget (see spin.h). */
+#include "spin.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/job.h"
+#include "common/os.h"
+#include "common/secure_dir.h"
+
+struct budget {
+    _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
+    _Atomic int32_t spinners; /* waiting threads spinning right now, job-wide */
+};
+
+static struct budget local; /* used until (or unless) the job file is mapped */
+static struct budget *job = &local;
+
+/* The machine's runnable threads (the 4th field of /proc/loadavg, "running/total"), read at
+ * most every SAMPLE_NS per process: other programs' threads need the cores too, and the
+ * job's counters cannot see them. */
+#define SAMPLE_NS 2000000ull
+static _Atomic uint64_t sampled_at;
+static _Atomic int32_t machine_running;
+
+static int32_t runnable_now(void)
+{
+    uint64_t now = emu_os_now_ns(), at = emu_load_relaxed(&sampled_at);
+
+    if (now - at < SAMPLE_NS || !emu_cas_acq_rel(&sampled_at, &at, now))
+        return emu_load_relaxed(&machine_running);
+    char buf[128];
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    int running = 0;
+    if (fd >= 0)
+        close(fd);
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
+            running = 0;
+    }
+    emu_store_relaxed(&machine_running, running);
+    return running;
+}
+
+void emu_spin_open(const char *job_dir)
+{
+    char path[512];
+    void *p;
+
+    if (job != &local)
+        return;
+    if (emu_job_path(path, sizeof(path), job_dir, "cpus.shm") != EMU_OK)
+        return;
+    /* Every process may create it; all see the same zero-filled page. */
+    int fd;
+    if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT, 0600, &fd) != EMU_OK)
+        return;
+    if (ftruncate(fd, 4096) == 0 && emu_os_map_shared(fd, 0, 4096, NULL, 0, &p) == EMU_OK)
+        job = p;
+    close(fd);
+}
+
+void emu_spin_busy(int delta)
+{
+    emu_fetch_add_relaxed(&job->busy, delta);
+}
+
+bool emu_spin_begin(_Atomic uint32_t *gate)
+{
+    uint32_t none = 0;
+
+    /* Sequentially consistent: emu_devctl_ring() reads the gate after bumping the doorbell
+     * and skips the futex wake while a spinner is there; the spinner re-reads the doorbell
+     * after leaving (Dekker), so no ring is lost. */
+    if (gate != NULL && !atomic_compare_exchange_strong(gate, &none, 1))
+        return false;
+    int32_t want = emu_fetch_add_acq_rel(&job->spinners, 1) + 1;
+
+    /* Spin while runnable threads (the busy ones, which will ring, and the spinners) do not
+     * outnumber cores. Counters of a crashed process may stay high: that only disables
+     * spinning. */
+    int32_t cores = (int32_t)emu_os_cpu_count();
+    if (emu_load_relaxed(&job->busy) + want <= cores && runnable_now() <= cores)
+        return true;
+    emu_spin_end(gate);
+    return false;
+}
+
+void emu_spin_end(_Atomic uint32_t *gate)
+{
+    emu_fetch_sub_acq_rel(&job->spinners, 1);
+    if (gate != NULL)
+        atomic_store(gate, 0);
+}
