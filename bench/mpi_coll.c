@@ -46,8 +46,10 @@ int main(int argc, char **argv)
     for (int op = 0; op < 2; op++)
         for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
             double us = time_one(op, bytes, n, iters, warmup, a, b);
-            if (me == 0)
+            if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
                 printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
+                fflush(stdout);
+            }
         }
     free(a);
     free(b);
