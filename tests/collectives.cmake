@@ -1,7 +1,9 @@
 # The built-in collectives (host/hccl/api_coll.c, coll_*.c, collectives/): every operator,
 # data type and reduce op at 1, 2, 3, 5 and 8 rank threads, bad arguments; then the
-# algorithm-sensitive operators once per HCEMU_ALGO setting; ranks as processes through the
-# hccl_test tools under hcemu-run (tools/hccl_test/hccl_test.cmake).
+# algorithm-sensitive operators once per HCEMU_ALGO setting; the same at 1, 2, 3, 5 and 8
+# rank processes (test_collectives under hcemu-run: each rank exits non-zero on a failed check
+# and hcemu-run passes the first failure on); the hccl_test tools
+# (tools/hccl_test/hccl_test.cmake) as processes and as threads.
 emu_add_test(collectives SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collectives.c
              ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c
              LIBS hcemu hcemu_common TIMEOUT 300 ENV "HCEMU_LOG_LEVEL=warn")
@@ -10,7 +12,21 @@ foreach(algo mesh ring rhd twoshot)
     set_tests_properties(collectives_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
         "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo},reducescatter:${algo}")
 endforeach()
-# Ranks as processes: the hccl_test tools under hcemu-run, checking every row.
+# Ranks as processes: test_collectives itself under hcemu-run (one rank per process, the
+# same checks as the threads), at every rank count and once per algorithm at 8 ranks.
+foreach(n 1 2 3 5 8)
+    add_test(NAME collectives_procs_n${n} COMMAND $<TARGET_FILE:hcemu-run> -n ${n} --
+             $<TARGET_FILE:test_collectives>)
+    set_tests_properties(collectives_procs_n${n} PROPERTIES TIMEOUT 300
+        ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn")
+endforeach()
+foreach(algo mesh ring rhd twoshot)
+    add_test(NAME collectives_procs_${algo} COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+             $<TARGET_FILE:test_collectives>)
+    set_tests_properties(collectives_procs_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
+        "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo},reducescatter:${algo}")
+endforeach()
+# The hccl_test tools under hcemu-run, checking every row.
 foreach(tool all_reduce_test reduce_scatter_test alltoallv_test send_recv_test)
     add_test(NAME collectives_procs_${tool} COMMAND $<TARGET_FILE:hcemu-run> -n 3 --
              $<TARGET_FILE:${tool}> -b 1K -e 2M -f 32 -n 2 -w 1 -d int32 -o max -c 1)

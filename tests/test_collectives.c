@@ -1,9 +1,10 @@
 /* test_collectives.c - the built-in collectives of hccl.h against a host reference: every
- * operator at 1, 2, 3, 5 and 8 ranks (threads), every data type and reduce op for the
- * reductions, in-place forms, counts not divisible by the rank count, zero counts, a size
- * that needs several rounds of the HCCL buffer (HCCL_BUFFSIZE=1), groups and bad arguments.
- * TEST_COLL_QUICK=1 runs only the algorithm-sensitive operators (ctest runs it once per
- * HCEMU_ALGO setting). */
+ * operator at 1, 2, 3, 5 and 8 ranks (threads), every data type for every operator and every
+ * reduce op for the reductions, in-place forms, counts not divisible by the rank count, zero
+ * counts, a size that needs several rounds of the HCCL buffer (HCCL_BUFFSIZE=1), groups and
+ * bad arguments. TEST_COLL_QUICK=1 runs only the algorithm-sensitive operators (ctest runs it
+ * once per HCEMU_ALGO setting). Started by hcemu-run (HCEMU_RANK set), the program is one
+ * rank process of the job and runs the same checks (exit 0 when all pass). */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -283,7 +284,7 @@ static void reduce_scatter_case(struct cu_rank *r, aclrtStream s, HcclDataType t
 }
 
 static void reduce_case(struct cu_rank *r, aclrtStream s, HcclDataType t, HcclReduceOp op,
-                        uint64_t count, uint32_t root)
+                        uint64_t count, uint32_t root, bool in_place)
 {
     struct dbuf in, out;
     struct red_ctx c = {t, op, (uint32_t)r->n, 0};
@@ -293,11 +294,13 @@ static void reduce_case(struct cu_rank *r, aclrtStream s, HcclDataType t, HcclRe
     fill(&in, t, op, (uint32_t)r->rank, count);
     upload(r, &in);
     poison(r, &out);
-    CU_CHECK(r, HcclReduce(in.d, out.d, count, t, op, root, r->comm, s) == HCCL_SUCCESS);
+    struct dbuf *res = in_place ? &in : &out;
+    CU_CHECK(r, HcclReduce(in.d, res->d, count, t, op, root, r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
     if ((uint32_t)r->rank == root) {
-        download(r, &out);
-        expect_elems(r, "reduce", t, out.h, count, want_reduced, &c);
+        download(r, res);
+        expect_elems(r, in_place ? "reduce in place" : "reduce", t, res->h, count, want_reduced,
+                     &c);
     }
     dfree(&in);
     dfree(&out);
@@ -413,7 +416,9 @@ static double want_scattered(void *p, uint64_t i)
     return src_val(c->root, c->count + i); /* count = my block's first index here */
 }
 
-static void scatter_case(struct cu_rank *r, aclrtStream s, uint64_t count, uint32_t root)
+/* In place: the root's recvBuf is its own block of sendBuf. */
+static void scatter_case(struct cu_rank *r, aclrtStream s, uint64_t count, uint32_t root,
+                         bool in_place)
 {
     uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
     struct dbuf in, out;
@@ -424,11 +429,14 @@ static void scatter_case(struct cu_rank *r, aclrtStream s, uint64_t count, uint3
     poison(r, &out);
     fill_src(&in, root, count * n);
     upload(r, &in);
-    CU_CHECK(r, HcclScatter(me == root ? in.d : NULL, out.d, count, HCCL_DATA_TYPE_INT32, root,
+    bool here = in_place && me == root;
+    void *dst = here ? (uint8_t *)in.d + me * count * 4 : out.d;
+    CU_CHECK(r, HcclScatter(me == root ? in.d : NULL, dst, count, HCCL_DATA_TYPE_INT32, root,
                             r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
-    download(r, &out);
-    expect_elems(r, "scatter", HCCL_DATA_TYPE_INT32, out.h, count, want_scattered, &c);
+    download(r, here ? &in : &out);
+    expect_elems(r, here ? "scatter in place" : "scatter", HCCL_DATA_TYPE_INT32,
+                 here ? in.h + me * count * 4 : out.h, count, want_scattered, &c);
     dfree(&in);
     dfree(&out);
 }
@@ -602,6 +610,207 @@ static void typed_moves_case(struct cu_rank *r, aclrtStream s, HcclDataType t)
     dfree(&out);
 }
 
+/* The variable and point-to-point moves for every type: byte j of what rank `src` sends to
+ * rank `dst` is pat(src, dst, j), so each received block names where it came from. */
+static uint8_t pat(uint32_t src, uint32_t dst, uint64_t j)
+{
+    return (uint8_t)(src * 37 + dst * 11 + j);
+}
+
+/* Compares `len` bytes at `got` with pat(src, dst, first + j). */
+static void expect_pat(struct cu_rank *r, const char *what, HcclDataType t, const uint8_t *got,
+                       uint64_t len, uint32_t src, uint32_t dst, uint64_t first)
+{
+    for (uint64_t j = 0; j < len; j++)
+        if (got[j] != pat(src, dst, first + j)) {
+            fprintf(stderr, "rank %d/%d: %s type %d: byte %llu from rank %u is %u\n", r->rank,
+                    r->n, what, (int)t, (unsigned long long)j, src, got[j]);
+            r->failures++;
+            return;
+        }
+}
+
+/* Scatter from the last rank (byte j of the root's input is pat(root, 0, j)). */
+static void typed_scatter(struct cu_rank *r, aclrtStream s, HcclDataType t)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank, root = n - 1;
+    uint64_t cnt = 5, b = cnt * esz(t);
+    struct dbuf in, out;
+
+    dalloc(r, &in, b * n);
+    dalloc(r, &out, b);
+    for (uint64_t j = 0; j < b * n; j++)
+        in.h[j] = pat(root, 0, j);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclScatter(in.d, out.d, cnt, t, root, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_pat(r, "scatter", t, out.h, b, root, 0, me * b);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* AllGatherV: rank p contributes p+1 elements, placed after a one-element hole. */
+static void typed_allgatherv(struct cu_rank *r, aclrtStream s, HcclDataType t)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t counts[64], displs[64], total = 0, e = esz(t);
+    struct dbuf in, out;
+
+    for (uint32_t p = 0; p < n; p++) {
+        counts[p] = p + 1;
+        displs[p] = total + 1;
+        total += counts[p] + 1;
+    }
+    dalloc(r, &in, counts[me] * e);
+    dalloc(r, &out, total * e);
+    for (uint64_t j = 0; j < counts[me] * e; j++)
+        in.h[j] = pat(me, 0, j);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclAllGatherV(in.d, counts[me], out.d, counts, displs, t, r->comm, s) ==
+                    HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    for (uint32_t p = 0; p < n; p++)
+        expect_pat(r, "allgatherv", t, out.h + displs[p] * e, counts[p] * e, p, 0, 0);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* AlltoAllV (variant 0) and AlltoAllVC (1) with a2a_len's uneven counts. */
+static void typed_alltoallv(struct cu_rank *r, aclrtStream s, HcclDataType t, int variant)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t sc[64], sd[64], rc[64], rd[64], st = 0, rt = 0, matrix[64 * 64], e = esz(t);
+    struct dbuf in, out;
+
+    for (uint32_t q = 0; q < n; q++) {
+        sc[q] = a2a_len(me, q, 0);
+        rc[q] = a2a_len(q, me, 0);
+        sd[q] = st;
+        rd[q] = rt;
+        st += sc[q];
+        rt += rc[q];
+        for (uint32_t p = 0; p < n; p++)
+            matrix[p * n + q] = a2a_len(p, q, 0);
+    }
+    dalloc(r, &in, st * e);
+    dalloc(r, &out, rt * e);
+    for (uint32_t q = 0; q < n; q++)
+        for (uint64_t j = 0; j < sc[q] * e; j++)
+            in.h[sd[q] * e + j] = pat(me, q, j);
+    upload(r, &in);
+    poison(r, &out);
+    HcclResult rc_ = variant == 0
+                         ? HcclAlltoAllV(in.d, sc, sd, t, out.d, rc, rd, t, r->comm, s)
+                         : HcclAlltoAllVC(in.d, matrix, t, out.d, t, r->comm, s);
+    CU_CHECK(r, rc_ == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    for (uint32_t p = 0; p < n; p++)
+        expect_pat(r, variant == 0 ? "alltoallv" : "alltoallvc", t, out.h + rd[p] * e, rc[p] * e,
+                   p, me, 0);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* Send right, receive from the left, as one BatchSendRecv. */
+static void typed_sendrecv(struct cu_rank *r, aclrtStream s, HcclDataType t)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank, right = (me + 1) % n,
+             left = (me + n - 1) % n;
+    uint64_t cnt = 6, b = cnt * esz(t);
+    struct dbuf in, out;
+
+    if (n < 2)
+        return;
+    dalloc(r, &in, b);
+    dalloc(r, &out, b);
+    for (uint64_t j = 0; j < b; j++)
+        in.h[j] = pat(me, right, j);
+    upload(r, &in);
+    poison(r, &out);
+    HcclSendRecvItem items[2] = {{HCCL_SEND, in.d, cnt, t, right},
+                                 {HCCL_RECV, out.d, cnt, t, left}};
+    CU_CHECK(r, HcclBatchSendRecv(items, 2, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    expect_pat(r, "batch send/recv", t, out.h, b, left, me, 0);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* AlltoAllV in which rank 0 neither sends nor receives (it queues nothing) while the other
+ * ranks exchange a2a_len's counts among themselves. */
+static void alltoall_partial(struct cu_rank *r, aclrtStream s)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint64_t sc[64], sd[64], rc[64], rd[64], st = 0, rt = 0;
+    struct dbuf in, out;
+
+    for (uint32_t q = 0; q < n; q++) {
+        sc[q] = me == 0 || q == 0 ? 0 : a2a_len(me, q, 0);
+        rc[q] = me == 0 || q == 0 ? 0 : a2a_len(q, me, 0);
+        sd[q] = st;
+        rd[q] = rt;
+        st += sc[q];
+        rt += rc[q];
+    }
+    dalloc(r, &in, st);
+    dalloc(r, &out, rt);
+    for (uint32_t q = 0; q < n; q++)
+        for (uint64_t j = 0; j < sc[q]; j++)
+            in.h[sd[q] + j] = pat(me, q, j);
+    upload(r, &in);
+    poison(r, &out);
+    CU_CHECK(r, HcclAlltoAllV(st ? in.d : NULL, sc, sd, HCCL_DATA_TYPE_UINT8, rt ? out.d : NULL,
+                              rc, rd, HCCL_DATA_TYPE_UINT8, r->comm, s) == HCCL_SUCCESS);
+    sync(r, s);
+    download(r, &out);
+    for (uint32_t p = 0; p < n; p++)
+        expect_pat(r, "alltoallv without rank 0", HCCL_DATA_TYPE_UINT8, out.h + rd[p], rc[p], p,
+                   me, 0);
+    dfree(&in);
+    dfree(&out);
+}
+
+/* Every operator with zero elements (NULL buffers) succeeds and queues nothing; then an
+ * AlltoAllV where rank 0 neither sends nor receives while the others exchange. */
+static void zero_counts_case(struct cu_rank *r, aclrtStream s)
+{
+    const HcclDataType f = HCCL_DATA_TYPE_FP32;
+    const HcclReduceOp sum = HCCL_REDUCE_SUM;
+    uint64_t z[64] = {0}, zm[64 * 64] = {0};
+    uint32_t root = (uint32_t)r->n - 1;
+    HcclComm c = r->comm;
+    HcclSendRecvItem none = {HCCL_SEND, NULL, 0, f, (uint32_t)(r->rank + 1) % (uint32_t)r->n};
+
+    CU_CHECK(r, HcclAllReduce(NULL, NULL, 0, f, sum, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclAllGather(NULL, NULL, 0, f, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclBroadcast(NULL, 0, f, root, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclReduce(NULL, NULL, 0, f, sum, root, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclReduceScatter(NULL, NULL, 0, f, sum, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclReduceScatterV(NULL, z, z, NULL, 0, f, sum, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclScatter(NULL, NULL, 0, f, root, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclAllGatherV(NULL, 0, NULL, z, z, f, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclAlltoAll(NULL, 0, f, NULL, 0, f, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclAlltoAllV(NULL, z, z, f, NULL, z, z, f, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclAlltoAllVC(NULL, zm, f, NULL, f, c, s) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclBatchSendRecv(NULL, 0, c, s) == HCCL_SUCCESS);
+    if (r->n > 1) {
+        CU_CHECK(r, HcclBatchSendRecv(&none, 1, c, s) == HCCL_SUCCESS);
+        CU_CHECK(r, HcclGroupStart() == HCCL_SUCCESS);
+        CU_CHECK(r, HcclSend(NULL, 0, f, none.remoteRank, c, s) == HCCL_SUCCESS);
+        CU_CHECK(r, HcclRecv(NULL, 0, f, (uint32_t)(r->rank + r->n - 1) % (uint32_t)r->n, c,
+                             s) == HCCL_SUCCESS);
+        CU_CHECK(r, HcclGroupEnd() == HCCL_SUCCESS);
+    }
+    sync(r, s);
+    alltoall_partial(r, s);
+}
+
 /* ---- bodies ---------------------------------------------------------------------------------- */
 
 static void algo_body(struct cu_rank *r)
@@ -633,18 +842,24 @@ static void full_body(struct cu_rank *r)
         for (size_t o = 0; o < sizeof(all_ops) / sizeof(all_ops[0]); o++) {
             allreduce_case(r, s, all_types[t], all_ops[o], 29, o == 2);
             reduce_scatter_case(r, s, all_types[t], all_ops[o], 5, o == 3);
-            reduce_case(r, s, all_types[t], all_ops[o], 13, (uint32_t)(t + o) % n);
+            reduce_case(r, s, all_types[t], all_ops[o], 13, (uint32_t)(t + o) % n, o == 1);
+            reduce_scatter_v_case(r, s, all_types[t], all_ops[o]);
         }
-    for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+    for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++) {
         typed_moves_case(r, s, all_types[t]);
+        typed_scatter(r, s, all_types[t]);
+        typed_allgatherv(r, s, all_types[t]);
+        typed_alltoallv(r, s, all_types[t], 0);
+        typed_alltoallv(r, s, all_types[t], 1);
+        typed_sendrecv(r, s, all_types[t]);
+    }
     allreduce_case(r, s, HCCL_DATA_TYPE_INT64, HCCL_REDUCE_PROD, 300001, true); /* compute path */
     reduce_scatter_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 70001, false);
-    reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_FP16, HCCL_REDUCE_SUM);
-    reduce_scatter_v_case(r, s, HCCL_DATA_TYPE_UINT32, HCCL_REDUCE_PROD);
     allgather_case(r, s, 41, true);
     broadcast_case(r, s, 77, 0);
-    scatter_case(r, s, 9, n / 2);
-    scatter_case(r, s, 100003, 0);
+    scatter_case(r, s, 9, n / 2, false);
+    scatter_case(r, s, 100003, 0, false);
+    scatter_case(r, s, 23, n - 1, true);
     alltoall_variant(r, s, 0, 11);
     alltoall_variant(r, s, 0, 90001);
     alltoall_variant(r, s, 1, 0);
@@ -652,10 +867,7 @@ static void full_body(struct cu_rank *r)
     allgatherv_case(r, s);
     p2p_case(r, s, 333);
     p2p_case(r, s, 300001);
-    /* zero counts succeed and touch nothing */
-    CU_CHECK(r, HcclAllReduce(NULL, NULL, 0, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, r->comm, s) ==
-                    HCCL_SUCCESS);
-    CU_CHECK(r, HcclAllGather(NULL, NULL, 0, HCCL_DATA_TYPE_FP32, r->comm, s) == HCCL_SUCCESS);
+    zero_counts_case(r, s);
     CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
     aclrtDestroyStream(s);
@@ -747,6 +959,18 @@ static void bad_body(struct cu_rank *r)
         BAD(r, HcclBarrier(c, NULL), HCCL_E_PTR);
         BAD(r, HcclGroupEnd(), HCCL_E_PARA);
         BAD(r, HcclGroupStatusGet(NULL), HCCL_E_PTR);
+        BAD(r, HcclAllGather(a.d, b.d, 4, HCCL_DATA_TYPE_HIF8, c, s), HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclAlltoAllVC(a.d, v, HCCL_DATA_TYPE_FP8E5M2, b.d, HCCL_DATA_TYPE_FP8E5M2, c, s),
+            HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclBroadcast(NULL, 4, f, 0, c, s), HCCL_E_PTR);
+        BAD(r, HcclReduce(a.d, b.d, 4, f, HCCL_REDUCE_SUM, 0, NULL, s), HCCL_E_PTR);
+        BAD(r, HcclReduceScatter(a.d, b.d, 4, f, (HcclReduceOp)9, c, s), HCCL_E_PARA);
+        BAD(r, HcclAllGatherV(a.d, 1, b.d, NULL, d, f, c, s), HCCL_E_PTR);
+        BAD(r, HcclScatter(a.d, NULL, 4, f, 0, c, s), HCCL_E_PTR);
+        BAD(r, HcclSend(v, 2, f, 1, c, s), HCCL_E_PARA);
+        BAD(r, HcclBarrier(NULL, s), HCCL_E_PTR);
+        HcclSendRecvItem twice[2] = {{HCCL_SEND, a.d, 1, f, 1}, {HCCL_SEND, b.d, 1, f, 1}};
+        BAD(r, HcclBatchSendRecv(twice, 2, c, s), HCCL_E_NOT_SUPPORT);
     }
     cu_barrier_wait();
     dfree(&a);
@@ -758,6 +982,46 @@ static void bad_arguments_get_their_code_and_one_line(void **state)
 {
     (void)state;
     run_at(2, bad_body);
+}
+
+/* A rank with nothing to exchange queues nothing, even as the first collective of a
+ * communicator (no peer may wait for its channels). */
+static void partial_body(struct cu_rank *r)
+{
+    aclrtStream s;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    alltoall_partial(r, s);
+    aclrtDestroyStream(s);
+}
+
+static void an_idle_rank_first_on_a_comm(void **state)
+{
+    (void)state;
+    run_at(3, partial_body);
+}
+
+/* ---- ranks as processes: this program under hcemu-run, one rank per process --------------- */
+
+static int run_as_rank_process(int rank, int n)
+{
+    struct cu_rank r = {.rank = rank, .n = n};
+    HcclRootInfo ri;
+
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(rank) != ACL_SUCCESS ||
+        HcclGetRootInfo(&ri) != HCCL_SUCCESS ||
+        HcclCommInitRootInfo((uint32_t)n, &ri, (uint32_t)rank, &r.comm) != HCCL_SUCCESS) {
+        fprintf(stderr, "rank %d/%d: cannot join the communicator\n", rank, n);
+        return 1;
+    }
+    (quick ? algo_body : full_body)(&r);
+    if (HcclCommDestroy(r.comm) != HCCL_SUCCESS)
+        r.failures++;
+    aclrtResetDevice(rank);
+    aclFinalize();
+    if (r.failures == 0 && rank == 0)
+        printf("collectives: every check passed at %d ranks as processes\n", n);
+    return r.failures != 0;
 }
 
 static int setup(void **state)
@@ -778,8 +1042,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_operator_at_1_2_3_5_8_ranks),
         cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
+        cmocka_unit_test(an_idle_rank_first_on_a_comm),
     };
+    const char *rank = getenv("HCEMU_RANK"), *size = getenv("HCEMU_RANK_SIZE");
+
     quick = getenv("TEST_COLL_QUICK") != NULL;
+    if (rank != NULL && size != NULL) /* started by hcemu-run */
+        return run_as_rank_process(atoi(rank), atoi(size));
     cu_job_begin(job, sizeof(job), "8", "1");
     /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
      * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */

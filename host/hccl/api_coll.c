@@ -467,16 +467,22 @@ static emu_status a2a_finish(const struct emu_comm *c, const char *fn, struct em
         (s = check_buf(c, fn, "sendBuf", sendBuf, sbytes, o->esz)) != EMU_OK ||
         (s = check_buf(c, fn, "recvBuf", recvBuf, rbytes, o->esz)) != EMU_OK)
         return s;
-    if (sendBuf == recvBuf || overlap(sendBuf, sbytes, recvBuf, rbytes))
+    if (overlap(sendBuf, sbytes, recvBuf, rbytes))
         return emu_hccl_bad(c, fn, "sendBuf and recvBuf must not overlap");
     if (sc[c->rank] != rc[c->rank])
         return emu_hccl_bad(c, fn, "this rank sends %llu elements to itself but receives %llu",
                             (unsigned long long)sc[c->rank], (unsigned long long)rc[c->rank]);
     o->in = (uint8_t *)sendBuf;
     o->out = (uint8_t *)recvBuf;
-    for (uint32_t p = 0; p < c->size; p++)
+    /* Only peers with something to exchange: a rank with nothing to do queues nothing, so
+     * nobody may wait for its channels (the counts are symmetric between two ranks). */
+    o->npeers = 0;
+    for (uint32_t p = 0; p < c->size; p++) {
         o->pairs[p] = (struct hcoll_pair){sd[p] * o->esz, sc[p] * o->esz, rd[p] * o->esz,
                                           rc[p] * o->esz};
+        if (p != c->rank && (sc[p] > 0 || rc[p] > 0))
+            o->peers[o->npeers++] = p;
+    }
     *empty = sext == 0 && rext == 0;
     return EMU_OK;
 }

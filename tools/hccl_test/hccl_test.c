@@ -2,8 +2,9 @@
  * hccl_test's options and output, run either as one process per rank under hcemu-run
  * (HCEMU_RANK / HCEMU_RANK_SIZE) or as N rank threads of this process (-t N, or -p N when not
  * under a launcher). The operator is fixed at build time (HT_OP, one executable per
- * operator). Times cover the iterations after the warm-up, on an otherwise idle stream;
- * alg_bandwidth = data_size / average time; -B 1 adds nccl-tests' bus bandwidth. */
+ * operator). Stream events time the iterations after the warm-up (modelled time under
+ * HCEMU_TIME=model); alg_bandwidth = data_size / average time; -B 1 adds nccl-tests' bus
+ * bandwidth. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
@@ -144,8 +144,9 @@ static int parse(int argc, char **argv)
             ok = parse_bytes(v, &o.step);
             have_step = true;
         } else if (strcmp(a, "-f") == 0) {
-            o.factor = strtod(v, NULL);
-            ok = o.factor >= 0;
+            char *end;
+            o.factor = strtod(v, &end);
+            ok = end != v && *end == '\0' && o.factor >= 0;
         } else if (strcmp(a, "-n") == 0) {
             ok = parse_int(v, 1, 1000000, &n), o.iters = (int)n;
         } else if (strcmp(a, "-w") == 0) {
@@ -186,6 +187,7 @@ struct rank {
     int32_t dev;
     HcclComm comm;
     aclrtStream stream;
+    aclrtEvent t0, t1; /* bracket the timed iterations */
     void *send, *recv;
     uint64_t send_cap, recv_cap;
     uint8_t *host;  /* every element 2, made once: the input of every size */
@@ -402,7 +404,7 @@ static int combine(struct rank *r, int *bad)
 static int measure(struct rank *r, uint64_t bytes)
 {
     uint64_t count = count_of(bytes, r->n);
-    struct timespec t0, t1;
+    float ms = 0;
     int bad = 0;
 
     uint64_t in_bytes = count * type_size(o.type) *
@@ -416,15 +418,15 @@ static int measure(struct rank *r, uint64_t bytes)
             return -1;
     CHECK(r, HcclBarrier(r->comm, r->stream));
     CHECK(r, aclrtSynchronizeStream(r->stream));
-    /* hcemu has no aclrtEventElapsedTime yet: the idle stream is timed from the first call
-     * queued to the end of synchronisation, which is what the events would measure. */
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Stream events bracket the timed calls, as hccl_test does: their elapsed time is wall
+     * time between the two records on the device, or modelled time with HCEMU_TIME=model. */
+    CHECK(r, aclrtRecordEvent(r->t0, r->stream));
     for (int i = 0; i < o.iters; i++)
         if (one_call(r, count) != 0)
             return -1;
-    CHECK(r, aclrtSynchronizeStream(r->stream));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK(r, aclrtRecordEvent(r->t1, r->stream));
+    CHECK(r, aclrtSynchronizeEvent(r->t1));
+    CHECK(r, aclrtEventElapsedTime(&ms, r->t0, r->t1));
     if (o.check) {
         if (HT_OP == HT_BROADCAST) { /* the buffer is both input and output: check it fresh */
             uint64_t b = count * type_size(o.type);
@@ -500,7 +502,8 @@ static void rank_main(struct rank *r)
         r->failed = 1;
         return;
     }
-    if (aclrtCreateStream(&r->stream) == ACL_SUCCESS && buffers(r) == 0) {
+    if (aclrtCreateStream(&r->stream) == ACL_SUCCESS && aclrtCreateEvent(&r->t0) == ACL_SUCCESS &&
+        aclrtCreateEvent(&r->t1) == ACL_SUCCESS && buffers(r) == 0) {
         if (r->rank == 0) {
             printf("the minbytes is %llu, maxbytes is %llu, iters is %d, warmup_iters is %d\n",
                    (unsigned long long)o.minb, (unsigned long long)o.maxb, o.iters, o.warmup);
@@ -521,6 +524,10 @@ static void rank_main(struct rank *r)
     free(r->host);
     free(r->check);
     HcclCommDestroy(r->comm);
+    if (r->t0 != NULL)
+        aclrtDestroyEvent(r->t0);
+    if (r->t1 != NULL)
+        aclrtDestroyEvent(r->t1);
     if (r->stream != NULL)
         aclrtDestroyStream(r->stream);
     aclrtResetDevice(r->dev);

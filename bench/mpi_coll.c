@@ -1,0 +1,58 @@
+/* mpi_coll.c - the OpenMPI baseline of bench/collectives.sh: MPI_Allreduce (fp32 sum) and
+ * MPI_Allgather at the sizes of the hccl_test sweep (1 KiB, x4, up to maxbytes), timed the
+ * way the tools time (a barrier, then the iterations after the warm-up). Compiled by the
+ * script with mpicc when OpenMPI is installed; never part of the CMake build.
+ * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP
+ * Prints on rank 0: "allreduce|allgather BYTES MICROSECONDS" per size, where BYTES is what
+ * hccl_test reports as data_size (allgather: the gathered output). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double time_one(int op, long bytes, int n, int iters, int warmup, float *a, float *b)
+{
+    int cnt = (int)(op == 0 ? bytes / 4 : bytes / 4 / n);
+    double t0 = 0;
+
+    for (int i = 0; i < warmup + iters; i++) {
+        if (i == warmup) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+        }
+        if (op == 0)
+            MPI_Allreduce(a, b, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        else
+            MPI_Allgather(a, cnt, MPI_FLOAT, b, cnt, MPI_FLOAT, MPI_COMM_WORLD);
+    }
+    return (MPI_Wtime() - t0) * 1e6 / iters;
+}
+
+int main(int argc, char **argv)
+{
+    int me, n;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: mpi_coll MAXBYTES ITERS WARMUP\n");
+        return 2;
+    }
+    long maxb = atol(argv[1]);
+    int iters = atoi(argv[2]), warmup = atoi(argv[3]);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    float *a = calloc((size_t)maxb / 4 + 1, 4), *b = calloc((size_t)maxb / 4 + 1, 4);
+    if (a == NULL || b == NULL || iters < 1 || warmup < 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int op = 0; op < 2; op++)
+        for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
+            double us = time_one(op, bytes, n, iters, warmup, a, b);
+            if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
+                printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
+                fflush(stdout);
+            }
+        }
+    free(a);
+    free(b);
+    MPI_Finalize();
+    return 0;
+}
