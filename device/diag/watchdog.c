@@ -106,9 +106,9 @@ static void publish_parked(void)
 
 static bool dev_live(uint32_t d, struct emu_devctl **out)
 {
-    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask);
+    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask[d / 64u]);
 
-    if (((mask >> d) & 1u) == 0)
+    if (((mask >> (d % 64u)) & 1u) == 0)
         return false;
     struct emu_devctl *ctl = emu_diag_ctl(d);
     if (ctl == NULL || emu_load_acquire(&ctl->state) != EMU_DEV_READY)
