@@ -46,7 +46,7 @@ static double timed(struct prog *p0, struct prog *p1)
     struct prog *ps[2] = {p0, p1};
     struct dpf_run runs[2];
     uint32_t n0[2] = {p0->n, p1 != NULL ? p1->n : 0};
-    uint64_t t0 = emu_now_ns();
+    uint64_t t0 = emu_os_now_ns();
 
     for (int d = 0; d < 2; d++) {
         if (ps[d] == NULL)
@@ -65,7 +65,7 @@ static double timed(struct prog *p0, struct prog *p1)
     p0->n = n0[0]; /* the program can run again */
     if (p1 != NULL)
         p1->n = n0[1];
-    return (double)(emu_now_ns() - t0) / 1e9;
+    return (double)(emu_os_now_ns() - t0) / 1e9;
 }
 
 static double memcpy_gbs(size_t n, uint64_t iters)
@@ -79,12 +79,12 @@ static double memcpy_gbs(size_t n, uint64_t iters)
     }
     double best = 0;
     for (int k = 0; k < 3; k++) {
-        uint64_t t0 = emu_now_ns();
+        uint64_t t0 = emu_os_now_ns();
         for (uint64_t i = 0; i < iters; i++) {
             memcpy(b, a + (i & 1), n - 1);
             __asm__ __volatile__("" ::: "memory");
         }
-        double gbs = (double)n * (double)iters / ((double)(emu_now_ns() - t0));
+        double gbs = (double)n * (double)iters / ((double)(emu_os_now_ns() - t0));
         if (gbs > best)
             best = gbs;
     }
@@ -206,30 +206,30 @@ static double process_pingpong_us(uint64_t rounds, int sleep)
             uint32_t want = (uint32_t)(2 * i + 1);
             while (emu_load_acquire(w) != want) {
                 if (sleep)
-                    (void)emu_futex_wait(w, want - 1, UINT64_MAX);
+                    (void)emu_os_futex_wait(w, want - 1, UINT64_MAX);
                 else
                     emu_cpu_relax();
             }
             emu_store_release(w, want + 1);
             if (sleep)
-                emu_futex_wake(w, 1);
+                emu_os_futex_wake(w, 1);
         }
         _exit(0);
     }
-    uint64_t t0 = emu_now_ns();
+    uint64_t t0 = emu_os_now_ns();
     for (uint64_t i = 0; i < rounds; i++) {
         uint32_t next = (uint32_t)(2 * i + 1);
         emu_store_release(w, next);
         if (sleep)
-            emu_futex_wake(w, 1);
+            emu_os_futex_wake(w, 1);
         while (emu_load_acquire(w) != next + 1) {
             if (sleep)
-                (void)emu_futex_wait(w, next, UINT64_MAX);
+                (void)emu_os_futex_wait(w, next, UINT64_MAX);
             else
                 emu_cpu_relax();
         }
     }
-    double us = (double)(emu_now_ns() - t0) / 1e3 / (double)(2 * rounds);
+    double us = (double)(emu_os_now_ns() - t0) / 1e3 / (double)(2 * rounds);
     waitpid(pid, NULL, 0);
     munmap((void *)w, 4096);
     return us;
@@ -306,7 +306,7 @@ int main(int argc, char **argv)
         DST[d] = dpf_malloc(&F, d, MAXB);
     }
     dpf_channel_pair(&F, 0, 1, 2, DST[0], MAXB, DST[1], MAXB, &CH[0], &CH[1]);
-    printf("hcemu data-plane benchmark (%u CPUs)%s\n", emu_cpu_count(), quick ? " --quick" : "");
+    printf("hcemu data-plane benchmark (%u CPUs)%s\n", emu_os_cpu_count(), quick ? " --quick" : "");
     small_tasks();
     handoffs();
     bandwidth();

@@ -58,11 +58,11 @@ static double measure(const struct config *cfg, const struct job *j, unsigned ch
 
     run_once(j, dst, src, size); /* warm the caches and the TLB */
     for (int r = 0; r < cfg->runs; r++) {
-        uint64_t iters = 0, t0 = emu_now_ns(), t;
+        uint64_t iters = 0, t0 = emu_os_now_ns(), t;
         do {
             run_once(j, dst, src, size);
             iters++;
-            t = emu_now_ns();
+            t = emu_os_now_ns();
         } while (t - t0 < cfg->min_ns);
         double gbs = (double)size * (double)iters / (double)(t - t0);
         if (gbs > best)

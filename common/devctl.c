@@ -59,7 +59,7 @@ void emu_devctl_ring(struct emu_devctl *ctl)
      * caller published before ringing is visible to the worker that sees the new value. */
     emu_fetch_add_release(&ctl->doorbell, 1);
     if (emu_load_acquire(&ctl->sleepers) != 0)
-        emu_futex_wake(&ctl->doorbell, 1);
+        emu_os_futex_wake(&ctl->doorbell, 1);
 }
 
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)
@@ -83,4 +83,22 @@ int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t ge
         return 0;
     struct emu_stream_ctl *s = &ctl->streams[slot];
     return emu_load_acquire(&s->kind) != EMU_STREAM_FREE && s->gen == gen;
+}
+
+bool emu_devctl_check_stopped(struct emu_devctl *ctl)
+{
+    int32_t pid = ctl->exec_pid, none = 0;
+
+    if (pid <= 0)
+        return false;
+    if (emu_os_proc_state(pid) != 'T') {
+        int32_t seen = pid;
+        atomic_compare_exchange_strong(&ctl->stop_reported, &seen, 0);
+        return false;
+    }
+    if (atomic_compare_exchange_strong(&ctl->stop_reported, &none, pid))
+        EMU_LOG_ERR("device %u: its executor (pid %d) is stopped (SIGSTOP or job control); its "
+                    "streams make no progress until it gets SIGCONT",
+                    ctl->dev, (int)pid);
+    return true;
 }

@@ -19,7 +19,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 2u
+#define EMU_DEVCTL_VERSION 3u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -102,6 +102,7 @@ struct emu_stream_ctl {
     uint64_t parked_callsite;
     uint64_t parked_since_ns;
     char label[36];
+    char kernel[44]; /* the kernel run while `parked` is EMU_PARK_KERNEL, for reports */
 };
 
 struct emu_notify_slot {
@@ -109,6 +110,8 @@ struct emu_notify_slot {
     _Atomic uint32_t records; /* records ever made (diagnostics) */
     _Atomic uint32_t absorbed; /* records that found the slot already set */
     uint32_t last_recorder;   /* (dev << 24) | stream slot of the last recorder */
+    uint32_t reserved;
+    _Atomic uint64_t stamp_ns; /* events: wall time of the last record (elapsed times) */
 };
 
 struct emu_notify_table {
@@ -179,6 +182,13 @@ struct emu_devctl {
     _Atomic uint32_t doorbell;
     _Atomic uint32_t sleepers;
     _Atomic uint64_t progress; /* tasks retired on this device, for the watchdog */
+    /* Streams queued to run or running a task (copies included), for the watchdog: work
+     * that only needs a core is progress, however long the core takes to come. */
+    _Atomic uint32_t busy;
+    _Atomic uint32_t kernel_submits; /* tasks queued by kernels, for the watchdog */
+    /* pid of this executor while it is reported as stopped, 0 otherwise: the first process
+     * (host or peer executor) that sees it stopped claims the one report with a CAS. */
+    _Atomic int32_t stop_reported;
     struct emu_fault_record fault;
     struct emu_alloc_table alloc;
     pthread_mutex_t res_lock; /* streams, channels, notify pool, peers */
@@ -209,6 +219,9 @@ void emu_devctl_ring(struct emu_devctl *ctl);
  * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);
 /* Whether the stream slot is live with generation `gen`. */
+/* Whether the executor of `ctl` is stopped (SIGSTOP, job control). The first process of the
+ * job to see a stop logs the one report of it; a running executor clears the claim. */
+bool emu_devctl_check_stopped(struct emu_devctl *ctl);
 int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t gen);
 
 #endif

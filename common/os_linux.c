@@ -23,7 +23,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-uint64_t emu_now_ns(void)
+uint64_t emu_os_now_ns(void)
 {
     struct timespec ts;
 
@@ -31,27 +31,27 @@ uint64_t emu_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t emu_deadline_ms(int64_t ms)
+uint64_t emu_os_deadline_ms(int64_t ms)
 {
     if (ms < 0)
         return UINT64_MAX;
-    return emu_now_ns() + (uint64_t)ms * 1000000ull;
+    return emu_os_now_ns() + (uint64_t)ms * 1000000ull;
 }
 
-uint64_t emu_deadline_s(uint64_t s)
+uint64_t emu_os_deadline_s(uint64_t s)
 {
     if (s == 0 || s > UINT64_MAX / 2000000000ull)
         return UINT64_MAX;
-    return emu_now_ns() + s * 1000000000ull;
+    return emu_os_now_ns() + s * 1000000000ull;
 }
 
-emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline)
+emu_status emu_os_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t deadline)
 {
     struct timespec ts;
     struct timespec *tsp = NULL;
 
     if (deadline != UINT64_MAX) {
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
         uint64_t left = deadline - now;
@@ -66,12 +66,12 @@ emu_status emu_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t de
     return EMU_OK;
 }
 
-void emu_futex_wake(_Atomic uint32_t *word, int n)
+void emu_os_futex_wake(_Atomic uint32_t *word, int n)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, n, NULL, NULL, 0);
 }
 
-emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed, void **out)
+emu_status emu_os_map_shared(int fd, uint64_t offset, size_t len, void *addr, int fixed, void **out)
 {
     int flags = MAP_SHARED;
 
@@ -99,7 +99,7 @@ emu_status emu_map_shared(int fd, uint64_t offset, size_t len, void *addr, int f
     return EMU_OK;
 }
 
-emu_status emu_map_reserve(size_t len, void **out)
+emu_status emu_os_map_reserve(size_t len, void **out)
 {
     void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
@@ -110,13 +110,13 @@ emu_status emu_map_reserve(size_t len, void **out)
     return EMU_OK;
 }
 
-void emu_unmap(void *addr, size_t len)
+void emu_os_unmap(void *addr, size_t len)
 {
     if (addr != NULL && len != 0)
         munmap(addr, len);
 }
 
-void emu_populate(void *addr, size_t len)
+void emu_os_populate(void *addr, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)addr & ~((uintptr_t)page - 1);
@@ -133,13 +133,13 @@ void emu_populate(void *addr, size_t len)
     }
 }
 
-void emu_discard(void *addr, size_t len)
+void emu_os_discard(void *addr, size_t len)
 {
     if (len != 0)
         madvise(addr, len, MADV_REMOVE);
 }
 
-void emu_zero(void *addr, size_t len)
+void emu_os_zero(void *addr, size_t len)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t a = (uintptr_t)addr, end = a + len;
@@ -161,7 +161,7 @@ static uint64_t meminfo_bytes(const char *text, const char *name)
     return p != NULL ? strtoull(p + strlen(name), NULL, 10) * 1024ull : 0;
 }
 
-uint64_t emu_mem_room(const char *dir)
+uint64_t emu_os_mem_room(const char *dir)
 {
     char buf[4096];
     struct statvfs vfs;
@@ -183,7 +183,7 @@ uint64_t emu_mem_room(const char *dir)
     return mem;
 }
 
-void emu_raise_nofile(void)
+void emu_os_raise_nofile(void)
 {
     struct rlimit r;
 
@@ -193,18 +193,35 @@ void emu_raise_nofile(void)
     }
 }
 
-unsigned emu_cpu_count(void)
+unsigned emu_os_cpu_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : (unsigned)n;
 }
 
-int emu_gettid(void)
+int emu_os_gettid(void)
 {
     return (int)syscall(SYS_gettid);
 }
 
-int emu_symbol_of(uint64_t pc, char *out, size_t len)
+char emu_os_proc_state(int pid)
+{
+    char path[64], buf[512];
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may contain spaces and parentheses */
+    return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+int emu_os_symbol_of(uint64_t pc, char *out, size_t len)
 {
     Dl_info info;
 

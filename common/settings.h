@@ -75,6 +75,10 @@ enum emu_setting_reader {
       "toolkit whose package whitelist applies outside an opp/ tree (vendor)")                    \
     X(ASCEND_GLOBAL_LOG_LEVEL, "ASCEND_GLOBAL_LOG_LEVEL", EMU_SET_U64, "3", 0, 4, "",              \
       EMU_SET_HOST, "libunified_dlog level, read by that library itself (vendor)")               \
+    X(TIME, "HCEMU_TIME", EMU_SET_ENUM, "wall", 0, 0, "wall|model", EMU_SET_BOTH,                  \
+      "event times: wall clock or the modelled Atlas 350 clock")                                   \
+    X(MODEL, "HCEMU_MODEL", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                               \
+      "cost-model file (JSON) overriding the modelled clock's figures")                            \
     X(HCCL_BUFFSIZE, "HCCL_BUFFSIZE", EMU_SET_U64, "200", 1, 65536, "", EMU_SET_HOST,              \
       "HCCL buffer size in MB (vendor)")                                                           \
     X(HCCL_CONNECT_TIMEOUT, "HCCL_CONNECT_TIMEOUT", EMU_SET_U64, "120", 1, 7200, "", EMU_SET_HOST, \

@@ -49,13 +49,13 @@ static int32_t queue(const struct emu_hcomm_call *c, uint32_t slot, emu_status s
 {
     if (st != EMU_OK)
         return out(st);
-    emu_dp_submit(c, slot, t);
+    emu_dp_submit_task(c, slot, t);
     return 0;
 }
 
 static int32_t not_supported(const struct emu_hcomm_call *c, const char *what)
 {
-    return out(emu_dp_not_supported(c, what));
+    return out(emu_dp_check_not_supported(c, what));
 }
 
 #define NBI_WHY                                                                                \
@@ -127,7 +127,7 @@ DP_API int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thre
                                                                uint32_t notifyIdx)
 {
     CALL("HcommThreadNotifyWaitOnThreadWithDefaultTimeout");
-    return thread_wait(&c, thread, notifyIdx, emu_dp_default_wait_s());
+    return thread_wait(&c, thread, notifyIdx, emu_dp_submit_default_wait_s());
 }
 
 static int32_t acl_notify(struct emu_hcomm_call *c, ThreadHandle thread, uint64_t id, bool wait,
@@ -294,8 +294,8 @@ static emu_status batch_entry(struct emu_hcomm_call *c, uint32_t ch,
         emu_hcomm_check_refuse(c, "transType %d is not a transfer type", (int)d->transType);
         return EMU_ENOTSUP;
     }
-    return emu_dp_not_supported(c, "batch entries other than WRITE and READ are Atlas 350 "
-                                   "(A5) only");
+    return emu_dp_check_not_supported(c, "batch entries other than WRITE and READ are Atlas 350 "
+                                         "(A5) only");
 }
 
 static void free_tasks(struct emu_task **ts, uint32_t n)
@@ -340,7 +340,7 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
     }
     if (st == EMU_OK) {
         for (uint32_t i = 0; i < n; i++)
-            emu_dp_submit(&c, slot, ts[i]);
+            emu_dp_submit_task(&c, slot, ts[i]);
     } else {
         free_tasks(ts, n);
     }
@@ -441,7 +441,7 @@ DP_API int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thr
                                                                 uint32_t localNotifyIdx)
 {
     CALL("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
-    return channel_wait(&c, thread, channel, localNotifyIdx, emu_dp_default_wait_s());
+    return channel_wait(&c, thread, channel, localNotifyIdx, emu_dp_submit_default_wait_s());
 }
 
 DP_API int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
@@ -504,7 +504,7 @@ DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle chan
         return out(st);
     /* The drain waits for the whole thread (a superset of its transfers on the channel),
      * bounded by this OS thread's default notify-wait timeout. */
-    return out(emu_dp_join(&c, slot, emu_dp_default_wait_s()));
+    return out(emu_dp_drain_join(&c, slot, emu_dp_submit_default_wait_s()));
 }
 
 DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
@@ -517,7 +517,7 @@ DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
         return not_supported(&c, "HcommThreadJoin exists only in the A5 device library");
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK)
         return out(st);
-    return out(emu_dp_join(&c, slot, timeout));
+    return out(emu_dp_drain_join(&c, slot, timeout));
 }
 
 DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
@@ -530,7 +530,7 @@ DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
         return 0; /* other devices: success without waiting, as the vendor library */
     if ((st = emu_dp_check_thread(&c, thread, &slot)) != EMU_OK)
         return out(st);
-    return out(emu_dp_join(&c, slot, 0));
+    return out(emu_dp_drain_join(&c, slot, 0));
 }
 
 /* --- timeouts (DATA_PLANE.md §6) ------------------------------------------------------- */
@@ -542,7 +542,7 @@ DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
     if (st == EMU_OK)
-        emu_dp_set_default_wait_s(s);
+        emu_dp_submit_set_default_wait_s(s);
     return out(st);
 }
 
@@ -553,7 +553,7 @@ DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
     emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
     if (st == EMU_OK)
-        emu_dp_set_res_timeout_s(s);
+        emu_dp_submit_set_res_timeout_s(s);
     return out(st);
 }
 
@@ -562,13 +562,13 @@ DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
 DP_API int32_t HcommBatchModeStart(const char *batchTag)
 {
     CALL("HcommBatchModeStart");
-    return out(emu_dp_batch_start(&c, batchTag));
+    return out(emu_dp_submit_batch_start(&c, batchTag));
 }
 
 DP_API int32_t HcommBatchModeEnd(const char *batchTag)
 {
     CALL("HcommBatchModeEnd");
-    return out(emu_dp_batch_end(&c, batchTag));
+    return out(emu_dp_submit_batch_end(&c, batchTag));
 }
 
 /* --- communicator lock (DATA_PLANE.md §9) ---------------------------------------------- */
@@ -578,7 +578,7 @@ DP_API int32_t HcommAcquireComm(const char *commId)
     CALL("HcommAcquireComm");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
-    return out(st != EMU_OK ? st : emu_dp_comm_acquire(&c, commId));
+    return out(st != EMU_OK ? st : emu_dp_drain_comm_acquire(&c, commId));
 }
 
 DP_API int32_t HcommReleaseComm(const char *commId)
@@ -587,7 +587,7 @@ DP_API int32_t HcommReleaseComm(const char *commId)
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     if (st == EMU_OK)
-        emu_dp_comm_release(commId);
+        emu_dp_drain_comm_release(commId);
     return out(st);
 }
 

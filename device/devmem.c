@@ -40,7 +40,7 @@ static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void 
     struct stat st;
     if (fstat(fd, &st) == 0 && len == 0)
         len = (uint64_t)st.st_size;
-    emu_status s = emu_map_shared(fd, 0, len, fixed_at, fixed_at != NULL, out);
+    emu_status s = emu_os_map_shared(fd, 0, len, fixed_at, fixed_at != NULL, out);
     close(fd);
     return s;
 }
@@ -119,7 +119,7 @@ emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap 
     goto done;
 fail:
     if (m->ctl != NULL)
-        emu_unmap(m->ctl, sizeof(struct emu_devctl));
+        emu_os_unmap(m->ctl, sizeof(struct emu_devctl));
     free(m);
     m = NULL;
 done:

@@ -61,7 +61,8 @@ static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
 /* The executor's side of the shared checks; every call here names it (api_hcomm.c CALL). */
 extern const struct emu_hcomm_side emu_dp_check_side;
 /* Refuse with EMU_ENOTSUP: `what` says which product lacks which feature. */
-emu_status emu_dp_not_supported(const struct emu_hcomm_call *c, const char *what) EMU_MUST_CHECK;
+emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c,
+                                      const char *what) EMU_MUST_CHECK;
 /* The executing AICPU_TS thread of a call: a live, non-exported AICPU_TS thread of this
  * device. Sets c->thread. EMU_ENULL for 0, EMU_EHANDLE otherwise. */
 emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
@@ -84,11 +85,11 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t ch, cons
 emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op, uint64_t count,
                                bool remote, uint64_t *bytes) EMU_MUST_CHECK;
 /* The control block of the peer of channel `ch` (for remote notify records). */
-emu_status emu_dp_peer_ctl(const struct emu_hcomm_call *c, uint32_t ch,
-                           struct emu_devctl **out) EMU_MUST_CHECK;
+emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t ch,
+                                 struct emu_devctl **out) EMU_MUST_CHECK;
 /* Whether [addr, addr+len) is inside a live allocation of the device mapped by `m`
  * (run-time check of a task; any device of the job). */
-bool emu_dp_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len);
+bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len);
 /* --- dp_task.c: task kinds (dp_kinds.h) run and described from their row ---------------- */
 
 /* Register the kind names with the report module (executor start-up). */
@@ -126,24 +127,29 @@ emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wa
 
 /* Queue t on thread `slot` (eager: now; batch: at End or at 128 pending). Takes ownership.
  * Sets origin, callsite, from_kernel and the metadata. */
-void emu_dp_submit(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t);
+void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t);
 /* Release this OS thread's pending tasks of thread `slot` (all threads when EMU_DP_NONE). */
-void emu_dp_flush(uint32_t slot);
-emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
-emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
-bool emu_dp_in_batch(void);
-uint32_t emu_dp_default_wait_s(void);
-void emu_dp_set_default_wait_s(uint32_t s);
-void emu_dp_set_res_timeout_s(uint32_t s);
-/* The kernel exit hook: flush a forgotten batch, drop a half-recorded cache, free comm
- * locks the kernel forgot (each with a warning naming the kernel). */
-void emu_dp_kernel_exit(void);
+void emu_dp_submit_flush(uint32_t slot);
+emu_status emu_dp_submit_batch_start(const struct emu_hcomm_call *c,
+                                     const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_submit_batch_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+bool emu_dp_submit_in_batch(void);
+uint32_t emu_dp_submit_default_wait_s(void);
+void emu_dp_submit_set_default_wait_s(uint32_t s);
+void emu_dp_submit_set_res_timeout_s(uint32_t s);
+/* At kernel exit (part of emu_dp_drain_kernel_exit): warn about a forgotten batch, submit
+ * what is pending. */
+void emu_dp_submit_kernel_exit(void);
+/* Sees every submitted task (the task cache records them); set by dp_drain.c. */
+extern void (*emu_dp_submit_note_hook)(const struct emu_task *t);
 
 /* --- dp_cache.c: AICPU_TS task cache --------------------------------------------------- */
 
 /* Whether tasks are being recorded on this OS thread; then emu_dp_cache_note() keeps a copy. */
 bool emu_dp_cache_recording(void);
 void emu_dp_cache_note(const struct emu_task *t);
+/* emu_dp_cache_note() when recording (emu_dp_submit_note_hook). */
+void emu_dp_cache_observe(const struct emu_task *t);
 emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag,
                                bool *hit) EMU_MUST_CHECK;
 emu_status emu_dp_cache_start(const struct emu_hcomm_call *c, const char *tag, void **addrs,
@@ -159,12 +165,17 @@ bool emu_dp_cache_reset(void);
 
 /* Flush this OS thread's pending tasks of `slot`, then wait until its queue is empty.
  * timeout_s 0 = forever. EMU_ETIMEOUT on expiry, EMU_ETASK_FAIL when the thread failed. */
-emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot,
-                       uint32_t timeout_s) EMU_MUST_CHECK;
-emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name) EMU_MUST_CHECK;
+emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot,
+                             uint32_t timeout_s) EMU_MUST_CHECK;
+emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c,
+                                     const char *name) EMU_MUST_CHECK;
+/* Whether a live communicator member called `name` is on this device. */
+bool emu_dp_drain_comm_exists(const char *name);
 /* Release communicator `name` if this thread holds it; unknown names are no error. */
-void emu_dp_comm_release(const char *name);
+void emu_dp_drain_comm_release(const char *name);
+/* emu_kernel_exit_hook: end the batch, drop an unfinished cache entry, release comm locks. */
+void emu_dp_drain_kernel_exit(void);
 /* Release the comm locks this OS thread still holds; returns how many. */
-uint32_t emu_dp_comm_release_all(void);
+uint32_t emu_dp_drain_comm_release_all(void);
 
 #endif

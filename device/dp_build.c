@@ -2,7 +2,7 @@
  *
  * Each builder validates what is specific to its call (pointers, ranges, types, notify
  * indices; the thread and channel handles were checked by the caller) and returns the task,
- * ready for emu_dp_submit(). A refusal has been logged once when a builder returns an error,
+ * ready for emu_dp_submit_task(). A refusal has been logged once when a builder returns an error,
  * and no task exists then. The batch-transfer call uses the same builders for every entry. */
 #include "common/product.h"
 #include "dp.h"
@@ -13,7 +13,7 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
     *out = emu_dp_task_new(kind);
     if (*out == NULL)
         return EMU_EINTERNAL;
-    if (emu_dp_kind_flags(kind) & EMU_DPF_CHANNEL)
+    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL)
         emu_dp_op_of(*out)->channel = ch;
     return EMU_OK;
 }
@@ -66,7 +66,7 @@ static emu_status remote_notify(const struct emu_hcomm_call *c, uint32_t ch, uin
     emu_status st;
 
     if ((st = emu_hcomm_check_index(c, "remoteNotifyIdx", idx, cc->notify_num)) != EMU_OK ||
-        (st = emu_dp_peer_ctl(c, ch, &o->notify_ctl)) != EMU_OK)
+        (st = emu_dp_check_peer_ctl(c, ch, &o->notify_ctl)) != EMU_OK)
         return st;
     o->notify_dev = emu_exec_ctl()->peers[cc->peer].dev;
     o->notify_slot = cc->remote_notify_base + idx;
@@ -78,7 +78,7 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
                                uint32_t idx, struct emu_task **out)
 {
     uint64_t dst = (uint64_t)(uintptr_t)dstp, src = (uint64_t)(uintptr_t)srcp, len = n;
-    uint32_t f = emu_dp_kind_flags(kind);
+    uint32_t f = emu_dp_kinds_flags(kind);
     bool w = (f & EMU_DPF_REMOTE_DST) != 0, notify = (f & EMU_DPF_RECORD) != 0;
     struct emu_devmap *peer = NULL;
     struct emu_dp_op tmp = {0};

@@ -4,7 +4,7 @@
  * Protocol per OS thread: Lookup(tag) -> miss: Start(tag, regions) ... tasks ... End(tag);
  * hit: Execute(tag, regions) replaces the expansion. The entries are shared by every kernel
  * on this device and guarded by `lock`; the per-OS-thread context (which step we are at) is
- * _Thread_local. Recording keeps a copy of each task as emu_dp_submit() queues it; replay
+ * _Thread_local. Recording keeps a copy of each task as emu_dp_submit_task() queues it; replay
  * patches addresses inside the recorded regions, re-validates every task (threads, channels,
  * ranges) before queuing any, and queues them in the original order. */
 #include <pthread.h>
@@ -248,13 +248,13 @@ static emu_status revalidate(const struct emu_hcomm_call *c, const struct rec *r
                                "recording", index, o->channel);
         return EMU_EHANDLE;
     }
-    if (o->src_map != NULL && !emu_dp_range_alive(o->src_map, o->src, o->len)) {
+    if (o->src_map != NULL && !emu_dp_check_range_alive(o->src_map, o->src, o->len)) {
         emu_hcomm_check_refuse(c, "recorded task %u: src [0x%llx, +%llu) is not live memory after "
                                "patching (regions or sizes do not match the recording?)", index,
                                (unsigned long long)o->src, (unsigned long long)o->len);
         return EMU_EINVAL;
     }
-    if (o->dst_map != NULL && !emu_dp_range_alive(o->dst_map, o->dst, o->len)) {
+    if (o->dst_map != NULL && !emu_dp_check_range_alive(o->dst_map, o->dst, o->len)) {
         emu_hcomm_check_refuse(c, "recorded task %u: dst [0x%llx, +%llu) is not live memory after "
                                "patching (regions or sizes do not match the recording?)", index,
                                (unsigned long long)o->dst, (unsigned long long)o->len);
@@ -348,7 +348,7 @@ emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag,
         chain = t->next;
         struct emu_hcomm_call rc = *c;
         rc.callsite = t->callsite; /* failures name the recorded call, not Execute */
-        emu_dp_submit(&rc, t->stream, t);
+        emu_dp_submit_task(&rc, t->stream, t);
     }
     return EMU_OK;
 }
@@ -365,6 +365,12 @@ emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag)
         drop_locked(i);
     pthread_mutex_unlock(&lock);
     return EMU_OK;
+}
+
+void emu_dp_cache_observe(const struct emu_task *t)
+{
+    if (emu_dp_cache_recording())
+        emu_dp_cache_note(t);
 }
 
 bool emu_dp_cache_reset(void)

@@ -55,7 +55,7 @@ const struct emu_hcomm_side emu_dp_check_side = {
     .context = kernel_of,
 };
 
-emu_status emu_dp_not_supported(const struct emu_hcomm_call *c, const char *what)
+emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c, const char *what)
 {
     emu_hcomm_check_refuse(c, "not supported on %s: %s", emu_product_label(), what);
     return EMU_ENOTSUP;
@@ -203,7 +203,8 @@ emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op
     return EMU_OK;
 }
 
-emu_status emu_dp_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs, struct emu_devctl **out)
+emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs,
+                                 struct emu_devctl **out)
 {
     const struct emu_channel_ctl *ch = &emu_exec_ctl()->channels[chs];
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[ch->peer];
@@ -218,7 +219,7 @@ emu_status emu_dp_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs, struct 
     return EMU_OK;
 }
 
-bool emu_dp_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len)
+bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
     struct emu_devctl *ctl = m->ctl;
     uint64_t base = emu_window_base(m->dev);

@@ -18,13 +18,13 @@ static _Thread_local uint64_t held; /* bit i: this OS thread holds comms[i] (i <
 
 _Static_assert(EMU_MAX_COMMS <= 64, "one bit per communicator");
 
-emu_status emu_dp_join(const struct emu_hcomm_call *c, uint32_t slot, uint32_t timeout_s)
+emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot, uint32_t timeout_s)
 {
     struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
 
-    emu_dp_flush(slot);
+    emu_dp_submit_flush(slot);
     emu_status st =
-        emu_sched_wait_idle(slot, emu_deadline_s(timeout_s), emu_kernel_current() != NULL);
+        emu_sched_wait_idle(slot, emu_os_deadline_s(timeout_s), emu_kernel_current() != NULL);
     if (st == EMU_ETIMEOUT) {
         emu_hcomm_check_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;
@@ -48,7 +48,12 @@ static int find_comm(const char *name)
     return -1;
 }
 
-emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
+bool emu_dp_drain_comm_exists(const char *name)
+{
+    return find_comm(name) >= 0;
+}
+
+emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c, const char *name)
 {
     int i = find_comm(name);
 
@@ -58,7 +63,7 @@ emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
         return EMU_ENULL;
     }
     uint32_t zero = 0;
-    /* Pairs with the release store in emu_dp_comm_release(). */
+    /* Pairs with the release store in emu_dp_drain_comm_release(). */
     if (!emu_cas_acq_rel(&emu_exec_ctl()->comms[i].locked, &zero, 1)) {
         emu_hcomm_check_refuse(c, "communicator \"%s\" is already acquired (by this or another "
                                "kernel); repeated acquisition is rejected", name);
@@ -68,7 +73,7 @@ emu_status emu_dp_comm_acquire(const struct emu_hcomm_call *c, const char *name)
     return EMU_OK;
 }
 
-void emu_dp_comm_release(const char *name)
+void emu_dp_drain_comm_release(const char *name)
 {
     int i = find_comm(name);
 
@@ -78,7 +83,7 @@ void emu_dp_comm_release(const char *name)
     emu_store_release(&emu_exec_ctl()->comms[i].locked, 0);
 }
 
-uint32_t emu_dp_comm_release_all(void)
+uint32_t emu_dp_drain_comm_release_all(void)
 {
     uint32_t n = 0;
 
@@ -90,4 +95,29 @@ uint32_t emu_dp_comm_release_all(void)
         }
     }
     return n;
+}
+
+void emu_dp_drain_kernel_exit(void)
+{
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+    const char *name = k != NULL ? k->kernel : "?";
+
+    emu_dp_submit_kernel_exit();
+    if (emu_dp_cache_reset())
+        EMU_LOG_WARN("kernel %s returned while recording a task cache entry (no "
+                     "HcommAicpuTsTaskCacheEnd): the entry is dropped",
+                     name);
+    uint32_t locks = emu_dp_drain_comm_release_all();
+    if (locks > 0)
+        EMU_LOG_WARN("kernel %s returned holding %u communicator lock(s) (HcommAcquireComm "
+                     "without HcommReleaseComm): released now",
+                     name, locks);
+}
+
+/* dp_submit.c sits below dp_cache.c and this file; what it must tell them goes through
+ * hooks set here once at start-up. */
+__attribute__((constructor)) static void drain_init(void)
+{
+    emu_dp_submit_note_hook = emu_dp_cache_observe;
+    emu_kernel_exit_hook = emu_dp_drain_kernel_exit;
 }

@@ -57,7 +57,7 @@ enum emu_dp_kind {
 };
 
 /* The EMU_DPF_* facts of `kind`; 0 for a kind not in the table. */
-static inline uint32_t emu_dp_kind_flags(uint32_t kind)
+static inline uint32_t emu_dp_kinds_flags(uint32_t kind)
 {
     switch (kind) {
 #define EMU_DP_KIND_CASE(id, name, flags)                                                      \

@@ -72,7 +72,7 @@ static void flush_entry(struct pending *p, bool wake)
         handover(p->slot, head, n, wake);
 }
 
-void emu_dp_flush(uint32_t slot)
+void emu_dp_submit_flush(uint32_t slot)
 {
     bool any = false;
 
@@ -99,13 +99,15 @@ static struct pending *pending_of(uint32_t slot)
         }
     }
     if (n_touched == MAX_TOUCHED)
-        emu_dp_flush(EMU_DP_NONE); /* more threads than we track: release what we hold */
+        emu_dp_submit_flush(EMU_DP_NONE); /* more threads than we track: release what we hold */
     last_touched = n_touched++;
     touched[last_touched] = (struct pending){.slot = slot};
     return &touched[last_touched];
 }
 
-void emu_dp_submit(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t)
+void (*emu_dp_submit_note_hook)(const struct emu_task *t);
+
+void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t)
 {
     const struct emu_kernel_ctx *k = emu_kernel_current();
 
@@ -115,8 +117,8 @@ void emu_dp_submit(const struct emu_hcomm_call *c, uint32_t slot, struct emu_tas
     t->callsite = c->callsite;
     t->from_kernel = 1;
     emu_dp_task_describe(t);
-    if (emu_dp_cache_recording())
-        emu_dp_cache_note(t);
+    if (emu_dp_submit_note_hook != NULL)
+        emu_dp_submit_note_hook(t);
     if (!batch) {
         handover(slot, t, 1, true);
         return;
@@ -136,7 +138,7 @@ static const char *tag_or_empty(const char *tag)
     return tag != NULL ? tag : "";
 }
 
-emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag)
+emu_status emu_dp_submit_batch_start(const struct emu_hcomm_call *c, const char *tag)
 {
     if (batch) {
         emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread; end it "
@@ -152,7 +154,7 @@ emu_status emu_dp_batch_start(const struct emu_hcomm_call *c, const char *tag)
     return EMU_OK;
 }
 
-emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag)
+emu_status emu_dp_submit_batch_end(const struct emu_hcomm_call *c, const char *tag)
 {
     if (!batch) {
         emu_hcomm_check_refuse(c, "not in batch mode on this OS thread (no HcommBatchModeStart)");
@@ -164,32 +166,32 @@ emu_status emu_dp_batch_end(const struct emu_hcomm_call *c, const char *tag)
         return EMU_EINVAL;
     }
     batch = false;
-    emu_dp_flush(EMU_DP_NONE);
+    emu_dp_submit_flush(EMU_DP_NONE);
     return EMU_OK;
 }
 
-bool emu_dp_in_batch(void)
+bool emu_dp_submit_in_batch(void)
 {
     return batch;
 }
 
-uint32_t emu_dp_default_wait_s(void)
+uint32_t emu_dp_submit_default_wait_s(void)
 {
     return wait_s;
 }
 
-void emu_dp_set_default_wait_s(uint32_t s)
+void emu_dp_submit_set_default_wait_s(uint32_t s)
 {
     wait_s = s;
 }
 
-void emu_dp_set_res_timeout_s(uint32_t s)
+void emu_dp_submit_set_res_timeout_s(uint32_t s)
 {
     /* Kept for completeness: hcemu's queues never fill, so submission never waits. */
     res_s = s;
 }
 
-void emu_dp_kernel_exit(void)
+void emu_dp_submit_kernel_exit(void)
 {
     const struct emu_kernel_ctx *k = emu_kernel_current();
     const char *name = k != NULL ? k->kernel : "?";
@@ -203,14 +205,7 @@ void emu_dp_kernel_exit(void)
                      batch_tag, n);
         batch = false;
     }
-    emu_dp_flush(EMU_DP_NONE);
-    if (emu_dp_cache_reset())
-        EMU_LOG_WARN("kernel %s returned while recording a task cache entry (no "
-                     "HcommAicpuTsTaskCacheEnd): the entry is dropped", name);
-    uint32_t locks = emu_dp_comm_release_all();
-    if (locks > 0)
-        EMU_LOG_WARN("kernel %s returned holding %u communicator lock(s) (HcommAcquireComm "
-                     "without HcommReleaseComm): released now", name, locks);
+    emu_dp_submit_flush(EMU_DP_NONE);
 }
 
 __attribute__((constructor)) static void dp_init(void)
@@ -221,5 +216,4 @@ __attribute__((constructor)) static void dp_init(void)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_TOP_PAD, 16 << 20);
     emu_dp_task_init();
-    emu_kernel_exit_hook = emu_dp_kernel_exit;
 }

@@ -42,7 +42,7 @@ static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint
 static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
 {
     if (t->park == EMU_PARK_DEFER) {
-        if (emu_now_ns() < t->deadline_ns)
+        if (emu_os_now_ns() < t->deadline_ns)
             return true;
         t->park = 0;
         t->deadline_ns = 0;
@@ -54,7 +54,7 @@ static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
     if ((r & 1u) == 0)
         return false;
     t->park = EMU_PARK_DEFER;
-    t->deadline_ns = emu_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
+    t->deadline_ns = emu_os_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
     return true;
 }
 
@@ -67,9 +67,9 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
         return EMU_RUN_PARK;
     if (o->len == 0)
         return EMU_RUN_DONE;
-    if (!emu_dp_range_alive(o->src_map, o->src, o->len))
+    if (!emu_dp_check_range_alive(o->src_map, o->src, o->len))
         return fail_range(t, "src", o->src, o->len, o->src_map->dev);
-    if (!emu_dp_range_alive(o->dst_map, o->dst, o->len))
+    if (!emu_dp_check_range_alive(o->dst_map, o->dst, o->len))
         return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
     if (reduce)
         emu_reduce(ptr_of(o->dst_map, o->dst), ptr_of(o->src_map, o->src), o->count, o->dtype,
@@ -108,7 +108,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
     if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
     if (t->deadline_ns == 0) {
-        t->deadline_ns = emu_deadline_s(o->timeout_s);
+        t->deadline_ns = emu_os_deadline_s(o->timeout_s);
         t->park = EMU_PARK_NOTIFY;
         t->park_slot = o->notify_slot;
         t->timeout_status = EMU_ETASK_TIMEOUT;
@@ -122,7 +122,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 /* Every data-plane task: what it does is its kind's row in dp_kinds.h. */
 static enum emu_run_result run(struct emu_task *t)
 {
-    uint32_t f = emu_dp_kind_flags(t->kind);
+    uint32_t f = emu_dp_kinds_flags(t->kind);
 
     if (f & EMU_DPF_WAIT)
         return wait_notify(t);
@@ -174,7 +174,7 @@ void emu_dp_task_describe(struct emu_task *t)
     t->sync_op = EMU_SYNC_NONE;
     if (o->notify_slot == EMU_DP_NONE)
         return;
-    t->sync_op = emu_dp_kind_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_op = emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
     t->sync_dev = o->notify_dev;
     t->sync_slot = o->notify_slot;
 }

@@ -16,7 +16,6 @@
 #include "common/os.h"
 #include "exec.h"
 #include "fault.h"
-#include "kernel.h"
 
 #define ALT_STACK_SIZE (64u * 1024u)
 
@@ -33,11 +32,11 @@ static void copy_str(char *dst, size_t len, const char *src)
 static void publish_failure(struct emu_devctl *ctl)
 {
     emu_store_release(&ctl->state, EMU_DEV_FAILED);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++) {
         if (emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE &&
             emu_load_relaxed(&ctl->streams[s].waiters) != 0)
-            emu_futex_wake(&ctl->streams[s].completed, INT32_MAX);
+            emu_os_futex_wake(&ctl->streams[s].completed, INT32_MAX);
     }
 }
 
@@ -45,14 +44,16 @@ static void publish_failure(struct emu_devctl *ctl)
  * into an image found on the stack (a fault inside libc called by the kernel). The scan
  * stays below `hi` (the AICPU thread's frame that called the kernel): past the top of the
  * thread's stack may lie a guard page, and a fault in here would kill the report. */
+static const struct emu_fault_locator *locator; /* set by emu_fault_install */
+
 static uint64_t kernel_frame(uint64_t pc, uint64_t sp, uint64_t hi, uint64_t *base,
                              const char **path)
 {
-    if (emu_kernel_image_of(pc, base, path))
+    if (locator->image_of(pc, base, path))
         return pc;
     for (uint64_t p = sp & ~7ull, n = 0; n < 2048 && (hi == 0 || p + 8 <= hi); p += 8, n++) {
         uint64_t v = *(volatile uint64_t *)(uintptr_t)p;
-        if (emu_kernel_image_of(v, base, path))
+        if (locator->image_of(v, base, path))
             return v - 1; /* inside the call instruction */
     }
     return 0;
@@ -63,7 +64,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     struct emu_devctl *ctl = emu_exec_ctl();
     struct emu_fault_record *f = &ctl->fault;
     ucontext_t *uc = uc_;
-    const struct emu_kernel_ctx *k = emu_kernel_current();
+    const char *kernel = NULL;
+    uint64_t stack_hi = 0;
+    bool in_kernel = locator->current(&kernel, &stack_hi);
     uint64_t pc = 0, sp = 0, base = 0;
     const char *path = NULL;
 
@@ -77,18 +80,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     f->signo = sig;
     f->code = si->si_code;
     f->addr = (uint64_t)(uintptr_t)si->si_addr;
-    f->in_kernel = k != NULL;
-    f->pc = k != NULL ? kernel_frame(pc, sp, k->stack_hi, &base, &path) : pc;
+    f->in_kernel = in_kernel;
+    f->pc = in_kernel ? kernel_frame(pc, sp, stack_hi, &base, &path) : pc;
     if (f->pc == 0)
         f->pc = pc;
     f->image_base = base;
-    copy_str(f->kernel, sizeof(f->kernel), k != NULL ? k->kernel : "");
+    copy_str(f->kernel, sizeof(f->kernel), in_kernel ? kernel : "");
     copy_str(f->image, sizeof(f->image), path);
-    publish_failure(ctl);
+    /* The line goes out before the host is told: a host that reads its stderr once it has
+     * seen the failure must find it there, never have it land after (or over) its read. */
     static const char msg[] = "[hcemu exec] error: fatal signal in device executor; the "
                               "device is marked failed (report follows from the host)\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
     (void)ignored;
+    publish_failure(ctl);
     _exit(128 + sig);
 }
 
@@ -114,11 +119,12 @@ void emu_fault_thread_init(void)
         sigaltstack(&ss, NULL);
 }
 
-emu_status emu_fault_install(void)
+emu_status emu_fault_install(const struct emu_fault_locator *loc)
 {
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     struct sigaction sa;
 
+    locator = loc;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

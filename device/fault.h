@@ -2,10 +2,23 @@
 #ifndef HCEMU_DEVICE_FAULT_H
 #define HCEMU_DEVICE_FAULT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "common/status.h"
 
-/* Install the handlers for kernel crashes (executor start-up). */
-emu_status emu_fault_install(void) EMU_MUST_CHECK;
+/* What the crash report needs to know about running kernels. kernel.c sits above this file
+ * (it calls emu_fault_*), so its answers come in as callbacks; both must be
+ * async-signal-safe. */
+struct emu_fault_locator {
+    /* The kernel of the calling thread and the top of its frames; false outside kernels. */
+    bool (*current)(const char **kernel, uint64_t *stack_hi);
+    /* Base and path of the loaded image that contains pc. */
+    bool (*image_of)(uint64_t pc, uint64_t *base, const char **path);
+};
+
+/* Install the handlers for kernel crashes (executor start-up); `loc` must outlive them. */
+emu_status emu_fault_install(const struct emu_fault_locator *loc) EMU_MUST_CHECK;
 /* Give the calling thread an alternate signal stack (AICPU threads). */
 void emu_fault_thread_init(void);
 /* Called by the executor when a kernel misbehaved beyond repair (timeout): records the

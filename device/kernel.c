@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
+#include "loader/deps.h"
 #include "spin.h"
 
 #define MAX_IMAGES 256u
@@ -81,6 +82,15 @@ const struct emu_kernel_ctx *emu_kernel_current(void)
     return in_kernel ? &cur_ctx : NULL;
 }
 
+bool emu_kernel_where(const char **kernel, uint64_t *stack_hi)
+{
+    if (!in_kernel)
+        return false;
+    *kernel = cur_ctx.kernel;
+    *stack_hi = cur_ctx.stack_hi;
+    return true;
+}
+
 struct range_probe {
     void *sym;
     uint64_t base, end;
@@ -131,6 +141,11 @@ emu_status emu_kernel_load(const char *path, uint32_t *id, char *why, size_t why
         st = EMU_ENOMEM;
         goto out;
     }
+    /* Libraries shipped next to the image first: the dynamic linker would not look there. */
+    void *deps[EMU_DEPS_MAX];
+    size_t n_deps = 0;
+    if ((st = emu_deps_preload(path, deps, EMU_DEPS_MAX, &n_deps, why, why_len)) != EMU_OK)
+        goto out;
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL) {
         snprintf(why, why_len, "dlopen %s: %s", path, dlerror());
@@ -336,7 +351,7 @@ static emu_status pool_post(struct launch *l, uint32_t block)
 static enum emu_run_result poll_launch(struct emu_task *t, struct launch *l)
 {
     if (emu_load_acquire(&l->remaining) != 0) {
-        if (emu_now_ns() >= l->deadline_ns)
+        if (emu_os_now_ns() >= l->deadline_ns)
             emu_fault_device_failed(l->name, 1);
         return EMU_RUN_PARK;
     }
@@ -379,10 +394,15 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     l->seq = t->seq;
     l->deadline_ns = w->u.kernel.timeout_us == 0
                          ? UINT64_MAX
-                         : emu_now_ns() + w->u.kernel.timeout_us * 1000ull;
+                         : emu_os_now_ns() + w->u.kernel.timeout_us * 1000ull;
     atomic_store(&l->remaining, l->blocks);
     atomic_store(&l->refs, l->blocks + 1);
     t->priv = l;
+    /* A host that sees the executor die without a fault record names the kernel from here. */
+    char *kname = emu_exec_ctl()->streams[t->stream].kernel;
+    size_t klen = sizeof(emu_exec_ctl()->streams[t->stream].kernel);
+    strncpy(kname, name, klen - 1); /* cut a long name: the report needs only its start */
+    kname[klen - 1] = '\0';
     t->park = EMU_PARK_KERNEL;
     t->deadline_ns = l->deadline_ns;
     t->timeout_status = EMU_EKERNEL_TIMEOUT;
@@ -407,4 +427,11 @@ void emu_kernel_task_release(struct emu_task *t)
         emu_devmem_free_internal(t->u.wire.u.kernel.args);
     if (l != NULL)
         launch_put(l);
+}
+
+const char *emu_kernel_task_name(const struct emu_task *t)
+{
+    const struct launch *l = t->priv;
+
+    return l != NULL ? l->name : NULL;
 }

@@ -22,6 +22,8 @@ struct emu_kernel_ctx {
 
 /* The kernel context of the calling thread, or NULL when not in a kernel. */
 const struct emu_kernel_ctx *emu_kernel_current(void);
+/* The same for the fault handler (struct emu_fault_locator): name and stack top. */
+bool emu_kernel_where(const char **kernel, uint64_t *stack_hi);
 
 /* Called when a kernel entry returns (on its AICPU thread), before the launch completes:
  * the data plane flushes batch state here. Set once at start-up. */
@@ -35,6 +37,9 @@ emu_status emu_kernel_unload(uint32_t image) EMU_MUST_CHECK;
 /* Task run/release for EMU_TASK_KERNEL (used by task_host.c). */
 enum emu_run_result emu_kernel_task_run(struct emu_task *t);
 void emu_kernel_task_release(struct emu_task *t);
+/* Name of the kernel a started EMU_TASK_KERNEL task runs (for reports); NULL before its
+ * first run. Valid while the task is. */
+const char *emu_kernel_task_name(const struct emu_task *t);
 
 /* Image ranges for the fault handler: [base, end) and path of each loaded image. */
 bool emu_kernel_image_of(uint64_t pc, uint64_t *base, const char **path);

@@ -23,7 +23,7 @@
 #include "common/os.h"
 #include "common/secure_dir.h"
 #include "common/settings.h"
-#include "diag/diag.h"
+#include "diag/diagnostics.h"
 #include "exec.h"
 #include "fault.h"
 #include "kernel.h"
@@ -131,6 +131,9 @@ static void remove_orphaned_job(const char *job)
         emu_secure_dir_remove(job);
 }
 
+/* kernel.c tells the crash report what runs where (fault.c cannot call up into it). */
+static const struct emu_fault_locator fault_locator = {emu_kernel_where, emu_kernel_image_of};
+
 int main(int argc, char **argv)
 {
     struct options o = {0};
@@ -161,23 +164,22 @@ int main(int argc, char **argv)
     ctl->window_base = emu_window_base(o.dev);
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
-        emu_fault_install() != EMU_OK ||
-        emu_report_register() != EMU_OK || (emu_diag_init(), 0) ||
-        emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
+        emu_fault_install(&fault_locator) != EMU_OK || emu_report_register() != EMU_OK ||
+        (emu_diagnostics_start(), 0) || emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     if (o.ready_fd >= 0) {
         ssize_t ignored = write(o.ready_fd, "R", 1);
         (void)ignored;
         close(o.ready_fd);
     }
     emu_server_run(lfd);
-    emu_diag_fini();
+    emu_diagnostics_stop();
     remove_orphaned_job(o.job);
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
-    emu_futex_wake(&ctl->state, INT32_MAX);
+    emu_os_futex_wake(&ctl->state, INT32_MAX);
     remove_files(o.job, o.dev);
     /* Workers may sit inside kernel code or waits; the process ends here without joining. */
     _exit(0);

@@ -137,6 +137,7 @@ static void runq_push(uint32_t s)
 {
     streams[s].state = S_QUEUED;
     streams[s].next_run = NONE;
+    emu_fetch_add_acq_rel(&dc->busy, 1);
     if (runq_tail == NONE)
         runq_head = s;
     else
@@ -221,7 +222,7 @@ static void park_add(uint32_t s, struct emu_task *t)
     parked[n_parked++] = s;
     sc->parked_slot = t->park_slot;
     sc->parked_callsite = t->callsite;
-    sc->parked_since_ns = emu_now_ns();
+    sc->parked_since_ns = emu_os_now_ns();
     /* Pairs with the watchdog's acquire load of `parked`: the fields above are set first. */
     emu_store_release(&sc->parked, t->park ? t->park : EMU_PARK_NOTIFY);
 }
@@ -252,7 +253,7 @@ static void account(uint32_t s, uint32_t n)
      * retired tasks are visible once `completed` is. */
     emu_fetch_add_release(&sc->completed, n);
     if (emu_load_acquire(&sc->waiters) != 0)
-        emu_futex_wake(&sc->completed, INT32_MAX);
+        emu_os_futex_wake(&sc->completed, INT32_MAX);
 }
 
 static struct emu_task *pop_head(uint32_t s)
@@ -445,6 +446,8 @@ static void append_locked(uint32_t s, struct emu_task *t)
     t->seq = ++next_seq;
     if (hook_mask & H_SUBMIT)
         hook_task(H_SUBMIT, t);
+    if (t->from_kernel)
+        emu_fetch_add_relaxed(&dc->kernel_submits, 1);
     if (r->tail == NULL)
         r->head = t;
     else
@@ -487,7 +490,7 @@ static void intake(void)
     /* Pairs with the acquire load of `head` by a host waiting for ring space. */
     emu_store_release(&sq->head, head);
     if (emu_load_acquire(&sq->space_waiters) != 0)
-        emu_futex_wake(&sq->head, INT32_MAX);
+        emu_os_futex_wake(&sq->head, INT32_MAX);
 }
 
 static void idle_wait(uint32_t bell, uint64_t deadline)
@@ -496,9 +499,9 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
 
     /* Spin only when a core of the machine is free for the thread that will ring. */
     if (emu_spin_begin()) {
-        uint64_t until = emu_now_ns() + SPIN_NS;
-        while (emu_load_acquire(&ctl->doorbell) == bell && emu_now_ns() < until &&
-               emu_now_ns() < deadline)
+        uint64_t until = emu_os_now_ns() + SPIN_NS;
+        while (emu_load_acquire(&ctl->doorbell) == bell && emu_os_now_ns() < until &&
+               emu_os_now_ns() < deadline)
             emu_cpu_relax();
         emu_spin_end();
         if (emu_load_acquire(&ctl->doorbell) != bell)
@@ -507,7 +510,7 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
     emu_fetch_add_acq_rel(&ctl->sleepers, 1);
     /* The futex re-checks doorbell == bell in the kernel, so a ring after our load is never
      * lost: either we see the new value or the ringer sees sleepers != 0 and wakes us. */
-    (void)emu_futex_wait(&ctl->doorbell, bell, deadline);
+    (void)emu_os_futex_wait(&ctl->doorbell, bell, deadline);
     emu_fetch_sub_acq_rel(&ctl->sleepers, 1);
 }
 
@@ -521,7 +524,7 @@ static void *worker_main(void *arg)
     while (!stopping) {
         /* Pairs with the release increment in emu_devctl_ring(). */
         uint32_t bell = emu_load_acquire(&ctl->doorbell);
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         intake();
         if (bell != last_scan_bell || (n_parked > 0 && now >= nearest_deadline())) {
             last_scan_bell = bell;
@@ -531,6 +534,8 @@ static void *worker_main(void *arg)
         uint32_t s = gated ? NONE : runq_pop();
         if (s != NONE) {
             run_stream(s);
+            /* Pairs with the increment in runq_push(): the stream was busy until now. */
+            emu_fetch_sub_acq_rel(&ctl->busy, 1);
             continue;
         }
         uint64_t deadline = nearest_deadline();
@@ -552,7 +557,7 @@ emu_status emu_sched_start(struct emu_devctl *ctl, unsigned n, emu_sched_decode_
     dc = ctl;
     decode_wire = decode;
     if (n == 0)
-        n = emu_cpu_count() < 4 ? 2 : 4;
+        n = emu_os_cpu_count() < 4 ? 2 : 4;
     if (pick_hook != NULL) {
         /* One worker and the pick hook make the device's schedule a function of the hook. */
         quantum = 1;
@@ -577,7 +582,7 @@ void emu_sched_stop(void)
     pthread_mutex_unlock(&lock);
     for (unsigned i = 0; i < n_workers; i++) {
         emu_devctl_ring(dc);
-        emu_futex_wake(&dc->doorbell, INT32_MAX);
+        emu_os_futex_wake(&dc->doorbell, INT32_MAX);
     }
     for (unsigned i = 0; i < n_workers; i++)
         pthread_join(workers[i], NULL);
@@ -639,7 +644,7 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
             continue;
         }
         /* idle_cv uses the realtime clock; convert the monotonic deadline. */
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline) {
             st = EMU_ETIMEOUT;
             break;

@@ -29,7 +29,7 @@ void emu_spin_open(const char *job_dir)
     int fd;
     if (emu_secure_dir_open_path(path, O_RDWR | O_CREAT, 0600, &fd) != EMU_OK)
         return;
-    if (ftruncate(fd, 4096) == 0 && emu_map_shared(fd, 0, 4096, NULL, 0, &p) == EMU_OK)
+    if (ftruncate(fd, 4096) == 0 && emu_os_map_shared(fd, 0, 4096, NULL, 0, &p) == EMU_OK)
         job = p;
     close(fd);
 }
@@ -53,7 +53,7 @@ bool emu_spin_begin(void)
     /* Spin while runnable threads (the busy ones, which will ring, and the spinners) do not
      * outnumber cores. Counters of a crashed executor may stay high: that only disables
      * spinning. */
-    if (emu_load_relaxed(&job->busy) + want <= (int32_t)emu_cpu_count())
+    if (emu_load_relaxed(&job->busy) + want <= (int32_t)emu_os_cpu_count())
         return true;
     emu_fetch_sub_acq_rel(&job->spinners, 1);
     emu_store_release(&local_spinner, 0);

@@ -33,7 +33,7 @@ bool emu_symbols_lookup(const char *path, uint64_t offset, char *out, size_t len
         if (strcmp(cache[i].path, path) == 0)
             s = cache[i].sym;
     if (s == NULL && n_cached < MAX_CACHED && strlen(path) < sizeof(cache[0].path)) {
-        s = emu_symbolizer_create(path);
+        s = emu_symbolize_create(path);
         if (s != NULL) {
             memcpy(cache[n_cached].path, path, strlen(path) + 1);
             cache[n_cached++].sym = s;
@@ -41,7 +41,7 @@ bool emu_symbols_lookup(const char *path, uint64_t offset, char *out, size_t len
     }
     /* A symbolizer is not thread-safe: look up under the lock. */
     if (s != NULL)
-        ok = emu_symbolizer_lookup(s, offset, out, len) == EMU_OK;
+        ok = emu_symbolize_lookup(s, offset, out, len) == EMU_OK;
     pthread_mutex_unlock(&lock);
     return ok;
 }
@@ -53,7 +53,7 @@ void emu_symbols_kernel_pc(uint64_t pc, char *out, size_t len)
 
     if (emu_kernel_image_of(pc, &base, &path) && emu_symbols_lookup(path, pc - base, out, len))
         return;
-    if (emu_symbol_of(pc, out, len))
+    if (emu_os_symbol_of(pc, out, len))
         return;
     snprintf(out, len, "0x%llx", (unsigned long long)pc);
 }

@@ -61,6 +61,7 @@ struct emu_task {
     uint64_t vt_floor;           /* HCEMU_SEED traces: virtual start of the kernel that queued it */
     uint32_t vt_index;           /* HCEMU_SEED traces: 1-based index of the task in its stream */
     void *diag;                  /* race clocks; released by the race detector's free hook */
+    uint32_t model_node;         /* HCEMU_TIME=model: its node in model.shm, plus one */
     union {
         struct emu_wire_task wire; /* host tasks, verbatim */
         uint8_t raw[160];          /* data-plane payloads */

@@ -95,7 +95,7 @@ static enum emu_run_result run_notify_wait(struct emu_task *t)
     if (emu_task_host_notify_consume(emu_exec_ctl(), w->u.wait.slot))
         return EMU_RUN_DONE;
     if (t->deadline_ns == 0)
-        t->deadline_ns = emu_deadline_s(w->u.wait.timeout_s);
+        t->deadline_ns = emu_os_deadline_s(w->u.wait.timeout_s);
     t->park = EMU_PARK_NOTIFY;
     t->park_slot = w->u.wait.slot;
     t->timeout_status = EMU_ETASK_TIMEOUT;
@@ -111,9 +111,10 @@ static enum emu_run_result run_event_record(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
+    emu_store_relaxed(&ctl->notifies[w->u.event.slot].stamp_ns, emu_os_now_ns());
     /* Pairs with the acquire load in run_event_wait() and in the host's event sync. */
     emu_store_release(&ctl->notifies[w->u.event.slot].value, w->u.event.seq);
-    emu_futex_wake(&ctl->notifies[w->u.event.slot].value, INT32_MAX);
+    emu_os_futex_wake(&ctl->notifies[w->u.event.slot].value, INT32_MAX);
     /* Streams of the event's own device that parked on it are not in ring_mask when they
      * were queued after this record (the usual record-then-wait order): ring it always. */
     emu_devctl_ring(ctl);
@@ -144,7 +145,7 @@ static enum emu_run_result run_event_wait(struct emu_task *t)
      * waiter mask when the record was queued, which a wait queued after the record is not.
      * Such waits poll instead of waiting for a ring that may never come; the deadline is
      * renewed on every poll, so it never expires. */
-    t->deadline_ns = w->u.event.dev == emu_exec_g.dev ? UINT64_MAX : emu_now_ns() + EVENT_POLL_NS;
+    t->deadline_ns = w->u.event.dev == emu_exec_g.dev ? UINT64_MAX : emu_os_now_ns() + EVENT_POLL_NS;
     t->park = EMU_PARK_EVENT;
     t->park_slot = w->u.event.slot;
     return EMU_RUN_PARK;

@@ -1,7 +1,7 @@
 /* device_api_names.h - the one list of device-side API functions an AICPU kernel may import.
  *
  * Every Hcomm* function of docs/DATA_PLANE.md, including the package-internal
- * HcommThreadJoin and HcommThreadSynchronize. The loader accepts exactly these names as device
+ * HcommThreadJoin and HcommThreadSynchronize, and the HCCL 9.2 device functions. The loader accepts exactly these names as device
  * API imports, and hcemu-device must export every one (it can check with this same list), so
  * a kernel the loader accepts never fails to dlopen for want of a device symbol.
  * Usage: #define X(name) ...; EMU_DEVICE_API_NAMES(X) */
@@ -59,6 +59,26 @@
     X(HcommAicpuTsTaskCacheStart)                                                                  \
     X(HcommAicpuTsTaskCacheEnd)                                                                    \
     X(HcommAicpuTsTaskCacheExecute)                                                                \
-    X(HcommAicpuTsTaskCacheClear)
+    X(HcommAicpuTsTaskCacheClear)                                                                  \
+    /* HCCL 9.2 device functions (device/api_hccl_device.c) */                                     \
+    X(HcclCommGetStatus)                                                                           \
+    X(HcclGroupStatusGet)                                                                          \
+    X(HcclCommRegCommStateCallback)                                                                \
+    X(HcclDfxRegOpInfoByCommId)                                                                    \
+    X(HcommRegOpInfo)                                                                              \
+    X(HcommRegOpTaskException)                                                                     \
+    X(HcommProfilingReportDeviceOp)                                                                \
+    X(HcommProfilingReportKernelStartTask)                                                         \
+    X(HcommProfilingReportKernelEndTask)                                                           \
+    X(HcommProfilingReportMainStreamAndFirstTask)                                                  \
+    X(HcommProfilingReportMainStreamAndLastTask)                                                   \
+    X(HcommProfilingReportDeviceHcclOpInfo)                                                        \
+    X(HcommProfilingInit)                                                                          \
+    X(HcommProfilingEnd)                                                                           \
+    X(HcclAicpuKernelLaunch)                                                                       \
+    X(HcommChannelNotifyWaitWithDefaultTimeout)                                                    \
+    X(HcclSymWinGetPeerPointer)                                                                    \
+    X(HcommSymWinGetPeerPointer)                                                                   \
+    X(HcclCommSymWinGet)
 
 #endif

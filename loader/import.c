@@ -4,6 +4,7 @@
 #include "import.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -81,14 +82,18 @@ static int is_host_api(const char *name)
     return strncmp(name, "Hccl", 4) == 0 && isalpha((unsigned char)name[4]);
 }
 
+int emu_import_is_runtime_file(const char *soname)
+{
+    for (size_t i = 0; soname != NULL && i < COUNT(runtime_files); i++)
+        if (strncmp(soname, runtime_files[i], strlen(runtime_files[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static int is_runtime(const struct emu_elf_symbol *imp)
 {
-    if (imp->version_file != NULL) {
-        for (size_t i = 0; i < COUNT(runtime_files); i++)
-            if (strncmp(imp->version_file, runtime_files[i], strlen(runtime_files[i])) == 0)
-                return 1;
-        return 0;
-    }
+    if (imp->version_file != NULL)
+        return emu_import_is_runtime_file(imp->version_file);
     for (size_t i = 0; i < COUNT(runtime_weak_hooks); i++)
         if (strcmp(imp->name, runtime_weak_hooks[i]) == 0)
             return 1;
@@ -185,13 +190,33 @@ static emu_status check_entry(const struct emu_elf_info *info, const char *name,
     return EMU_OK;
 }
 
+/* What else may satisfy an import: the image's own dependencies (emu_import_check_image_with). */
+struct providers {
+    const struct emu_elf_info *const *libs;
+    size_t n;
+};
+
+static int tolerated(const struct emu_elf_symbol *imp, const struct providers *p)
+{
+    if (imp->bind == STB_WEAK)
+        return 1;
+    for (size_t i = 0; i < p->n; i++)
+        if (emu_elf_find_export(p->libs[i], imp->name) != NULL)
+            return 1;
+    return 0;
+}
+
 /* Index of the first import of class `c` and the total of refused imports. */
-static size_t first_of(const struct emu_elf_info *info, enum emu_import_class c, size_t *refused)
+static size_t first_of(const struct emu_elf_info *info, const struct providers *p,
+                       enum emu_import_class c, size_t *refused)
 {
     size_t first = info->n_imports;
 
     for (size_t i = 0; i < info->n_imports; i++) {
         enum emu_import_class k = emu_import_classify(&info->imports[i]);
+        if ((k == EMU_IMPORT_HOST_ONLY || k == EMU_IMPORT_UNKNOWN) &&
+            tolerated(&info->imports[i], p))
+            continue;
         if (k == EMU_IMPORT_HOST_ONLY || k == EMU_IMPORT_UNKNOWN)
             (*refused)++;
         if (k == c && first == info->n_imports)
@@ -200,11 +225,12 @@ static size_t first_of(const struct emu_elf_info *info, enum emu_import_class c,
     return first;
 }
 
-static emu_status check_imports(const struct emu_elf_info *info, char *why, size_t why_len)
+static emu_status check_imports(const struct emu_elf_info *info, const struct providers *p,
+                                char *why, size_t why_len)
 {
     size_t refused = 0, unused = 0;
-    size_t h = first_of(info, EMU_IMPORT_HOST_ONLY, &refused);
-    size_t u = first_of(info, EMU_IMPORT_UNKNOWN, &unused);
+    size_t h = first_of(info, p, EMU_IMPORT_HOST_ONLY, &refused);
+    size_t u = first_of(info, p, EMU_IMPORT_UNKNOWN, &unused);
     char more[96] = "";
 
     if (refused > 1)
@@ -231,6 +257,15 @@ static emu_status check_imports(const struct emu_elf_info *info, char *why, size
 emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
                                   size_t n_entries, char *why, size_t why_len)
 {
+    return emu_import_check_image_with(info, entries, n_entries, NULL, 0, why, why_len);
+}
+
+emu_status emu_import_check_image_with(const struct emu_elf_info *info, const char *const *entries,
+                                size_t n_entries, const struct emu_elf_info *const *provided,
+                                size_t n_provided, char *why, size_t why_len)
+{
+    struct providers p = {provided, provided != NULL ? n_provided : 0};
+
     if (why != NULL && why_len > 0)
         why[0] = '\0';
     if (info == NULL || (entries == NULL && n_entries > 0))
@@ -242,5 +277,5 @@ emu_status emu_import_check_image(const struct emu_elf_info *info, const char *c
         if (st != EMU_OK)
             return st;
     }
-    return check_imports(info, why, why_len);
+    return check_imports(info, &p, why, why_len);
 }

@@ -48,4 +48,15 @@ int emu_import_is_device_api(const char *name);
 emu_status emu_import_check_image(const struct emu_elf_info *info, const char *const *entries,
                                   size_t n_entries, char *why, size_t why_len) EMU_MUST_CHECK;
 
+/* Same, with two more rules: an import defined by one of `provided` (the image's own
+ * dependencies, already checked; n_provided may be 0) is accepted, and so is a weak import
+ * of any class (the dynamic linker binds it if something defines it, else leaves it NULL,
+ * and the program tests it before the call). emu_image_check is this with nothing provided. */
+emu_status emu_import_check_image_with(const struct emu_elf_info *info, const char *const *entries,
+                                size_t n_entries, const struct emu_elf_info *const *provided,
+                                size_t n_provided, char *why, size_t why_len) EMU_MUST_CHECK;
+
+/* Whether a DT_NEEDED name is a library of the C/C++/math/thread runtime (rule 3's files). */
+int emu_import_is_runtime_file(const char *soname);
+
 #endif

@@ -40,7 +40,7 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
-void emu_symbolizer_destroy(struct emu_symbolizer *s)
+void emu_symbolize_destroy(struct emu_symbolizer *s)
 {
     if (s == NULL)
         return;
@@ -50,7 +50,7 @@ void emu_symbolizer_destroy(struct emu_symbolizer *s)
     free(s);
 }
 
-struct emu_symbolizer *emu_symbolizer_create(const char *image_path)
+struct emu_symbolizer *emu_symbolize_create(const char *image_path)
 {
     if (image_path == NULL)
         return NULL;
@@ -64,15 +64,15 @@ struct emu_symbolizer *emu_symbolizer_create(const char *image_path)
     dwfl_report_end(s->dwfl, NULL, NULL);
     if (s->mod == NULL || dwfl_module_getelf(s->mod, &s->bias) == NULL)
         goto fail;
-    return s; /* caller owns; emu_symbolizer_destroy() */
+    return s; /* caller owns; emu_symbolize_destroy() */
 fail:
     EMU_LOG_ERR("%s: cannot read for symbolization: %s", image_path,
                 s != NULL && s->dwfl != NULL ? dwfl_errmsg(-1) : "out of memory");
-    emu_symbolizer_destroy(s);
+    emu_symbolize_destroy(s);
     return NULL;
 }
 
-emu_status emu_symbolizer_lookup(struct emu_symbolizer *s, uint64_t addr, char *out, size_t out_len)
+emu_status emu_symbolize_lookup(struct emu_symbolizer *s, uint64_t addr, char *out, size_t out_len)
 {
     GElf_Off off = 0;
     GElf_Sym sym;
@@ -102,13 +102,13 @@ emu_status emu_symbolize(const char *image_path, uint64_t file_offset_or_vaddr, 
         return EMU_ENULL;
     if (out_len == 0)
         return EMU_EINVAL;
-    struct emu_symbolizer *s = emu_symbolizer_create(image_path);
+    struct emu_symbolizer *s = emu_symbolize_create(image_path);
     if (s == NULL) {
         snprintf(out, out_len, "0x%llx (%s)", (unsigned long long)file_offset_or_vaddr,
                  base_name(image_path));
         return EMU_EFILE;
     }
-    emu_status st = emu_symbolizer_lookup(s, file_offset_or_vaddr, out, out_len);
-    emu_symbolizer_destroy(s);
+    emu_status st = emu_symbolize_lookup(s, file_offset_or_vaddr, out, out_len);
+    emu_symbolize_destroy(s);
     return st;
 }

@@ -8,7 +8,7 @@ hcemu_add_kernel(krt_blocks SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_bloc
                  ENTRIES krt_blocks krt_spin)
 hcemu_add_kernel(krt_crash SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_crash.c
                  ENTRIES krt_crash_null krt_crash_store krt_crash_bus krt_crash_fpe
-                         krt_crash_ill krt_crash_abort)
+                         krt_crash_ill krt_crash_abort krt_exit krt_close_fds)
 hcemu_add_kernel(krt_host_import SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_host_import.c
                  ENTRIES krt_host_import)
 hcemu_add_kernel(krt_cxx SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_cxx.cpp

@@ -28,6 +28,9 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <hcomm/hcomm_primitives_expt.h>
+#include <hccl/hccl_diag.h>
+#include <hccl/hccl_sym_win.h>
+#include <hccl/hcomm_diag.h>
 
 #include "api_abuse_names.h"
 #include "test_comm_util.h"
@@ -147,7 +150,7 @@ static const any_fn api_table[] = {
     F(aclrtCreateStreamWithConfig), F(aclrtDestroyStream), F(aclrtSynchronizeStream),
     F(aclrtSynchronizeStreamWithTimeout), F(aclrtSynchronizeDevice), F(aclrtCreateEvent),
     F(aclrtRecordEvent), F(aclrtStreamWaitEvent), F(aclrtSynchronizeEvent),
-    F(aclrtDestroyEvent), F(aclrtCreateNotify), F(aclrtDestroyNotify), F(aclrtRecordNotify),
+    F(aclrtDestroyEvent), F(aclrtEventElapsedTime), F(aclrtCreateNotify), F(aclrtDestroyNotify), F(aclrtRecordNotify),
     F(aclrtWaitAndResetNotify), F(aclrtGetNotifyId), F(aclrtGetLastError),
     F(aclrtPeekAtLastError), F(aclGetRecentErrMsg), F(aclrtBinaryLoadFromFile),
     F(aclrtBinaryLoadFromData), F(aclrtBinaryGetFunction), F(aclrtBinaryUnLoad),
@@ -163,11 +166,25 @@ static const any_fn api_table[] = {
     F(HcclGetConfig), F(HcclBarrier), F(HcclGetCommAsyncError), F(HcclGetErrorString),
     F(HcclGetCommConfigCapability), F(HcclCommSuspend), F(HcclCommResume),
     F(HcclCommGetStatus), F(HcclGroupStart), F(HcclGroupEnd), F(HcclGroupStatusGet),
-    F(HcclConfigGetInfo),
     /* hccl.h: the built-in collectives */
     F(HcclAllReduce), F(HcclBroadcast), F(HcclReduceScatter), F(HcclReduceScatterV),
     F(HcclScatter), F(HcclAllGather), F(HcclAllGatherV), F(HcclSend), F(HcclRecv),
     F(HcclAlltoAllVC), F(HcclAlltoAllV), F(HcclAlltoAll), F(HcclReduce), F(HcclBatchSendRecv),
+    F(HcclConfigGetInfo),
+    F(HcclCommRegCommStateCallback), F(HcclCommSymWinRegister),
+    F(HcclCommSymWinDeregister), F(HcclCommSymWinGet), F(HcclSymWinGetPeerPointer),
+    F(HcclAicpuKernelLaunch), F(HcommRegOpInfo), F(HcommRegOpTaskException),
+    F(HcommProfilingReportDeviceOp), F(HcommProfilingReportKernelStartTask),
+    F(HcommProfilingReportKernelEndTask), F(HcclProfilingReportOp), F(HcclReportAicpuKernel),
+    F(HcclReportAivKernel), F(HcommGetProfilingSysCycleTime), F(HcclDfxRegOpInfoByCommId),
+    /* acl_rt.h, HCCL 9.2 additions */
+    F(aclmdlRICaptureGetInfo), F(aclmdlRICaptureThreadExchangeMode),
+    F(aclrtCreateEventExWithFlag), F(aclrtGetDeviceInfo), F(aclrtGetDevicesTopo),
+    F(aclrtGetLogicDevIdByPhyDevId), F(aclrtGetOpTimeOutInterval),
+    F(aclrtGetResInCurrentThread), F(aclrtStreamGetId), F(aclrtLaunchKernelWithHostArgs),
+    F(aclrtGetDeviceIdFromExceptionInfo), F(aclrtGetStreamIdFromExceptionInfo),
+    F(aclrtGetTaskIdFromExceptionInfo), F(aclrtGetErrorCodeFromExceptionInfo),
+    F(aclsysGetVersionNum),
     /* hccl_rank_graph.h */
     F(HcclRankGraphGetLayers), F(HcclRankGraphGetRanksByLayer),
     F(HcclRankGraphGetRankSizeByLayer), F(HcclRankGraphGetTopoTypeByLayer),
@@ -318,6 +335,8 @@ static void everything_refused(long long acl_code, void *stale_stream, void *sta
     EXPECT(aclrtStreamWaitEvent(stale_stream, stale_event), acl_code, BADH);
     EXPECT(aclrtSynchronizeEvent(stale_event), acl_code, BADH);
     EXPECT(aclrtDestroyEvent(stale_event), acl_code, BADH);
+    float ms_out = 0;
+    EXPECT(aclrtEventElapsedTime(&ms_out, stale_event, stale_event), acl_code, BADH);
     EXPECT(aclrtCreateNotify(&p, 0), acl_code);
     EXPECT(aclrtDestroyNotify(heap_junk), acl_code, BADH);
     EXPECT(aclrtRecordNotify(heap_junk, stale_stream), acl_code, BADH);
@@ -416,6 +435,47 @@ static void calls_on_a_thread_without_aclrtSetDevice_are_refused(void **state)
     CHECK_NO_FAILURES();
 }
 
+/* The HCCL 9.2 additions of acl_rt.h (api_acl_extra.c). */
+static void acl92_calls(const uint8_t *junk)
+{
+    aclmdlRICaptureStatus cs;
+    aclmdlRICaptureMode mode = (aclmdlRICaptureMode)7;
+    int64_t i64;
+    uint64_t u64;
+    uint32_t u32;
+    int32_t i32;
+    char pkg[] = "hccl";
+
+    EXPECT(aclmdlRICaptureGetInfo(NULL, NULL, NULL), PARAM);
+    EXPECT(aclmdlRICaptureGetInfo((aclrtStream)heap_junk, &cs, NULL), ANY);
+    EXPECT(aclmdlRICaptureThreadExchangeMode(NULL), PARAM);
+    EXPECT(aclmdlRICaptureThreadExchangeMode(&mode), PARAM);
+    EXPECT(aclrtCreateEventExWithFlag(NULL, 0), PARAM);
+    EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_PHY_CHIP_ID, NULL), PARAM);
+    EXPECT(aclrtGetDeviceInfo(99, ACL_DEV_ATTR_PHY_CHIP_ID, &i64), PARAM);
+    EXPECT(aclrtGetDeviceInfo(0, (aclrtDevAttr)12345, &i64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetDevicesTopo(0, 1, &u64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetLogicDevIdByPhyDevId(-1, &i32), PARAM);
+    EXPECT(aclrtGetLogicDevIdByPhyDevId(0, NULL), PARAM);
+    EXPECT(aclrtGetOpTimeOutInterval(&u64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &u32),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtStreamGetId(NULL, NULL), PARAM);
+    EXPECT(aclrtStreamGetId((aclrtStream)heap_junk, &i32), ANY);
+    EXPECT(aclrtLaunchKernelWithHostArgs(NULL, 1, NULL, NULL, NULL, 0, NULL, 1),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtLaunchKernelWithHostArgs(NULL, 1, NULL, NULL, NULL, 8, NULL, 0), PARAM);
+    EXPECT(aclrtLaunchKernelWithHostArgs((aclrtFuncHandle)heap_junk, 1, NULL, NULL,
+                                         (void *)junk, 8, NULL, 0), ANY);
+    SURVIVES(aclrtGetDeviceIdFromExceptionInfo(NULL));
+    SURVIVES(aclrtGetStreamIdFromExceptionInfo(NULL));
+    SURVIVES(aclrtGetTaskIdFromExceptionInfo(NULL));
+    SURVIVES(aclrtGetErrorCodeFromExceptionInfo(NULL));
+    EXPECT(aclsysGetVersionNum(NULL, &i32), PARAM);
+    EXPECT(aclsysGetVersionNum(pkg, NULL), PARAM);
+    EXPECT(aclsysGetVersionNum(pkg, &i32), 0);
+}
+
 static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
 {
     void *p = NULL, *dev = NULL, *dev1 = NULL, *host = NULL;
@@ -424,6 +484,7 @@ static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
     (void)state;
 
     fill_junk(junk, sizeof(junk), 77);
+    acl92_calls(junk);
     EXPECT(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
     EXPECT(aclrtSetDevice(2), ACL_ERROR_RT_INVALID_DEVICEID);
     EXPECT(aclrtSetDevice(INT32_MAX), ACL_ERROR_RT_INVALID_DEVICEID);
@@ -554,6 +615,11 @@ static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
     EXPECT(aclrtSynchronizeEvent(junk), BADH);
     EXPECT(aclrtSynchronizeEvent(deadev), BADH);
     EXPECT(aclrtSynchronizeEvent(n), BADH);
+    float ms = 0;
+    EXPECT(aclrtEventElapsedTime(NULL, e, e), PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, NULL, e), PARAM);
+    EXPECT(aclrtEventElapsedTime(&ms, junk, e), BADH);
+    EXPECT(aclrtEventElapsedTime(&ms, e, deadev), BADH);
     EXPECT(aclrtDestroyEvent(NULL), PARAM);
     EXPECT(aclrtDestroyEvent(deadev), BADH);
     EXPECT(aclrtDestroyEvent(s), BADH);
@@ -876,6 +942,38 @@ static void collectives_on_garbage(HcclComm c)
     EXPECT(HcclBatchSendRecv(&it, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
 }
 
+/* The hcomm 9.2 additions (api_hccl_diag.c): reports accepted, bad pointers refused,
+ * symmetric windows and HCCL-side launches not provided. */
+static void hccl92_calls(HcclComm c)
+{
+    HcclCommSymWindow w = NULL;
+    size_t off;
+    void *p;
+    char tag[] = "comm";
+    HcclDfxOpInfo info;
+
+    memset(&info, 0, sizeof(info));
+    EXPECT(HcclCommRegCommStateCallback(NULL, NULL, NULL), HCCL_E_PTR);
+    EXPECT(HcclCommSymWinRegister(c, heap_junk, 64, &w, 0), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclCommSymWinDeregister(heap_junk), HCCL_E_NOT_SUPPORT);
+    SURVIVES(HcclCommSymWinGet(c, heap_junk, 64, &w, &off));
+    EXPECT(HcclSymWinGetPeerPointer(heap_junk, 0, 1, &p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclAicpuKernelLaunch(c, NULL, NULL, 0, NULL, NULL), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommRegOpInfo(NULL, NULL, 0), HCCL_E_PTR);
+    EXPECT(HcommRegOpInfo(tag, NULL, 8), HCCL_E_PTR);
+    EXPECT(HcommRegOpTaskException(NULL, NULL), HCCL_E_PTR);
+    EXPECT(HcommProfilingReportDeviceOp(NULL), 0);
+    EXPECT(HcommProfilingReportKernelStartTask(UINT64_MAX, NULL), 0);
+    EXPECT(HcommProfilingReportKernelEndTask(UINT64_MAX, NULL), 0);
+    EXPECT(HcclProfilingReportOp(c, 0), 0);
+    EXPECT(HcclReportAicpuKernel(c, 0, NULL), 0);
+    EXPECT(HcclReportAivKernel(c, 0), 0);
+    SURVIVES(HcommGetProfilingSysCycleTime());
+    EXPECT(HcclDfxRegOpInfoByCommId(NULL, &info), HCCL_E_PTR);
+    EXPECT(HcclDfxRegOpInfoByCommId(tag, NULL), HCCL_E_PTR);
+    EXPECT(HcclDfxRegOpInfoByCommId(tag, &info), 0);
+}
+
 static void comm_stubs(HcclComm c)
 {
     void *p;
@@ -893,14 +991,16 @@ static void comm_stubs(HcclComm c)
     SURVIVES(HcclGetCommConfigCapability());
     EXPECT(HcclCommSuspend(c), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclCommResume(c), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclCommGetStatus(NULL, &st), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclCommGetStatus(NULL, &st), HCCL_E_PTR);
+    EXPECT(HcclCommGetStatus("no such communicator", &st), HCCL_E_NOT_FOUND);
     EXPECT(HcclGroupStart(), 0);
     EXPECT(HcclGroupStatusGet(&b), 0);
     EXPECT(HcclGroupEnd(), 0);
     EXPECT(HcclGroupEnd(), HCCL_E_PARA);
     EXPECT(HcclGroupStatusGet(NULL), HCCL_E_PTR);
     collectives_on_garbage(c);
-    EXPECT(HcclConfigGetInfo(c, -1, UINT32_MAX, NULL), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclConfigGetInfo(c, HCCL_CONFIG_TYPE_INVALID, UINT32_MAX, NULL), ANY);
+    hccl92_calls(c);
     EXPECT(HcclGetRemoteIpcHcclBuf(c, UINT64_MAX, &p, &u64), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclDevMemAcquire(c, NULL, &u64, &p, &b), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclTaskRegister(c, NULL, NULL), HCCL_E_NOT_SUPPORT);

@@ -780,24 +780,9 @@ int main(void)
         cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
     };
     quick = getenv("TEST_COLL_QUICK") != NULL;
-    cu_tmpdir(job, sizeof(job));
-    setenv("HCEMU_JOB_PATH", job, 1);
-    setenv("HCEMU_DEVICES", "8", 1);
-    setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
-    setenv("HCCL_BUFFSIZE", "1", 1);
-    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
+    cu_job_begin(job, sizeof(job), "8", "1");
     /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
      * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */
     setenv("HCEMU_HANG_MS", "30000", 0);
-    unsetenv("HCEMU_RANK");
-    unsetenv("HCEMU_TOPOLOGY");
-    unsetenv("HCEMU_SOC");
-    int rc = cmocka_run_group_tests_name("collectives", tests, setup, teardown);
-    int left = cu_wait_executors_gone(job, 5000);
-    cu_rmtree(job);
-    if (left != 0) {
-        fprintf(stderr, "%d executors of %s are still running\n", left, job);
-        return 1;
-    }
-    return rc;
+    return cu_job_end(job, cmocka_run_group_tests_name("collectives", tests, setup, teardown));
 }

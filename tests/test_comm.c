@@ -506,6 +506,37 @@ static void channel_sides_must_agree_on_notify_num(void **state)
     run_pair(NOTIFY_MISMATCH, "20", "notifyNum is 2 here but 3 on rank 1");
 }
 
+/* Each rank acquires channels to both ring neighbours in one call and destroys its
+ * communicator at once: once one side's acquire returned, the other side must complete
+ * without it (the leaver already published everything the channel needs). */
+static void body_ring_then_leave(struct cu_rank *r)
+{
+    HcclChannelDesc d[2];
+    ChannelHandle ch[2];
+    uint32_t left = (uint32_t)(r->rank + r->n - 1) % (uint32_t)r->n;
+    uint32_t right = (uint32_t)(r->rank + 1) % (uint32_t)r->n;
+
+    CU_CHECK(r, cu_desc_to(r->comm, (uint32_t)r->rank, left, COMM_PROTOCOL_UB_CTP, 1, &d[0]) == 0);
+    CU_CHECK(r, cu_desc_to(r->comm, (uint32_t)r->rank, right, COMM_PROTOCOL_UB_CTP, 1, &d[1]) ==
+                    0);
+    CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, 2, ch) == 0);
+}
+
+static void ring_neighbour_acquire_then_destroy_never_fails(void **state)
+{
+    struct cu_rank r[NDEV];
+    HcclRootInfo ri;
+    (void)state;
+
+    for (int round = 0; round < 20; round++) {
+        memset(r, 0, sizeof(r));
+        assert_int_equal(HcclGetRootInfo(&ri), HCCL_SUCCESS);
+        cu_run_ranks(r, 8, &ri, body_ring_then_leave, NULL);
+        check_all_ranks(r, 8);
+    }
+    check_devices_clean(NULL);
+}
+
 static void channel_fails_fast_when_the_peer_destroys(void **state)
 {
     (void)state;
@@ -674,24 +705,10 @@ int main(void)
         cmocka_unit_test(channel_times_out_when_the_peer_never_acquires),
         cmocka_unit_test(channel_sides_must_agree_on_notify_num),
         cmocka_unit_test(channel_fails_fast_when_the_peer_destroys),
+        cmocka_unit_test(ring_neighbour_acquire_then_destroy_never_fails),
         cmocka_unit_test(destroy_answers_again_while_a_call_blocks),
         cmocka_unit_test(cluster_info_file_builds_two_servers),
     };
-    cu_tmpdir(job, sizeof(job));
-    setenv("HCEMU_JOB_PATH", job, 1);
-    setenv("HCEMU_DEVICES", "8", 1);
-    setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
-    setenv("HCCL_BUFFSIZE", "4", 1);
-    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
-    unsetenv("HCEMU_RANK");
-    unsetenv("HCEMU_TOPOLOGY");
-    unsetenv("HCEMU_SOC");
-    int rc = cmocka_run_group_tests_name("comm", tests, setup, teardown);
-    int left = cu_wait_executors_gone(job, 5000);
-    cu_rmtree(job);
-    if (left != 0) {
-        fprintf(stderr, "%d executors of %s are still running\n", left, job);
-        return 1;
-    }
-    return rc;
+    cu_job_begin(job, sizeof(job), "8", "4");
+    return cu_job_end(job, cmocka_run_group_tests_name("comm", tests, setup, teardown));
 }

@@ -314,3 +314,28 @@ HcclResult cu_desc_to(HcclComm comm, uint32_t me, uint32_t peer, int protocol, u
     }
     return HCCL_E_NOT_FOUND;
 }
+
+void cu_job_begin(char *job, size_t len, const char *devices, const char *buffsize)
+{
+    cu_tmpdir(job, len);
+    setenv("HCEMU_JOB_PATH", job, 1);
+    setenv("HCEMU_DEVICES", devices, 1);
+    setenv("HCEMU_DEVICE_MEM_GB", "1", 1);
+    setenv("HCCL_BUFFSIZE", buffsize, 1);
+    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
+    unsetenv("HCEMU_RANK");
+    unsetenv("HCEMU_TOPOLOGY");
+    unsetenv("HCEMU_SOC");
+}
+
+int cu_job_end(const char *job, int rc)
+{
+    int left = cu_wait_executors_gone(job, 5000);
+
+    cu_rmtree(job);
+    if (left != 0) {
+        fprintf(stderr, "%d executors of %s are still running\n", left, job);
+        return 1;
+    }
+    return rc;
+}

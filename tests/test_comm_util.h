@@ -27,6 +27,13 @@ int cu_count_files(const char *dir, const char *prefix);
 int cu_executors(const char *needle);
 /* Wait up to `ms` for cu_executors(needle) to reach 0; returns what is left. */
 int cu_wait_executors_gone(const char *needle, int ms);
+/* A private job folder for ranks as threads (into job) and the environment the group tests
+ * run in: HCEMU_DEVICES=devices, 1 GiB each, HCCL_BUFFSIZE=buffsize MB, 20 s connect timeout,
+ * no rank, topology or SoC inherited. */
+void cu_job_begin(char *job, size_t len, const char *devices, const char *buffsize);
+/* After the group: wait (5 s) for the job's executors, remove the folder; returns rc, or 1
+ * when executors are left. */
+int cu_job_end(const char *job, int rc);
 
 /* ---- stderr capture ----------------------------------------------------------------- */
 

@@ -585,7 +585,7 @@ static void a_large_hccl_buffer_costs_only_the_pages_used(void **state)
     struct rt_child c;
     (void)state;
 
-    if (emu_mem_room(parent) < (6ull << 30)) {
+    if (emu_os_mem_room(parent) < (6ull << 30)) {
         print_message("skipped: less than 6 GiB of room for 2 x 2 GiB HCCL buffers\n");
         skip();
     }
@@ -603,7 +603,7 @@ static void buffers_the_machine_cannot_hold_are_refused(void **state)
     (void)state;
 
     /* Two ranks whose buffers together exceed the room by 2 GiB; each fits a device. */
-    uint64_t mb = (emu_mem_room(parent) >> 21) + 1024;
+    uint64_t mb = (emu_os_mem_room(parent) >> 21) + 1024;
     if (mb > 60u * 1024u) {
         print_message("skipped: this machine holds more than two device memories\n");
         skip();

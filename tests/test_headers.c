@@ -698,9 +698,109 @@ static void hccl_comm_functions_are_weak(void **state)
     assert_true(err_str == NULL);
 }
 
+/* hcomm 9.2 additions: the launch descriptors, send/recv items, the DFX record, the enums
+ * HCCL's library switches on. */
+static void hcomm_92_structs_have_vendor_layouts(void **state)
+{
+    (void)state;
+    SIZE_IS(HcclP2pKernelParam, 8200);
+    OFF_IS(HcclP2pKernelParam, opParams, 8);
+    SIZE_IS(HcclOpP2pDesc, 48);
+    OFF_IS(HcclOpP2pDesc, cmdType, 16);
+    OFF_IS(HcclOpP2pDesc, dataType, 20);
+    OFF_IS(HcclOpP2pDesc, count, 24);
+    OFF_IS(HcclOpP2pDesc, remoteRank, 32);
+    OFF_IS(HcclOpP2pDesc, unfoldStream, 40);
+    SIZE_IS(HcclOpDesc, 360);
+    OFF_IS(HcclOpDesc, opDescType, 16);
+    OFF_IS(HcclOpDesc, opName, 20);
+    OFF_IS(HcclOpDesc, raws, 280);
+    OFF_IS(HcclOpDesc, p2p, 280);
+    SIZE_IS(HcclKernelFuncInfo, 528);
+    OFF_IS(HcclKernelFuncInfo, kernelFuncName, 256);
+    OFF_IS(HcclKernelFuncInfo, args, 512);
+    OFF_IS(HcclKernelFuncInfo, argSize, 520);
+    SIZE_IS(HcclKernelLaunchCfg, 128);
+    OFF_IS(HcclKernelLaunchCfg, timeOut, 16);
+    OFF_IS(HcclKernelLaunchCfg, reserved, 24);
+    SIZE_IS(HcclSendRecvItem, 32);
+    OFF_IS(HcclSendRecvItem, buf, 8);
+    OFF_IS(HcclSendRecvItem, count, 16);
+    OFF_IS(HcclSendRecvItem, dataType, 24);
+    OFF_IS(HcclSendRecvItem, remoteRank, 28);
+    SIZE_IS(HcclDfxOpInfo, 504);
+    OFF_IS(HcclDfxOpInfo, beginTime, 16);
+    OFF_IS(HcclDfxOpInfo, dataCount, 56);
+    OFF_IS(HcclDfxOpInfo, root, 64);
+    OFF_IS(HcclDfxOpInfo, algTag, 68);
+    OFF_IS(HcclDfxOpInfo, engine, 356);
+    OFF_IS(HcclDfxOpInfo, cpuTsThread, 360);
+    OFF_IS(HcclDfxOpInfo, inputMemAddr, 376);
+    OFF_IS(HcclDfxOpInfo, reserve, 408);
+    SIZE_IS(EndpointAttrBwCoeff, 4);
+    SIZE_IS(EndpointAttrDieId, 4);
+    SIZE_IS(EndpointAttrLocation, 4);
+    SIZE_IS(HcclOpExpansionMode, 4);
+    SIZE_IS(aclrtPlaceHolderInfo, 8);
+}
+
+static void hcomm_92_enums_and_constants_have_vendor_values(void **state)
+{
+    (void)state;
+    assert_int_equal(P2P_MAX_ARG_SIZE, 8192);
+    assert_int_equal(HCCL_OP_DESC_OP_NAME_MAX_LEN, 256);
+    assert_int_equal(HCCL_OPDESC_MAGIC_WORD, 0x0f0f0f0f);
+    assert_int_equal(HCCL_KERNEL_LAUNCH_CFG_MAGIC_WORD, 0x0f0f0f0f);
+    assert_int_equal(HCCL_KERNEL_SO_NAME_MAX_LEN, 256);
+    assert_int_equal(HCOMM_ALG_TAG_LENGTH, 288);
+    assert_int_equal(HCCL_CONFIG_TYPE_INVALID, -1);
+    assert_int_equal(HCCL_CONFIG_TYPE_OP_EXPANSION_MODE, 0);
+    assert_int_equal(HCCL_CONFIG_TYPE_HCCL_ALGO, 1);
+    assert_int_equal(HCCL_OP_EXPANSION_MODE_AI_CPU, 0);
+    assert_int_equal(HCCL_OP_EXPANSION_MODE_AIV, 1);
+    assert_int_equal(HCCL_OP_EXPANSION_MODE_HOST, 2);
+    assert_int_equal(HCCL_OP_EXPANSION_MODE_CCU_SCHED, 5);
+    assert_int_equal(HCCL_OP_EXPANSION_AIV_ONLY, 6);
+    assert_int_equal(HCCL_COMM_STATE_PHASE_INVALID, -1);
+    assert_int_equal(HCCL_COMM_STATE_PHASE_RESUME_POST, 3);
+    assert_int_equal(HCCL_SEND, 0);
+    assert_int_equal(HCCL_RECV, 1);
+    assert_int_equal(ACL_MODEL_RI_CAPTURE_STATUS_NONE, 0);
+    assert_int_equal(ACL_MODEL_RI_CAPTURE_MODE_RELAXED, 2);
+    assert_int_equal(ACL_DEV_ATTR_PHY_CHIP_ID, 402);
+    assert_int_equal(ACL_DEV_ATTR_SUPER_POD_ID, 405);
+    assert_int_equal(HCEMU_CANN_VERSION_NUM, 90200000);
+}
+
+/* Both initialisers fill with 0xFF, then stamp the header; NULL gives HCCL_E_PTR. */
+static void hcomm_92_initialisers_stamp_their_headers(void **state)
+{
+    HcclOpDesc d;
+    HcclKernelLaunchCfg k;
+    (void)state;
+
+    assert_int_equal(HcclOpDescInit(&d), HCCL_SUCCESS);
+    assert_int_equal(d.header.version, 1);
+    assert_int_equal(d.header.magicWord, 0x0f0f0f0f);
+    assert_int_equal(d.header.size, 360);
+    assert_int_equal(d.header.reserved, 0);
+    assert_int_equal(d.opDescType, 0xFFFFFFFFu);
+    assert_int_equal((uint8_t)d.opName[255], 0xFF);
+    assert_int_equal(HcclKernelLaunchCfgInit(&k), HCCL_SUCCESS);
+    assert_int_equal(k.header.size, 128);
+    assert_int_equal(k.header.magicWord, 0x0f0f0f0f);
+    assert_int_equal(k.timeOut, UINT64_MAX);
+    assert_int_equal(k.reserved[103], 0xFF);
+    assert_int_equal(HcclOpDescInit(NULL), HCCL_E_PTR);
+    assert_int_equal(HcclKernelLaunchCfgInit(NULL), HCCL_E_PTR);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hcomm_92_structs_have_vendor_layouts),
+        cmocka_unit_test(hcomm_92_enums_and_constants_have_vendor_values),
+        cmocka_unit_test(hcomm_92_initialisers_stamp_their_headers),
         cmocka_unit_test(acl_structs_have_vendor_sizes),
         cmocka_unit_test(acl_enums_and_macros_have_vendor_values),
         cmocka_unit_test(acl_error_codes_have_vendor_values),

@@ -893,6 +893,83 @@ static void kernel_past_its_timeout_fails_its_device_within_seconds(void **state
     assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 1, 1), 2);
 }
 
+/* Capture stderr, open devices 1 and 0, run krt_crash's `entry` on a new stream of device 0
+ * and synchronise it: for kernels that end or break their executor. */
+struct ended {
+    aclrtFuncHandle f;
+    aclrtStream s;
+    aclError sync_rc;
+};
+
+static struct ended end_device_0(const char *entry)
+{
+    struct ended k;
+    uint64_t addr = 0;
+
+    capture_begin();
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    k.f = func(load(KPATH("krt_crash.json"), 1), entry);
+    k.s = new_stream();
+    assert_int_equal(launch(k.f, 1, k.s, args_of(k.f, &addr, 8, NULL)), ACL_SUCCESS);
+    k.sync_rc = aclrtSynchronizeStream(k.s);
+    return k;
+}
+
+static void kernel_calling_exit_is_reported_with_its_name_and_exit_code(void **state)
+{
+    (void)state;
+    struct ended k = end_device_0("krt_exit");
+    aclError e = k.sync_rc;
+    void *p = NULL;
+    aclError m = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    const char *text = capture_end();
+    assert_int_not_equal(e, ACL_SUCCESS);
+    assert_int_equal(m, ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_has(text, "device 0 failed: its executor (pid ");
+    assert_has(text, "while kernel krt_exit was running");
+#ifndef __SANITIZE_ADDRESS__
+    /* (LeakSanitizer turns an exit with live threads into its own exit code.) */
+    assert_has(text, "exited with code 3 while kernel krt_exit was running");
+#endif
+    /* Named once, and device 1 is not reported at all. */
+    assert_null(strstr(strstr(text, "device 0 failed") + 1, "device 0 failed"));
+    assert_null(strstr(text, "device 1 failed"));
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 2, 3), 5);
+}
+
+static void kernel_closing_the_executors_fds_makes_the_device_unusable(void **state)
+{
+    (void)state;
+    struct ended k = end_device_0("krt_close_fds");
+    aclrtFuncHandle f = k.f;
+    aclrtStream s = k.s;
+    uint64_t addr = 0;
+    aclError e = k.sync_rc;
+    void *p = NULL;
+    /* The kernel itself returned 0, so the synchronisation may succeed; the executor's end
+     * is noticed within moments (a thread still blocked on the closed socket keeps it open
+     * until the executor exits), and from then on every call on the device fails. */
+    aclError m = ACL_SUCCESS;
+    for (int i = 0; i < 500 && m == ACL_SUCCESS; i++) {
+        m = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (m == ACL_SUCCESS)
+            usleep(10000);
+    }
+    const char *text = capture_end();
+    assert_true(e == ACL_SUCCESS || e == ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(m, ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(launch(f, 1, s, args_of(f, &addr, 8, NULL)), ACL_ERROR_RT_AICPU_EXCEPTION);
+    /* At most one report of device 0, none of device 1. */
+    const char *first = strstr(text, "device 0 failed");
+    assert_true(first == NULL || strstr(first + 1, "device 0 failed") == NULL);
+    assert_null(strstr(text, "device 1 failed"));
+    assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_int_equal(run_add(load(KPATH("krt_basic.json"), 1), 2, 3), 5);
+}
+
 static void finalize_and_init_give_healthy_devices_after_a_crash(void **state)
 {
     (void)state;
@@ -952,6 +1029,8 @@ int main(void)
         T(illegal_instruction_is_reported_and_fails_only_its_device),
         T(abort_is_reported_and_fails_only_its_device),
         T(kernel_past_its_timeout_fails_its_device_within_seconds),
+        T(kernel_calling_exit_is_reported_with_its_name_and_exit_code),
+        T(kernel_closing_the_executors_fds_makes_the_device_unusable),
         T(finalize_and_init_give_healthy_devices_after_a_crash),
 #undef T
     };

@@ -3,6 +3,7 @@
  *
  * Every refusal must come with its exact status and exactly one log line; stderr is captured
  * around the call under test to count the lines. */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 
 #include "common/os.h"
 #include "common/secure_dir.h"
+#include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/device_api_names.h"
 #include "loader/elf.h"
@@ -775,7 +777,8 @@ static void device_api_list_has_every_hcomm_function(void **state)
 {
     (void)state;
 #define COUNT_ONE(name) +1
-    assert_int_equal(0 EMU_DEVICE_API_NAMES(COUNT_ONE), 42); /* 40 documented + 2 internal */
+    /* 40 documented + 2 internal Hcomm, 19 HCCL 9.2 device functions */
+    assert_int_equal(0 EMU_DEVICE_API_NAMES(COUNT_ONE), 61);
 #undef COUNT_ONE
 #define ALL_DEVICE(name) assert_true(emu_import_is_device_api(#name));
     EMU_DEVICE_API_NAMES(ALL_DEVICE)
@@ -938,22 +941,22 @@ static void symbolizer_resolves_many_addresses_without_reopening(void **state)
 
     uint64_t a = export_addr(LOADER_OK_SO, "loader_ok_entry", &size);
     uint64_t b = export_addr(LOADER_OK_SO, "loader_ok_second", NULL);
-    struct emu_symbolizer *s = emu_symbolizer_create(LOADER_OK_SO);
+    struct emu_symbolizer *s = emu_symbolize_create(LOADER_OK_SO);
     assert_non_null(s);
     for (int i = 0; i < 100; i++) {
-        assert_int_equal(emu_symbolizer_lookup(s, a + size / 2, out, sizeof(out)), EMU_OK);
+        assert_int_equal(emu_symbolize_lookup(s, a + size / 2, out, sizeof(out)), EMU_OK);
         assert_non_null(strstr(out, "loader_ok_entry (loader_ok.c:"));
         assert_true(atoi(strchr(out, ':') + 1) > marker_line());
-        assert_int_equal(emu_symbolizer_lookup(s, b, out, sizeof(out)), EMU_OK);
+        assert_int_equal(emu_symbolize_lookup(s, b, out, sizeof(out)), EMU_OK);
         assert_non_null(strstr(out, "loader_ok_second (loader_ok.c:"));
     }
     /* Truncation keeps the string terminated. */
-    assert_int_equal(emu_symbolizer_lookup(s, b, out, 5), EMU_OK);
+    assert_int_equal(emu_symbolize_lookup(s, b, out, 5), EMU_OK);
     assert_string_equal(out, "load");
-    assert_int_equal(emu_symbolizer_lookup(s, b, out, 0), EMU_EINVAL);
-    assert_int_equal(emu_symbolizer_lookup(NULL, b, out, sizeof(out)), EMU_ENULL);
-    emu_symbolizer_destroy(s);
-    emu_symbolizer_destroy(NULL);
+    assert_int_equal(emu_symbolize_lookup(s, b, out, 0), EMU_EINVAL);
+    assert_int_equal(emu_symbolize_lookup(NULL, b, out, sizeof(out)), EMU_ENULL);
+    emu_symbolize_destroy(s);
+    emu_symbolize_destroy(NULL);
 }
 
 static void symbolize_falls_back_to_symbol_offset_without_debug_info(void **state)
@@ -979,7 +982,7 @@ static void symbolize_falls_back_to_address_when_nothing_is_known(void **state)
     capture_end(&c);
     assert_one_line_with(&c, "/nonexistent/libgone.so: cannot read");
     assert_string_equal(out, "0x42 (libgone.so)");
-    assert_null(emu_symbolizer_create(NULL));
+    assert_null(emu_symbolize_create(NULL));
 }
 
 /* ---- hcemu-inspect ---------------------------------------------------------------------- */
@@ -997,6 +1000,125 @@ static int run_inspect(const char *args)
     (void)args;
     return -1;
 #endif
+}
+
+/* ---- an image's own libraries and weak imports (deps.h) ---------------------------------- */
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    snprintf(dir, len, "%s", path);
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+}
+
+static void library_next_to_the_image_satisfies_its_imports(void **state)
+{
+    static const char *const entries[] = {"loader_uses_dep"};
+    struct emu_elf_info info;
+    struct capture c;
+    char dir[PATH_MAX], why[768];
+    (void)state;
+
+    assert_int_equal(emu_elf_inspect_file(LOADER_USES_DEP_SO, &info), EMU_OK);
+    dir_of(LOADER_USES_DEP_SO, dir, sizeof(dir));
+    capture_begin(&c);
+    assert_int_equal(emu_deps_check(&info, dir, entries, 1, why, sizeof(why)), EMU_OK);
+    capture_end(&c);
+    assert_int_equal(c.lines, 0);
+    assert_string_equal(why, "");
+    /* Without its folder the same import is unknown: the library is what makes it loadable. */
+    capture_begin(&c);
+    assert_int_equal(emu_import_check_image(&info, entries, 1, why, sizeof(why)), EMU_EINVAL);
+    capture_end(&c);
+    assert_one_line_with(&c, "loader_dep_value");
+    emu_elf_info_fini(&info);
+}
+
+static void missing_library_leaves_its_imports_refused(void **state)
+{
+    static const char *const entries[] = {"loader_uses_dep"};
+    struct emu_elf_info info;
+    struct capture c;
+    char why[768];
+    size_t len;
+    (void)state;
+
+    /* The image alone in another folder: its libloader_dep.so is not beside it. */
+    char *bytes = read_all(LOADER_USES_DEP_SO, &len);
+    const char *copy = write_tmp("libloader_uses_dep.so", bytes, len);
+    free(bytes);
+    assert_int_equal(emu_elf_inspect_file(copy, &info), EMU_OK);
+    capture_begin(&c);
+    assert_int_equal(emu_deps_check(&info, tmpdir, entries, 1, why, sizeof(why)), EMU_EINVAL);
+    capture_end(&c);
+    assert_one_line_with(&c, "loader_dep_value");
+    /* An image from memory has no folder, so no libraries of its own. */
+    capture_begin(&c);
+    assert_int_equal(emu_deps_check(&info, NULL, entries, 1, why, sizeof(why)), EMU_EINVAL);
+    capture_end(&c);
+    assert_one_line_with(&c, "loader_dep_value");
+    emu_elf_info_fini(&info);
+    assert_int_equal(emu_deps_check(NULL, tmpdir, entries, 1, why, sizeof(why)), EMU_ENULL);
+}
+
+static void preload_opens_the_library_so_the_image_binds_to_it(void **state)
+{
+    void *handles[EMU_DEPS_MAX];
+    size_t n = 99;
+    char why[512];
+    (void)state;
+
+    assert_int_equal(emu_deps_preload(LOADER_USES_DEP_SO, handles, EMU_DEPS_MAX, &n, why,
+                                      sizeof(why)),
+                     EMU_OK);
+    assert_int_equal(n, 1);
+    void *dl = dlopen(LOADER_USES_DEP_SO, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(dl);
+    uint32_t (*entry)(void *) = (uint32_t(*)(void *))dlsym(dl, "loader_uses_dep");
+    assert_non_null(entry);
+    /* 0: the sibling's function answered and the weak import nothing defines is NULL. */
+    assert_int_equal(entry(NULL), 0);
+    dlclose(dl);
+    dlclose(handles[0]);
+    assert_int_equal(emu_deps_preload(NULL, handles, 1, &n, why, sizeof(why)), EMU_ENULL);
+}
+
+static void weak_imports_of_any_class_are_accepted(void **state)
+{
+    struct emu_elf_symbol host = {.name = "HcclRankGraphGetEndpointInfo", .bind = STB_WEAK};
+    struct emu_elf_symbol unknown = {.name = "hcemu_test_nowhere", .bind = STB_WEAK};
+    struct emu_elf_symbol *imports[] = {&host, &unknown};
+    struct emu_elf_info info = {.name = "weak.so", .n_imports = 1};
+    char why[256];
+    (void)state;
+
+    for (size_t i = 0; i < 2; i++) {
+        info.imports = imports[i];
+        assert_int_equal(emu_import_check_image(&info, NULL, 0, why, sizeof(why)), EMU_OK);
+        imports[i]->bind = STB_GLOBAL;
+        struct capture c;
+        capture_begin(&c);
+        assert_int_equal(emu_import_check_image(&info, NULL, 0, why, sizeof(why)), EMU_EINVAL);
+        capture_end(&c);
+        assert_one_line_with(&c, imports[i]->name);
+    }
+}
+
+static void device_library_is_an_accepted_dependency(void **state)
+{
+    static const char *const entries[] = {"loader_ccl"};
+    struct emu_elf_info info;
+    char why[512];
+    (void)state;
+
+    assert_int_equal(emu_elf_inspect_file(LOADER_CCL_SO, &info), EMU_OK);
+    int needs = 0;
+    for (size_t i = 0; i < info.n_needed; i++)
+        needs |= strcmp(info.needed[i], EMU_DEVICE_LIBRARY) == 0;
+    assert_true(needs);
+    assert_int_equal(emu_deps_check(&info, "/nonexistent", entries, 1, why, sizeof(why)), EMU_OK);
+    emu_elf_info_fini(&info);
 }
 
 static void inspect_exit_status_tells_loadable_refused_and_usage(void **state)
@@ -1063,6 +1185,11 @@ int main(void)
         cmocka_unit_test(symbolizer_resolves_many_addresses_without_reopening),
         cmocka_unit_test(symbolize_falls_back_to_symbol_offset_without_debug_info),
         cmocka_unit_test(symbolize_falls_back_to_address_when_nothing_is_known),
+        cmocka_unit_test(library_next_to_the_image_satisfies_its_imports),
+        cmocka_unit_test(missing_library_leaves_its_imports_refused),
+        cmocka_unit_test(preload_opens_the_library_so_the_image_binds_to_it),
+        cmocka_unit_test(weak_imports_of_any_class_are_accepted),
+        cmocka_unit_test(device_library_is_an_accepted_dependency),
         cmocka_unit_test(inspect_exit_status_tells_loadable_refused_and_usage),
     };
     return cmocka_run_group_tests_name("loader", tests, setup, teardown);

@@ -37,9 +37,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    int left = rt_wait_executors_gone(parent, 5000);
-    rt_job_parent_remove(parent);
-    return left == 0 ? 0 : -1;
+    return rt_job_parent_finish(parent);
 }
 
 /* After each test: nothing of ours may still run or lie in the parent folder. */

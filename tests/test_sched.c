@@ -174,7 +174,7 @@ static int reset(void **state)
 
 static void wait_idle(uint32_t slot)
 {
-    assert_int_equal(emu_sched_wait_idle(slot, emu_now_ns() + WAIT_NS, false), EMU_OK);
+    assert_int_equal(emu_sched_wait_idle(slot, emu_os_now_ns() + WAIT_NS, false), EMU_OK);
 }
 
 /* --- tests -------------------------------------------------------------------------------- */
@@ -214,8 +214,8 @@ static void test_park_and_wake(void **state)
     emu_sched_submit(2, make(200, EMU_RUN_DONE, true), false);
     emu_sched_submit(2, make(201, EMU_RUN_DONE, false), true);
     /* The head parks: the stream does not go idle and the task behind it waits. */
-    assert_int_equal(emu_sched_wait_idle(2, emu_now_ns() + 20000000ull, false), EMU_ETIMEOUT);
-    for (uint64_t until = emu_now_ns() + WAIT_NS; parked == 0 && emu_now_ns() < until;)
+    assert_int_equal(emu_sched_wait_idle(2, emu_os_now_ns() + 20000000ull, false), EMU_ETIMEOUT);
+    for (uint64_t until = emu_os_now_ns() + WAIT_NS; parked == 0 && emu_os_now_ns() < until;)
         emu_sched_inspect_parked(count_parked, &parked);
     assert_int_equal(parked, 1);
     assert_int_equal(emu_load_acquire(&ctl->streams[2].parked), EMU_PARK_NOTIFY);
@@ -296,8 +296,8 @@ static void test_hooks_in_order(void **state)
     emu_sched_submit(7, make(700, EMU_RUN_DONE, true), true);
     emu_sched_submit(7, make(701, EMU_RUN_FAIL, false), true);
     emu_sched_submit(7, make(702, EMU_RUN_DONE, false), true);
-    for (uint64_t until = emu_now_ns() + WAIT_NS;
-         only(EV_PARK, ev, 16) == 0 && emu_now_ns() < until;)
+    for (uint64_t until = emu_os_now_ns() + WAIT_NS;
+         only(EV_PARK, ev, 16) == 0 && emu_os_now_ns() < until;)
         emu_sched_kick();
     emu_store_release(&gate, 1);
     emu_sched_kick();

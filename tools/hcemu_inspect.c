@@ -5,6 +5,7 @@
  * import with its class, whether it has debug info, and a verdict line.
  * Exit status: 0 loadable, 1 refused (including unreadable files), 2 usage error. */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/elf.h"
 #include "loader/import.h"
@@ -104,7 +106,14 @@ static int report(const struct emu_descriptor *d, const struct emu_elf_info *inf
     else
         print_exports(info);
     print_image(info);
-    emu_status st = emu_import_check_image(info, entries, d->n_entries, why, sizeof(why));
+    /* Libraries the image brings are looked for in its own folder, as at load. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", d->n_entries > 0 ? d->so_path : info->name);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    emu_status st = emu_deps_check(info, slash != NULL ? dir : ".", entries, d->n_entries, why,
+                                   sizeof(why));
     free(entries);
     if (st != EMU_OK)
         return EXIT_REFUSED;

@@ -1,10 +1,8 @@
 /* diag.c - the diagnostics core: settings, the job-wide diag.shm, task descriptions, call
- * sites interned for reports, names for reports; starts what is enabled: the watchdog
- * (watchdog.c), race detector (race.c), timeline (trace.c) and seeded schedules (seed.c),
- * each of which registers its own hooks into the scheduler.
+ * sites interned for reports, names for reports. The features (watchdog.c, race.c, trace.c,
+ * seed.c, model_rec.c) build on it; diagnostics.c starts them. The core calls none of them.
  *
  * Lock order: scheduler lock, then `site_lock`, then the shm lock. */
-#include "diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,13 +56,13 @@ static emu_status init_shm(struct emu_diag_shm *m)
     if (rc != 0)
         return EMU_ESYSCALL;
     atomic_store(&m->next_flow, 1);
-    /* Pairs with the acquire loads of `magic` in open_shm() of later executors. */
+    /* Pairs with the acquire loads of `magic` in emu_diag_open_shm() of later executors. */
     __atomic_store_n(&m->magic, EMU_DIAG_MAGIC, __ATOMIC_RELEASE);
     return EMU_OK;
 }
 
 /* Create diag.shm (first executor of the job) or join it. */
-static emu_status open_shm(void)
+emu_status emu_diag_open_shm(void)
 {
     char path[512];
     void *p;
@@ -86,29 +84,29 @@ static emu_status open_shm(void)
         return EMU_EFILE;
     }
     struct stat st;
-    uint64_t until = emu_now_ns() + 2000000000ull;
+    uint64_t until = emu_os_now_ns() + 2000000000ull;
     while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_diag_shm) &&
-           emu_now_ns() < until)
+           emu_os_now_ns() < until)
         usleep(1000);
-    s = emu_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
     close(fd);
     if (s != EMU_OK)
         return s;
     struct emu_diag_shm *m = p;
     if (creator && init_shm(m) != EMU_OK)
         return EMU_ESYSCALL;
-    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC && emu_now_ns() < until)
+    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC && emu_os_now_ns() < until)
         usleep(1000);
     if (m->magic != EMU_DIAG_MAGIC) {
         EMU_LOG_WARN("diagnostics off: %s was not initialised", path);
-        emu_unmap(p, sizeof(struct emu_diag_shm));
+        emu_os_unmap(p, sizeof(struct emu_diag_shm));
         return EMU_EFILE;
     }
     emu_diag_shm = m;
     return EMU_OK;
 }
 
-static void read_cfg(void)
+void emu_diag_read_cfg(void)
 {
     const char *tp = emu_settings_str(EMU_SET_TRACE);
 
@@ -119,44 +117,6 @@ static void read_cfg(void)
         snprintf(emu_diag_cfg.trace_path, sizeof(emu_diag_cfg.trace_path), "%s", tp);
     }
     emu_diag_cfg.seed = emu_settings_u64(EMU_SET_SEED);
-}
-
-void emu_diag_init(void)
-{
-    read_cfg();
-    if (emu_diag_cfg.seed != 0 && !emu_seed_start(emu_diag_cfg.seed))
-        emu_diag_cfg.seed = 0;
-    if (emu_diag_cfg.hang_ms == 0 && !emu_diag_cfg.race && !emu_diag_cfg.trace)
-        return;
-    if (open_shm() != EMU_OK) {
-        emu_diag_cfg.hang_ms = 0;
-        emu_diag_cfg.race = emu_diag_cfg.trace = false;
-        return;
-    }
-    emu_fetch_add_acq_rel(&emu_diag_shm->live_count, 1);
-    emu_fetch_or_acq_rel(&emu_diag_shm->live_mask[emu_exec_g.dev / 64u], 1ull << (emu_exec_g.dev % 64u));
-    /* Registration order is call order: the race detector sees a task before the trace. */
-    if (emu_diag_cfg.race && !emu_race_start())
-        emu_diag_cfg.race = false;
-    if (emu_diag_cfg.trace && !emu_trace_init())
-        emu_diag_cfg.trace = false;
-    emu_watchdog_start();
-}
-
-void emu_diag_fini(void)
-{
-    if (emu_diag_shm == NULL)
-        return;
-    emu_watchdog_stop();
-    if (emu_diag_cfg.trace)
-        emu_trace_fini();
-    uint64_t bit = 1ull << (emu_exec_g.dev % 64u);
-    atomic_fetch_and(&emu_diag_shm->live_mask[emu_exec_g.dev / 64u], ~bit);
-    uint32_t left = atomic_fetch_sub(&emu_diag_shm->live_count, 1) - 1;
-    /* Every executor appended its events before clearing its bit: the last one out sees them
-     * all. An executor that starts later sorts again when it leaves. */
-    if (left == 0 && emu_diag_cfg.trace && emu_diag_cfg.seed != 0)
-        emu_trace_sort();
 }
 
 static void add_acc(struct emu_diag_desc *d, uint64_t addr, uint32_t space, uint64_t len, int w)

@@ -117,7 +117,7 @@ struct emu_diag_shm {
     struct emu_race_shadow shadow[EMU_MAX_DEVICES];
 };
 
-/* Settings read once by emu_diag_init(). */
+/* Settings read once by emu_diag_read_cfg() (at emu_diagnostics_start()). */
 struct emu_diag_cfg {
     uint64_t hang_ms; /* 0 = watchdog off */
     bool race;
@@ -171,6 +171,10 @@ bool emu_race_start(void);
 /* seed.c: register the seeded `pick` and `draw` hooks (serial schedule). */
 bool emu_seed_start(uint64_t seed);
 
+/* model_rec.c: HCEMU_TIME=model: record the task graph (submit and start hooks); false
+ * when model.shm or the hooks are unavailable. */
+bool emu_model_rec_start(void);
+
 /* trace.c: register the timeline's hooks and open the file. With HCEMU_SEED the trace uses
  * virtual time, ids derived from (device, stream, index in the stream), and is sorted at job
  * end. false when the scheduler refused the hooks. */
@@ -180,5 +184,10 @@ void emu_trace_sort(void);
 /* Append buffered events to the trace file (any thread). */
 void emu_trace_flush(void);
 void emu_trace_fini(void);
+
+/* Read the diagnostics settings into emu_diag_cfg. */
+void emu_diag_read_cfg(void);
+/* Create or join the job-wide diagnostics file (diag.shm) and map it at emu_diag_shm. */
+emu_status emu_diag_open_shm(void) EMU_MUST_CHECK;
 
 #endif

@@ -227,7 +227,7 @@ static void on_start(struct emu_task *t)
     if (t->stream >= EMU_MAX_STREAMS)
         return;
     emu_diag_describe(t, d);
-    t->start_ns = emu_now_ns();
+    t->start_ns = emu_os_now_ns();
     if (vt) {
         t->start_ns = vclock[t->stream] > t->vt_floor ? vclock[t->stream] : t->vt_floor;
         if (t->kind == EMU_TASK_KERNEL)
@@ -262,7 +262,7 @@ static void on_end(struct emu_task *t, enum emu_run_result res)
 {
     struct emu_diag_desc desc, *d = &desc;
     bool done = res == EMU_RUN_DONE;
-    uint64_t end = emu_now_ns(), flow = 0, flow_vend = 0;
+    uint64_t end = emu_os_now_ns(), flow = 0, flow_vend = 0;
     char site[EMU_DIAG_SITE_LEN * 2], what[200], esc[420];
 
     if (t->stream >= EMU_MAX_STREAMS)

@@ -7,9 +7,15 @@
  * every live device of the job. When the sum has not moved for HCEMU_HANG_MS, no kernel is
  * running, no submission is pending and some stream is parked on a wait, the first
  * executor to take the diag.shm lock with a sum not yet reported prints the one report of
- * that hang and fails every parked wait with EMU_ETASK_TIMEOUT (HCCL_E_TIMEOUT). */
+ * that hang and fails every parked wait with EMU_ETASK_TIMEOUT (HCCL_E_TIMEOUT). Streams
+ * queued or running a task (`busy`: copies, page faults, a starved core) are progress.
+ * (3) reports, without failing it, a kernel of its own device that has run longer than
+ * HCEMU_HANG_MS while no kernel of the device queued a task; (4) reports an executor of the
+ * job that is stopped (SIGSTOP, job control), once per stop. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +24,7 @@
 #include "common/os.h"
 #include "diag_priv.h"
 #include "device/exec.h"
+#include "device/kernel.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */
@@ -50,6 +57,8 @@ static _Atomic uint32_t stop_word;
 static struct parked_copy copies[EMU_MAX_STREAMS]; /* watchdog thread only */
 static uint32_t n_copies;
 static uint64_t last_sum = UINT64_MAX, last_change;
+static uint64_t last_ksub = UINT64_MAX, last_ksub_change; /* this device's kernel submits */
+static uint64_t kernel_reported[EMU_MAX_STREAMS]; /* parked_since_ns of the kernel reported */
 
 static void inspect_cb(uint32_t slot, const struct emu_task *head, void *arg)
 {
@@ -58,7 +67,7 @@ static void inspect_cb(uint32_t slot, const struct emu_task *head, void *arg)
     uint32_t park = emu_load_acquire(&sc->parked);
 
     if (head == NULL || (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT) ||
-        emu_now_ns() - sc->parked_since_ns < min_age ||
+        emu_os_now_ns() - sc->parked_since_ns < min_age ||
         emu_diag_shm->hang[emu_exec_g.dev][slot].since_ns == sc->parked_since_ns)
         return;
     struct parked_copy *c = &copies[n_copies++];
@@ -130,7 +139,8 @@ static bool job_quiet(uint64_t *sum)
          * as activity too: a rank still setting up is not hung. */
         *sum += emu_load_acquire(&ctl->progress) + emu_load_acquire(&ctl->sq.tail) +
                 emu_load_acquire(&ctl->doorbell) + ctl->alloc.set.next_gen;
-        if (emu_load_acquire(&ctl->sq.head) != emu_load_acquire(&ctl->sq.tail))
+        if (emu_load_acquire(&ctl->sq.head) != emu_load_acquire(&ctl->sq.tail) ||
+            emu_load_acquire(&ctl->busy) != 0)
             return false;
         for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++)
             if (emu_load_relaxed(&ctl->streams[s].parked) == EMU_PARK_KERNEL)
@@ -411,10 +421,64 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
     return false;
 }
 
+#define MAX_PIDS 64u
+
+/* Whether a thread of `pid` other than `self` is runnable (R: running, or waiting for a core). */
+static bool tasks_runnable(int pid, int self)
+{
+    char path[64];
+    struct dirent *e;
+    bool any = false;
+
+    snprintf(path, sizeof(path), "/proc/%d/task", pid);
+    DIR *dir = opendir(path);
+    while (dir != NULL && !any && (e = readdir(dir)) != NULL) {
+        int tid = atoi(e->d_name);
+        char st;
+        if (tid <= 0 || tid == self)
+            continue;
+        /* /proc/<tid>/stat reads a thread of any process by its id. */
+        st = emu_os_proc_state(tid);
+        any = st == 'R';
+    }
+    if (dir != NULL)
+        closedir(dir);
+    return any;
+}
+
+/* Whether some thread of the job (an executor, or a host process owning a stream) is runnable:
+ * a host thread starved of a core between two submissions looks exactly like a hang from
+ * the control blocks. Postpones a report, never suppresses it (see check_hang). */
+static bool job_runnable(void)
+{
+    int pids[MAX_PIDS], n = 0, self = emu_os_gettid();
+
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
+        struct emu_devctl *ctl;
+        if (!dev_live(d, &ctl))
+            continue;
+        for (uint32_t s = 0; s <= EMU_MAX_STREAMS && n < (int)MAX_PIDS; s++) {
+            int pid = s == EMU_MAX_STREAMS ? ctl->exec_pid
+                      : emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE
+                          ? ctl->streams[s].owner_pid
+                          : 0;
+            bool seen = pid <= 0;
+            for (int k = 0; k < n && !seen; k++)
+                seen = pids[k] == pid;
+            if (!seen)
+                pids[n++] = pid;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (tasks_runnable(pids[k], self))
+            return true;
+    return false;
+}
+
 /* Duty (2): detect a job-wide hang and report it once. */
 static void check_hang(void)
 {
-    uint64_t sum, now = emu_now_ns();
+    uint64_t sum, now = emu_os_now_ns();
     struct wait_node w[MAX_WAITS + 1];
 
     bool quiet = job_quiet(&sum);
@@ -423,11 +487,12 @@ static void check_hang(void)
         last_change = now;
         return;
     }
-    if (now - last_change < emu_diag_cfg.hang_ms * 1000000ull)
+    uint64_t limit = emu_diag_cfg.hang_ms * 1000000ull;
+    if (now - last_change < limit)
         return;
     memset(w, 0xff, sizeof(w));
     uint32_t n = collect_waits(w, now);
-    if (n == 0 || peer_missing(w, n))
+    if (n == 0 || peer_missing(w, n) || (now - last_change < 4 * limit && job_runnable()))
         return;
     emu_diag_shm_lock();
     if (emu_diag_shm->hang_reports == 0 || emu_diag_shm->reported_sum != sum) {
@@ -438,6 +503,76 @@ static void check_hang(void)
     emu_diag_shm_unlock();
 }
 
+struct long_kernel {
+    uint32_t stream;
+    uint64_t since;
+    char name[96];
+};
+
+struct long_kernels {
+    uint64_t min_age;
+    uint32_t n;
+    struct long_kernel k[EMU_MAX_STREAMS];
+};
+
+static void kernel_cb(uint32_t slot, const struct emu_task *head, void *arg)
+{
+    struct long_kernels *lk = arg;
+    struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[slot];
+
+    if (head == NULL || head->kind != EMU_TASK_KERNEL ||
+        emu_load_acquire(&sc->parked) != EMU_PARK_KERNEL ||
+        emu_os_now_ns() - sc->parked_since_ns < lk->min_age ||
+        kernel_reported[slot] == sc->parked_since_ns)
+        return;
+    const char *name = emu_kernel_task_name(head);
+    struct long_kernel *k = &lk->k[lk->n++];
+    k->stream = slot;
+    k->since = sc->parked_since_ns;
+    snprintf(k->name, sizeof(k->name), "%s", name != NULL ? name : "?");
+}
+
+/* Duty (3): a kernel of this device that runs on without queuing anything (a loop that never
+ * ends?). Reported once per launch; only a launch timeout fails it. */
+static void check_kernels(void)
+{
+    static struct long_kernels lk;
+    struct emu_devctl *ctl = emu_exec_ctl();
+    uint64_t now = emu_os_now_ns(), ksub = emu_load_relaxed(&ctl->kernel_submits);
+
+    if (ksub != last_ksub) {
+        last_ksub = ksub;
+        last_ksub_change = now;
+    }
+    lk.min_age = emu_diag_cfg.hang_ms * 1000000ull;
+    if (now - last_ksub_change < lk.min_age)
+        return;
+    lk.n = 0;
+    emu_sched_inspect_parked(kernel_cb, &lk);
+    for (uint32_t i = 0; i < lk.n; i++) {
+        const struct long_kernel *k = &lk.k[i];
+        char who[96];
+        kernel_reported[k->stream] = k->since;
+        emu_diag_thread_name(emu_exec_g.dev, k->stream, who, sizeof(who));
+        EMU_LOG_WARN("hang?: kernel %s on device %u (%s) has run for %.1f s and no "
+                     "kernel of the device queued a task for %llu ms (HCEMU_HANG_MS): a loop "
+                     "that never ends? It is not failed; a launch timeout would fail it",
+                     k->name, emu_exec_g.dev, who, (double)(now - k->since) / 1e9,
+                     (unsigned long long)emu_diag_cfg.hang_ms);
+    }
+}
+
+/* Duty (4): an executor of the job that is stopped makes no progress and cannot report it
+ * itself; the host reports it too when it waits on that device. */
+static void check_stopped(void)
+{
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
+        struct emu_devctl *ctl;
+        if (d != emu_exec_g.dev && dev_live(d, &ctl))
+            (void)emu_devctl_check_stopped(ctl);
+    }
+}
+
 static void *watchdog_main(void *arg)
 {
     uint64_t tick_ms = emu_diag_cfg.hang_ms / 4;
@@ -446,10 +581,12 @@ static void *watchdog_main(void *arg)
     if (tick_ms == 0 || tick_ms > 200)
         tick_ms = tick_ms == 0 && emu_diag_cfg.hang_ms != 0 ? 1 : 200;
     while (emu_load_acquire(&stop_word) == 0) {
-        (void)emu_futex_wait(&stop_word, 0, emu_deadline_ms((int64_t)tick_ms));
+        (void)emu_os_futex_wait(&stop_word, 0, emu_os_deadline_ms((int64_t)tick_ms));
         if (emu_diag_cfg.hang_ms != 0) {
             publish_parked();
             check_hang();
+            check_kernels();
+            check_stopped();
         }
         if (emu_diag_cfg.trace)
             emu_trace_flush();
@@ -473,7 +610,7 @@ void emu_watchdog_stop(void)
     if (!running)
         return;
     emu_store_release(&stop_word, 1);
-    emu_futex_wake(&stop_word, INT32_MAX);
+    emu_os_futex_wake(&stop_word, INT32_MAX);
     pthread_join(thread, NULL);
     running = false;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "reduce.h"
+#include "reduce_types.h"
 
 /* One kernel: dst[i] = op(dst[i], src[i]) for i < count. dst == src allowed. */
 typedef void (*emu_reduce_fn)(void *dst, const void *src, uint64_t count);

@@ -175,7 +175,8 @@ static aclError malloc_common(void **devPtr, size_t size, uint32_t policy, bool 
         EMU_LOG_ERR("%s: size is 0", fn);
         return out(EMU_EINVAL);
     }
-    if ((s = check_policy(policy, combined)) != EMU_OK || (s = emu_runtime_current(&d)) != EMU_OK)
+    if ((s = check_policy(policy, combined)) != EMU_OK ||
+        (s = emu_runtime_current(&d)) != EMU_OK || (s = emu_device_check_now(d)) != EMU_OK)
         return out(s);
     if (size > d->mem_size) {
         EMU_LOG_ERR("%s: %zu bytes is more than the device's %llu bytes (HCEMU_DEVICE_MEM_GB)",
@@ -225,33 +226,9 @@ aclError aclrtFreeHost(void *hostPtr)
     return out(emu_pin_free(hostPtr));
 }
 
-static emu_status check_copy(void *dst, size_t destMax, const void *src, size_t count, int kind,
-                             const char *fn, struct emu_mem_ref *d, struct emu_mem_ref *s)
-{
-    emu_status st;
-
-    if (dst == NULL || src == NULL) {
-        EMU_LOG_ERR("%s: %s is NULL", fn, dst == NULL ? "dst" : "src");
-        return EMU_EINVAL;
-    }
-    if (count == 0 || count > destMax) {
-        EMU_LOG_ERR("%s: count %zu must be in [1, destMax = %zu]", fn, count, destMax);
-        return EMU_EINVAL;
-    }
-    if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
-        EMU_LOG_ERR("%s: copy kind %d is not an aclrtMemcpyKind", fn, kind);
-        return EMU_EINVAL;
-    }
-    if ((st = emu_mem_resolve(dst, count, "destination", d)) != EMU_OK ||
-        (st = emu_mem_resolve(src, count, "source", s)) != EMU_OK)
-        return st;
-    /* In ACL 1.17 the kind is informational: the direction comes from the addresses. */
-    if (d->host + count > s->host && s->host + count > d->host && d->host != s->host) {
-        EMU_LOG_ERR("%s: source and destination overlap", fn);
-        return EMU_EINVAL;
-    }
-    return EMU_OK;
-}
+_Static_assert(ACL_MEMCPY_HOST_TO_HOST == 0 &&
+                   ACL_MEMCPY_INTER_DEVICE_TO_DEVICE == EMU_COPY_KINDS - 1,
+               "mem.c checks copy kinds against the vendor's range");
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                      aclrtMemcpyKind kind)
@@ -259,7 +236,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
     struct emu_mem_ref d, s;
 
     NEED_INIT("aclrtMemcpy");
-    emu_status st = check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
+    emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
     if (st != EMU_OK)
         return out(st);
     memcpy(d.host, s.host, count);
@@ -274,8 +251,8 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     emu_status st;
 
     NEED_INIT("aclrtMemcpyAsync");
-    if ((st = check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpyAsync", &d, &s)) !=
-            EMU_OK ||
+    if ((st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpyAsync", &d,
+                                 &s)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
     if (d.dev < 0 && s.dev < 0) {
@@ -306,31 +283,12 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     return ACL_SUCCESS;
 }
 
-static emu_status check_memset(void *ptr, size_t maxCount, size_t count, const char *fn,
-                               struct emu_mem_ref *r)
-{
-    if (ptr == NULL) {
-        EMU_LOG_ERR("%s: devPtr is NULL", fn);
-        return EMU_EINVAL;
-    }
-    if (count == 0 || count > maxCount) {
-        EMU_LOG_ERR("%s: count %zu must be in [1, maxCount = %zu]", fn, count, maxCount);
-        return EMU_EINVAL;
-    }
-    emu_status st = emu_mem_resolve(ptr, count, "devPtr", r);
-    if (st == EMU_OK && r->dev < 0 && !r->pinned) {
-        EMU_LOG_ERR("%s: %p is neither device memory nor memory from aclrtMallocHost", fn, ptr);
-        return EMU_EINVAL;
-    }
-    return st;
-}
-
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     struct emu_mem_ref r;
 
     NEED_INIT("aclrtMemset");
-    emu_status st = check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
+    emu_status st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
     if (st != EMU_OK)
         return out(st);
     memset(r.host, (int)(uint8_t)value, count);
@@ -345,7 +303,7 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
     emu_status st;
 
     NEED_INIT("aclrtMemsetAsync");
-    if ((st = check_memset(devPtr, maxCount, count, "aclrtMemsetAsync", &r)) != EMU_OK ||
+    if ((st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemsetAsync", &r)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
     if (r.dev < 0) {
@@ -432,7 +390,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     }
     if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
-    return out(emu_stream_sync(s, emu_deadline_ms(timeout)));
+    return out(emu_stream_sync(s, emu_os_deadline_ms(timeout)));
 }
 
 aclError aclrtSynchronizeDevice(void)
@@ -495,6 +453,20 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     if ((st = emu_event_check(event, &e)) != EMU_OK)
         return out(st);
     return out(emu_event_sync(e));
+}
+
+aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    struct emu_event *a, *b;
+    emu_status st;
+
+    NULL_CHECK(ms, "aclrtEventElapsedTime");
+    NULL_CHECK(startEvent, "aclrtEventElapsedTime");
+    NULL_CHECK(endEvent, "aclrtEventElapsedTime");
+    if ((st = emu_event_check(startEvent, &a)) != EMU_OK ||
+        (st = emu_event_check(endEvent, &b)) != EMU_OK)
+        return out(st);
+    return out(emu_event_elapsed(a, b, ms));
 }
 
 aclError aclrtDestroyEvent(aclrtEvent event)

@@ -16,6 +16,7 @@
 #include "function.h"
 #include "loader/descriptor.h"
 #include "loader/elf.h"
+#include "loader/deps.h"
 #include "loader/import.h"
 #include "package.h"
 #include "registry.h"
@@ -64,7 +65,15 @@ static emu_status check_image(struct emu_binary *b)
 
     for (size_t i = 0; i < b->desc.n_entries && n < 256; i++)
         names[n++] = b->desc.entries[i].function_name;
-    return emu_import_check_image(&b->info, names, n, why, sizeof(why));
+    if (b->so_path[0] == '\0') /* from memory: no folder, no libraries of its own */
+        return emu_deps_check(&b->info, NULL, names, n, why, sizeof(why));
+    /* Libraries the image brings are looked for in its own folder. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", b->so_path);
+    char *slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    return emu_deps_check(&b->info, slash != NULL ? dir : ".", names, n, why, sizeof(why));
 }
 
 static void bin_destroy(struct emu_binary *b)

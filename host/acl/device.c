@@ -157,7 +157,7 @@ static emu_status map_device(struct emu_hdev *d)
         return s;
     if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
-    s = emu_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, sizeof(struct emu_devctl), NULL, 0, &p);
     close(fd);
     if (s != EMU_OK)
         return s;
@@ -173,7 +173,7 @@ static emu_status map_device(struct emu_hdev *d)
     if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
     /* Never at the device's window: host code must not reach device memory directly. */
-    s = emu_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, d->mem_size, NULL, 0, &p);
     close(fd);
     if (s == EMU_OK)
         d->alias = p;
@@ -260,10 +260,10 @@ void emu_device_close(struct emu_hdev *d)
 {
     emu_runtime_device_lost(d);
     if (d->alias != NULL)
-        emu_unmap(d->alias, d->mem_size);
+        emu_os_unmap(d->alias, d->mem_size);
     d->alias = NULL;
     if (d->ctl != NULL)
-        emu_unmap(d->ctl, sizeof(struct emu_devctl));
+        emu_os_unmap(d->ctl, sizeof(struct emu_devctl));
     d->ctl = NULL;
     if (d->sock >= 0)
         close(d->sock);
@@ -281,7 +281,7 @@ void emu_device_close(struct emu_hdev *d)
  * two threads may both poll. */
 static bool hung_up(struct emu_hdev *d)
 {
-    uint64_t now = emu_now_ns();
+    uint64_t now = emu_os_now_ns();
 
     if (now < emu_load_relaxed(&d->next_poll_ns))
         return false;
@@ -306,6 +306,12 @@ emu_status emu_device_check(struct emu_hdev *d)
     /* The call that notices a kernel timeout says so (507017); later calls only see a
      * failed device. */
     return d->ctl->fault.timed_out ? EMU_EKERNEL_TIMEOUT : EMU_EDEVLOST;
+}
+
+emu_status emu_device_check_now(struct emu_hdev *d)
+{
+    emu_store_relaxed(&d->next_poll_ns, 0);
+    return emu_device_check(d);
 }
 
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
@@ -336,16 +342,24 @@ void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q)
 emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,
                            uint64_t deadline)
 {
+    uint64_t start = emu_os_now_ns(), hang_ns = UINT64_MAX; /* read once the wait is long */
+
     for (;;) {
         if (emu_load_acquire(word) != seen)
             return EMU_OK;
         emu_status s = emu_device_check(d);
         if (s != EMU_OK)
             return s;
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
+        /* A stopped executor cannot report itself, and a job of one device has no peer
+         * executor to do it: the host waiting on it does (HCEMU_HANG_MS=0 turns it off). */
+        if (hang_ns == UINT64_MAX && now - start >= LIVENESS_SLICE_NS)
+            hang_ns = emu_settings_u64(EMU_SET_HANG_MS) * 1000000ull;
+        if (hang_ns != 0 && hang_ns != UINT64_MAX && now - start >= hang_ns)
+            (void)emu_devctl_check_stopped(d->ctl);
         uint64_t slice = now + LIVENESS_SLICE_NS;
-        (void)emu_futex_wait(word, seen, slice < deadline ? slice : deadline);
+        (void)emu_os_futex_wait(word, seen, slice < deadline ? slice : deadline);
     }
 }

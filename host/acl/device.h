@@ -37,6 +37,9 @@ struct emu_hdev {
 emu_status emu_device_open(uint32_t id, struct emu_hdev **out) EMU_MUST_CHECK;
 /* The device if it is open and alive; notices (and reports once) an executor that died. */
 emu_status emu_device_check(struct emu_hdev *d) EMU_MUST_CHECK;
+/* emu_device_check() without its poll rate limit: for calls that change the device's state
+ * (allocation), so none succeeds on a device whose executor already hung up. */
+emu_status emu_device_check_now(struct emu_hdev *d) EMU_MUST_CHECK;
 /* Send one request to the executor and wait for the answer. */
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
                           struct emu_rpc_rep *r) EMU_MUST_CHECK;

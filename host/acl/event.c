@@ -8,6 +8,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "model_time.h"
 #include "notify_pool.h"
 #include "registry.h"
 
@@ -91,6 +92,35 @@ emu_status emu_event_sync(struct emu_event *e)
         if (s != EMU_OK)
             return s;
     }
+}
+
+/* Time of e's last record: wall (the executor's stamp) or modelled, in seconds. */
+static emu_status record_time(struct emu_event *e, double *t)
+{
+    uint32_t seq = emu_load_acquire(&e->seq);
+    emu_status s;
+
+    if (seq == 0) {
+        EMU_LOG_ERR("aclrtEventElapsedTime: event %p was never recorded", (void *)e);
+        return EMU_EINVAL;
+    }
+    if ((s = emu_event_sync(e)) != EMU_OK)
+        return s;
+    if (emu_model_time_on())
+        return emu_model_time_event(e->d->id, e->slot, seq, t);
+    *t = (double)emu_load_relaxed(&e->d->ctl->notifies[e->slot].stamp_ns) * 1e-9;
+    return EMU_OK;
+}
+
+emu_status emu_event_elapsed(struct emu_event *start, struct emu_event *end, float *ms)
+{
+    double a, b;
+    emu_status s;
+
+    if ((s = record_time(start, &a)) != EMU_OK || (s = record_time(end, &b)) != EMU_OK)
+        return s;
+    *ms = (float)((b - a) * 1e3);
+    return EMU_OK;
 }
 
 void emu_event_destroy(struct emu_event *e)

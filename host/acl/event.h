@@ -18,4 +18,9 @@ emu_status emu_event_wait(struct emu_hstream *s, struct emu_event *e,
 emu_status emu_event_sync(struct emu_event *e) EMU_MUST_CHECK;
 void emu_event_destroy(struct emu_event *e);
 
+/* Milliseconds from start's last record to end's (both waited for): wall clock, or the
+ * modelled clock with HCEMU_TIME=model. EMU_EINVAL when one was never recorded. */
+emu_status emu_event_elapsed(struct emu_event *start, struct emu_event *end,
+                             float *ms) EMU_MUST_CHECK;
+
 #endif

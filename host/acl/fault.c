@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
 #include "common/layout.h"
 #include "common/log.h"
+#include "common/os.h"
 #include "loader/symbolize.h"
 #include "runtime.h"
 
@@ -172,6 +174,68 @@ static void describe_pc(const struct emu_fault_record *f, char *out, size_t len)
         EMU_LOG_DEBUG("no source line for 0x%llx in %s", (unsigned long long)f->pc, f->image);
 }
 
+/* How the executor ended, from its exit status when this process started it. A death noticed
+ * through the socket may precede the status by a moment: wait up to 1 s for it. */
+static void describe_end(struct emu_hdev *d, char *out, size_t len)
+{
+    int st = 0;
+    pid_t r = 0;
+
+    snprintf(out, len, "ended unexpectedly (exit status unknown: another process started it)");
+    for (int i = 0; d->child_pid > 0 && i < 100 && r == 0; i++) {
+        r = waitpid(d->child_pid, &st, WNOHANG);
+        if (r == 0)
+            usleep(10000);
+    }
+    if (r != d->child_pid) {
+        char st_now = emu_os_proc_state(d->exec_pid);
+        if (st_now != 0 && st_now != 'Z' && st_now != 'X')
+            snprintf(out, len, "is still running but closed its connection to the host (did "
+                               "a kernel close the executor's file descriptors?)");
+        return;
+    }
+    d->child_pid = 0; /* reaped here */
+    if (WIFEXITED(st))
+        snprintf(out, len, "exited with code %d", WEXITSTATUS(st));
+    else if (WIFSIGNALED(st))
+        snprintf(out, len, "was killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+}
+
+/* The kernels running when the executor died (streams parked on a kernel entry). */
+static void running_kernels(const struct emu_devctl *ctl, char *out, size_t len)
+{
+    size_t off = 0;
+
+    out[0] = '\0';
+    for (uint32_t s = 0; s < EMU_MAX_STREAMS && off + 64 < len; s++) {
+        const struct emu_stream_ctl *sc = &ctl->streams[s];
+        if (emu_load_acquire(&sc->parked) != EMU_PARK_KERNEL)
+            continue;
+        int n = snprintf(out + off, len - off, "%s%.*s", off == 0 ? "" : ", ",
+                         (int)sizeof(sc->kernel), sc->kernel);
+        if (n > 0)
+            off += (size_t)n;
+    }
+}
+
+/* The executor died without a fault record: exit(), _exit(), a signal it could not catch. */
+static void report_death(struct emu_hdev *d)
+{
+    char how[160], kernels[400];
+
+    describe_end(d, how, sizeof(how));
+    running_kernels(d->ctl, kernels, sizeof(kernels));
+    if (kernels[0] != '\0')
+        EMU_LOG_ERR("device %u failed: its executor (pid %d) %s while kernel %s was running; the "
+                    "device is marked failed and its calls return errors, other devices keep "
+                    "working",
+                    d->id, d->exec_pid, how, kernels);
+    else
+        EMU_LOG_ERR("device %u failed: its executor (pid %d) %s; the device is "
+                    "marked failed and its calls return errors, other devices keep working",
+                    d->id, d->exec_pid, how);
+}
+
 void emu_fault_report_device(struct emu_hdev *d)
 {
     pthread_mutex_lock(&d->lock);
@@ -187,10 +251,13 @@ void emu_fault_report_device(struct emu_hdev *d)
                     d->id, f->kernel[0] ? f->kernel : "?");
         return;
     }
+    if (emu_load_acquire(&d->ctl->state) == EMU_DEV_STOPPED) {
+        /* An orderly exit: this process (or the last host of the job) shut it down. */
+        EMU_LOG_DEBUG("device %u: its executor was shut down", d->id);
+        return;
+    }
     if (f->signo == 0) {
-        EMU_LOG_ERR("device %u failed: its executor (pid %d) ended unexpectedly; the device is "
-                    "marked failed and its calls return errors, other devices keep working",
-                    d->id, d->exec_pid);
+        report_death(d);
         return;
     }
     char where[512] = "", what[400];

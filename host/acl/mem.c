@@ -35,11 +35,11 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     struct emu_range r;
     emu_status s;
 
-    if (size > POPULATE_MAX && size > emu_mem_room(emu_rt.job_dir)) {
+    if (size > POPULATE_MAX && size > emu_os_mem_room(emu_rt.job_dir)) {
         EMU_LOG_ERR("device %u: cannot allocate %llu bytes: this machine can hold %llu more "
                     "(available memory and free space of %s)",
                     d->id, (unsigned long long)size,
-                    (unsigned long long)emu_mem_room(emu_rt.job_dir), emu_rt.job_dir);
+                    (unsigned long long)emu_os_mem_room(emu_rt.job_dir), emu_rt.job_dir);
         return EMU_ENOMEM;
     }
     emu_devctl_lock(&d->ctl->alloc.lock);
@@ -59,7 +59,7 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     }
     uint64_t addr = emu_window_base(d->id) + r.off;
     if (kind != EMU_ALLOC_ARGS && kind != EMU_ALLOC_HCCL_BUFFER && r.span <= POPULATE_MAX) {
-        emu_populate(d->alias + r.off, r.span);
+        emu_os_populate(d->alias + r.off, r.span);
         populate_in_executor(d, addr, r.span);
     }
     *out = (void *)(uintptr_t)addr;
@@ -164,4 +164,51 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
     out->host = d->alias + off;
     out->wire_addr = addr;
     return EMU_OK;
+}
+
+emu_status emu_mem_check_copy(void *dst, size_t destMax, const void *src, size_t count, int kind,
+                              const char *fn, struct emu_mem_ref *d, struct emu_mem_ref *s)
+{
+    emu_status st;
+
+    if (dst == NULL || src == NULL) {
+        EMU_LOG_ERR("%s: %s is NULL", fn, dst == NULL ? "dst" : "src");
+        return EMU_EINVAL;
+    }
+    if (count == 0 || count > destMax) {
+        EMU_LOG_ERR("%s: count %zu must be in [1, destMax = %zu]", fn, count, destMax);
+        return EMU_EINVAL;
+    }
+    if (kind < 0 || kind >= EMU_COPY_KINDS) {
+        EMU_LOG_ERR("%s: copy kind %d is not an aclrtMemcpyKind", fn, kind);
+        return EMU_EINVAL;
+    }
+    if ((st = emu_mem_resolve(dst, count, "destination", d)) != EMU_OK ||
+        (st = emu_mem_resolve(src, count, "source", s)) != EMU_OK)
+        return st;
+    /* In ACL 1.17 the kind is informational: the direction comes from the addresses. */
+    if (d->host + count > s->host && s->host + count > d->host && d->host != s->host) {
+        EMU_LOG_ERR("%s: source and destination overlap", fn);
+        return EMU_EINVAL;
+    }
+    return EMU_OK;
+}
+
+emu_status emu_mem_check_memset(void *ptr, size_t maxCount, size_t count, const char *fn,
+                                struct emu_mem_ref *r)
+{
+    if (ptr == NULL) {
+        EMU_LOG_ERR("%s: devPtr is NULL", fn);
+        return EMU_EINVAL;
+    }
+    if (count == 0 || count > maxCount) {
+        EMU_LOG_ERR("%s: count %zu must be in [1, maxCount = %zu]", fn, count, maxCount);
+        return EMU_EINVAL;
+    }
+    emu_status st = emu_mem_resolve(ptr, count, "devPtr", r);
+    if (st == EMU_OK && r->dev < 0 && !r->pinned) {
+        EMU_LOG_ERR("%s: %p is neither device memory nor memory from aclrtMallocHost", fn, ptr);
+        return EMU_EINVAL;
+    }
+    return st;
 }

@@ -38,4 +38,16 @@ struct emu_mem_ref {
 emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
                            struct emu_mem_ref *out) EMU_MUST_CHECK;
 
+/* The checks of aclrtMemcpy(Async) (kind is an aclrtMemcpyKind, 0..EMU_COPY_KINDS-1): both
+ * pointers set, count in [1, destMax], both ranges resolved into *d and *s, no overlap.
+ * EMU_EINVAL with one line naming `fn` otherwise. */
+#define EMU_COPY_KINDS 8
+emu_status emu_mem_check_copy(void *dst, size_t destMax, const void *src, size_t count, int kind,
+                              const char *fn, struct emu_mem_ref *d,
+                              struct emu_mem_ref *s) EMU_MUST_CHECK;
+/* The checks of aclrtMemset(Async): ptr set, count in [1, maxCount], device or pinned memory
+ * (resolved into *r). */
+emu_status emu_mem_check_memset(void *ptr, size_t maxCount, size_t count, const char *fn,
+                                struct emu_mem_ref *r) EMU_MUST_CHECK;
+
 #endif

@@ -63,7 +63,7 @@ static emu_status pin_open(void)
             close(fd);
         return EMU_ENOMEM;
     }
-    s = emu_map_shared(fd, 0, PIN_RESERVE, NULL, 0, &p);
+    s = emu_os_map_shared(fd, 0, PIN_RESERVE, NULL, 0, &p);
     close(fd);
     if (s == EMU_OK)
         pin_base = p;
@@ -85,7 +85,7 @@ emu_status emu_pin_alloc(uint64_t size, void **out)
                     (unsigned long long)size);
         return EMU_ENOMEM;
     }
-    emu_populate(pin_base + r.off, r.span);
+    emu_os_populate(pin_base + r.off, r.span);
     *out = pin_base + r.off;
     return EMU_OK;
 }
@@ -114,7 +114,7 @@ void emu_pin_fini(void)
 {
     pthread_mutex_lock(&pin_lock);
     if (pin_base != NULL)
-        emu_unmap(pin_base, PIN_RESERVE);
+        emu_os_unmap(pin_base, PIN_RESERVE);
     pin_base = NULL;
     pin_set.count = 0;
     pin_set.used = 0;

@@ -13,6 +13,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "model_time.h"
 
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
 {
@@ -147,7 +148,7 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
         emu_fetch_add_acq_rel(&sq->space_waiters, 1);
         emu_devctl_unlock(&sq->lock);
         emu_devctl_ring(d->ctl);
-        st = emu_device_wait(d, &sq->head, head, emu_deadline_ms(-1));
+        st = emu_device_wait(d, &sq->head, head, emu_os_deadline_ms(-1));
         emu_fetch_sub_acq_rel(&sq->space_waiters, 1);
         if (st != EMU_OK)
             return st;
@@ -232,6 +233,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
             return st;
     }
     int32_t err = atomic_exchange(&sc->error, 0);
+    emu_model_time_note(d->id, s->slot); /* HCEMU_TIME=model: summary and trace */
     return (emu_status)err;
 }
 

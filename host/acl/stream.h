@@ -49,7 +49,7 @@ void emu_stream_note_use(struct emu_hstream *s, uint64_t addr);
 /* Whether a queued task of any stream still uses the allocation starting at `addr`. */
 bool emu_stream_memory_busy(uint64_t addr);
 /* Wait until every task submitted so far has retired; returns and clears the stream's
- * error. deadline as emu_now_ns(); UINT64_MAX = forever. */
+ * error. deadline as emu_os_now_ns(); UINT64_MAX = forever. */
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline) EMU_MUST_CHECK;
 /* Synchronise every stream of this process on device d. */
 emu_status emu_stream_sync_device(struct emu_hdev *d) EMU_MUST_CHECK;

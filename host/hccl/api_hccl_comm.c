@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/settings.h"
 #include "hccl.h"
 #include "hccl_comm.h"
+#include "hccl_comm_args.h"
 #include "hccl_ranktable.h"
 #include "hccl_rdv.h"
 #include "hccl_thread.h"
@@ -32,18 +32,6 @@ HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     return emu_hccl_leave(NULL, emu_rootinfo_make(rootInfo, fn));
 }
 
-static emu_status check_ranks(uint32_t n, uint32_t rank, const char *fn)
-{
-    if (n == 0 || n > EMU_COMM_MAX_RANKS)
-        return emu_hccl_bad(NULL, fn,
-                            "nRanks %u is not in [1, %u] (hcemu emulates at most one "
-                            "rank per device)",
-                            n, EMU_COMM_MAX_RANKS);
-    if (rank >= n)
-        return emu_hccl_bad(NULL, fn, "rank %u is not below nRanks %u", rank, n);
-    return EMU_OK;
-}
-
 static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
                             const HcclCommConfig *cfg, bool has_cfg, HcclComm *comm, const char *fn)
 {
@@ -55,7 +43,7 @@ static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
     if ((s = EMU_HCCL_NONNULL(NULL, ri, fn)) != EMU_OK ||
         (s = EMU_HCCL_NONNULL(NULL, comm, fn)) != EMU_OK ||
         (has_cfg && (s = EMU_HCCL_NONNULL(NULL, cfg, fn)) != EMU_OK) ||
-        (s = check_ranks(n, rank, fn)) != EMU_OK ||
+        (s = emu_comm_args_check_ranks(n, rank, fn)) != EMU_OK ||
         (cfg != NULL && (s = emu_comm_config_check(cfg, fn, rank)) != EMU_OK) ||
         (s = emu_hccl_need_device(fn, rank, &a.d)) != EMU_OK ||
         (s = emu_rootinfo_read(ri, &info, fn, rank)) != EMU_OK)
@@ -77,21 +65,6 @@ HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo *rootI
                                       const HcclCommConfig *config, HcclComm *comm)
 {
     return init_root(nRanks, rootInfo, rank, config, true, comm, "HcclCommInitRootInfoConfig");
-}
-
-/* Ranks reading the same table meet in the shared job folder, or - separate processes with
- * their own job folders - in the folder of all job folders, under a name made from the
- * table's bytes and the user. */
-static emu_status cluster_rdv(struct emu_comm_args *a, uint64_t hash)
-{
-    const char *dir = emu_settings_str(EMU_SET_JOB_PATH);
-
-    a->nonce = hash ^ ((uint64_t)geteuid() * 0x9e3779b97f4a7c15ull);
-    if (*dir != '\0') { /* private, checked at aclInit */
-        snprintf(a->rdv_dir, sizeof(a->rdv_dir), "%s", dir);
-        return EMU_OK;
-    }
-    return emu_rdv_private_dir(emu_settings_str(EMU_SET_JOB_DIR), a->rdv_dir, sizeof(a->rdv_dir));
 }
 
 static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommConfig *cfg,
@@ -119,7 +92,7 @@ static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommCo
     a.server = e.server;
     a.phy_id = e.phy_id;
     a.ip = e.ip;
-    if ((s = cluster_rdv(&a, e.hash)) == EMU_OK && (s = emu_comm_create(&a, &c)) == EMU_OK)
+    if ((s = emu_comm_args_cluster_rdv(&a, e.hash)) == EMU_OK && (s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;
     return emu_hccl_leave(NULL, s);
 }
@@ -137,25 +110,6 @@ HcclResult HcclCommInitClusterInfoConfig(const char *clusterInfo, uint32_t rank,
 
 /* ---- HcclCommInitAll: one member per device, each joining from its own OS thread -------- */
 
-static emu_status check_devices(uint32_t ndev, const int32_t *devices, const char *fn)
-{
-    if (ndev == 0 || ndev > EMU_COMM_MAX_RANKS || ndev > emu_rt.ndev)
-        return emu_hccl_bad(NULL, fn, "ndev %u is not in [1, %u] (HCEMU_DEVICES)", ndev,
-                            emu_rt.ndev);
-    for (uint32_t i = 0; i < ndev; i++) {
-        if (devices[i] < 0 || (uint32_t)devices[i] >= emu_rt.ndev)
-            return emu_hccl_bad(NULL, fn, "devices[%u] = %d is not a device (0..%u)", i, devices[i],
-                                emu_rt.ndev - 1);
-        for (uint32_t k = 0; k < i; k++)
-            if (devices[k] == devices[i])
-                return emu_hccl_bad(NULL, fn,
-                                    "device %d is listed twice (devices[%u] and "
-                                    "devices[%u])",
-                                    devices[i], k, i);
-    }
-    return EMU_OK;
-}
-
 HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
 {
     static const char fn[] = "HcclCommInitAll";
@@ -168,7 +122,7 @@ HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms)
         EMU_LOG_ERR("%s: call aclInit first", fn);
         return emu_hccl_leave(NULL, EMU_EUNINIT);
     }
-    if ((s = check_devices(ndev, devices, fn)) != EMU_OK)
+    if ((s = emu_comm_args_check_devices(ndev, devices, fn)) != EMU_OK)
         return emu_hccl_leave(NULL, s);
     struct emu_comm **made = calloc(ndev, sizeof(*made));
     if (made == NULL)

@@ -4,13 +4,14 @@
  * code (HCCL_E_NOT_SUPPORT), so user code linked against the full vendor API builds, runs,
  * and fails cleanly if it strays outside the emulated Atlas 350 AICPU_TS flow. Why each
  * group is out of scope:
- * - Sub-communicators, suspend/resume and communicator status (HcclCreateSubCommConfig,
- *   HcclCommSuspend/Resume, HcclCommGetStatus): fault-recovery and split features of the
+ * - Sub-communicators and suspend/resume (HcclCreateSubCommConfig,
+ *   HcclCommSuspend/Resume): fault-recovery and split features of the
  *   full HCCL library; a custom operator only needs one communicator per rank.
- * - Process-wide config and config queries (HcclSetConfig/GetConfig, HcclConfigGetInfo,
- *   HcclGetCommConfigCapability): the built-in collectives (api_coll.c) are deterministic
- *   already and have no process-wide switches; HcclCommConfig passed at init is handled by
- *   the init calls themselves.
+ * - Process-wide config (HcclSetConfig/GetConfig, HcclGetCommConfigCapability): the built-in
+ *   collectives (api_coll.c) are deterministic already and have no process-wide switches;
+ *   HcclCommConfig passed at init is handled by the init calls themselves.
+ * HcclCommGetStatus, HcclGroupStatusGet and HcclConfigGetInfo answer for real
+ * (api_hccl_diag.c).
  * - Package-internal extras of pkg_inc/hccl_res_expt.h other than thread export
  *   (HcclGetRemoteIpcHcclBuf, HcclDevMemAcquire, HcclTaskRegister/UnRegister, exchange-info
  *   calls): internal hooks of HCCL's own operators, marked unstable and unused by the flow.
@@ -66,18 +67,6 @@ HcclResult HcclCommSuspend(HcclComm comm)
 HcclResult HcclCommResume(HcclComm comm)
 {
     (void)comm;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
-{
-    (void)commId, (void)status;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclConfigGetInfo(HcclComm comm, HcclConfigType cfgType, uint32_t infoLen, void *info)
-{
-    (void)comm, (void)cfgType, (void)infoLen, (void)info;
     EMU_STUB_NOT_SUPPORTED();
 }
 

@@ -198,7 +198,7 @@ static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
     if (s == EMU_OK)
         s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
     if (s == EMU_OK)
-        s = emu_rdv_join(c->rdv, a->rank, &me, emu_now_ns() + c->connect_timeout_ms * 1000000u,
+        s = emu_rdv_join(c->rdv, a->rank, &me, emu_os_now_ns() + c->connect_timeout_ms * 1000000u,
                          a->fn);
     return s;
 }

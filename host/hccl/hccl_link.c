@@ -332,6 +332,19 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
                      (unsigned long long)c->connect_timeout_ms);
 }
 
+/* Whether everything this phase needs from `peer` is already published. */
+static bool peer_done(struct emu_comm *c, struct pending *p, uint32_t n, bool acks, uint32_t peer)
+{
+    struct wait_arg one = {.c = c, .n = 1, .acks = acks};
+
+    for (uint32_t i = 0; i < n; i++) {
+        one.p = &p[i];
+        if (p[i].peer == peer && !offers_ready(&one))
+            return false;
+    }
+    return true;
+}
+
 static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, bool acks,
                              uint64_t deadline, const char *fn)
 {
@@ -345,7 +358,16 @@ static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, 
         if (!seen)
             watch[nw++] = p[i].peer;
     }
-    emu_status s = emu_rdv_wait(c->rdv, offers_ready, &w, deadline, watch, nw, &gone);
+    emu_status s;
+    while ((s = emu_rdv_wait(c->rdv, offers_ready, &w, deadline, watch, nw, &gone)) ==
+               EMU_EREMOTE &&
+           peer_done(c, p, n, acks, gone)) {
+        /* The peer finished its side (its acquire returned) and then left: what it left
+         * behind is all this side needs, so stop watching it and finish without it. */
+        for (uint32_t k = 0; k < nw; k++)
+            if (watch[k] == gone)
+                watch[k--] = watch[--nw];
+    }
     if (s != EMU_OK)
         report_wait(c, p, n, acks, s, gone, fn);
     return s;
@@ -473,7 +495,7 @@ static uint32_t plan(struct emu_comm *c, int32_t engine, const HcclChannelDesc *
 static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
                             struct pending *p, uint32_t np, const char *fn)
 {
-    uint64_t deadline = emu_now_ns() + c->connect_timeout_ms * 1000000u;
+    uint64_t deadline = emu_os_now_ns() + c->connect_timeout_ms * 1000000u;
     emu_status s = EMU_OK;
 
     for (uint32_t i = 0; i < np && s == EMU_OK; i++)

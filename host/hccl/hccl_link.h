@@ -25,4 +25,17 @@ void emu_link_release(struct emu_comm *c, struct emu_chan_rec *ch);
 /* Destroy: report notifies left set, release every channel. */
 void emu_link_release_all(struct emu_comm *c);
 
+/* hccl_link_desc.c: the checked entry points; they take c->lock themselves. */
+/* Check the call (descs, out, n, engine), the channel config `config` (a HcclChannelConfig;
+ * NULL for none) and each descriptor, then acquire the channels (emu_link_acquire). */
+emu_status emu_link_desc_acquire(struct emu_comm *c, int32_t engine, const HcclChannelDesc *descs,
+                                 uint32_t n, const void *config, ChannelHandle *out,
+                                 const char *fn) EMU_MUST_CHECK;
+/* Check the call and the descriptor headers, then emu_link_query. */
+emu_status emu_link_desc_query(struct emu_comm *c, int32_t engine, const HcclChannelDesc *descs,
+                               uint32_t n, ChannelHandle *out, const char *fn) EMU_MUST_CHECK;
+/* Destroy CCU channels; every handle is tried, the first error is returned. */
+emu_status emu_link_desc_destroy(struct emu_comm *c, const ChannelHandle *channels, uint32_t n,
+                                 const char *fn) EMU_MUST_CHECK;
+
 #endif

@@ -33,7 +33,7 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
          * first BUF_OVERCOMMIT bytes of each buffer are left out of the sum: the default
          * 200 MiB on 256 ranks would be 50 GiB, yet a collective touches what it moves. */
         uint64_t big = c->buf_bytes > BUF_OVERCOMMIT ? c->buf_bytes - BUF_OVERCOMMIT : 0;
-        uint64_t total = big * c->size, room = emu_mem_room(emu_rt.job_dir);
+        uint64_t total = big * c->size, room = emu_os_mem_room(emu_rt.job_dir);
         if (c->buf_bytes > room || total > room) {
             EMU_COMM_ERR(c, fn,
                          "the HCCL buffers of %u ranks may need %llu MiB (%llu MiB each) but this "
@@ -49,7 +49,7 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
             return s;
     }
     if (clear)
-        emu_zero(alias_of(c, c->buf), c->buf_bytes);
+        emu_os_zero(alias_of(c, c->buf), c->buf_bytes);
     *addr = c->buf;
     *size = c->buf_bytes;
     return EMU_OK;
@@ -88,7 +88,7 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
     if (x->device) {
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
         if (s == EMU_OK) /* recycled device memory would otherwise show stale bytes */
-            emu_zero(alias_of(c, x->addr), size);
+            emu_os_zero(alias_of(c, x->addr), size);
     } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
                                         * huge sizes never reach (sanitizer) allocators */
                || (x->addr = calloc(1, (size_t)size)) == NULL) {

@@ -133,13 +133,13 @@ static int create_file(const char *path, uint32_t nranks, uint64_t nonce)
     char tmp[sizeof(((struct emu_rdv *)0)->path) + 48];
     void *p;
 
-    snprintf(tmp, sizeof(tmp), "%s.%d.%d.tmp", path, (int)getpid(), emu_gettid());
+    snprintf(tmp, sizeof(tmp), "%s.%d.%d.tmp", path, (int)getpid(), emu_os_gettid());
     int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -errno;
     int err = 0;
     if (ftruncate(fd, (off_t)file_bytes(nranks)) != 0 ||
-        emu_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK) {
+        emu_os_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK) {
         err = errno != 0 ? errno : EIO;
     } else {
         struct rdv_hdr *h = p;
@@ -147,7 +147,7 @@ static int create_file(const char *path, uint32_t nranks, uint64_t nonce)
         h->version = RDV_VERSION;
         h->nranks = nranks;
         h->nonce = nonce;
-        emu_unmap(p, RDV_HDR_BYTES);
+        emu_os_unmap(p, RDV_HDR_BYTES);
         if (link(tmp, path) != 0)
             err = errno;
     }
@@ -196,10 +196,10 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
     struct stat st;
     void *p;
 
-    if (emu_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK)
+    if (emu_os_map_shared(fd, 0, RDV_HDR_BYTES, NULL, 0, &p) != EMU_OK)
         return EMU_ESYSCALL;
     struct rdv_hdr h = *(struct rdv_hdr *)p;
-    emu_unmap(p, RDV_HDR_BYTES);
+    emu_os_unmap(p, RDV_HDR_BYTES);
     if (h.magic != RDV_MAGIC || h.version != RDV_VERSION) {
         EMU_LOG_ERR("%s: rank %u: %s is not an hcemu rendezvous file", fn, rank, r->path);
         return EMU_EINVAL;
@@ -214,7 +214,7 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
         return EMU_EINVAL;
     }
     r->len = file_bytes(nranks);
-    if (emu_map_shared(fd, 0, r->len, NULL, 0, &p) != EMU_OK)
+    if (emu_os_map_shared(fd, 0, r->len, NULL, 0, &p) != EMU_OK)
         return EMU_ESYSCALL;
     r->base = p;
     r->nranks = nranks;
@@ -252,7 +252,7 @@ static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, 
         close(fd);
         if (s == EMU_OK && is_stale(r)) {
             *stale = true;
-            emu_unmap(r->base, r->len);
+            emu_os_unmap(r->base, r->len);
             r->base = NULL;
         }
         return s;
@@ -288,7 +288,7 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
     }
     if (s != EMU_OK || stale) {
         if (r->base != NULL)
-            emu_unmap(r->base, r->len);
+            emu_os_unmap(r->base, r->len);
         free(r);
         return s != EMU_OK ? s : EMU_EINTERNAL;
     }
@@ -299,7 +299,7 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
 void emu_rdv_ring(struct emu_rdv *r)
 {
     emu_fetch_add_release(&r->hdr->bell, 1);
-    emu_futex_wake(&r->hdr->bell, INT32_MAX);
+    emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
 }
 
 static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
@@ -326,11 +326,11 @@ emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uin
                 return EMU_EREMOTE;
             }
         }
-        uint64_t now = emu_now_ns();
+        uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
         uint64_t slice = now + WAIT_SLICE_NS;
-        (void)emu_futex_wait(&r->hdr->bell, seen, slice < deadline ? slice : deadline);
+        (void)emu_os_futex_wait(&r->hdr->bell, seen, slice < deadline ? slice : deadline);
     }
 }
 
@@ -368,7 +368,7 @@ emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_
 {
     struct rdv_member *m = &r->members[rank];
     uint32_t expect = MEMBER_EMPTY;
-    uint64_t start = emu_now_ns();
+    uint64_t start = emu_os_now_ns();
 
     bool claimed = emu_cas_acq_rel(&m->state, &expect, MEMBER_CLAIMING);
     if (!claimed && expect == MEMBER_GAVE_UP)
@@ -389,7 +389,7 @@ emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_
     emu_status s = emu_rdv_wait(r, all_arrived, r, deadline, NULL, 0, &gone);
     if (s == EMU_OK)
         return EMU_OK;
-    report_missing(r, rank, (emu_now_ns() - start) / 1000000u, fn);
+    report_missing(r, rank, (emu_os_now_ns() - start) / 1000000u, fn);
     /* Withdraw, so the ranks still waiting see an honest count. */
     emu_fetch_sub_acq_rel(&r->hdr->arrived, 1);
     emu_fetch_sub_acq_rel(&r->hdr->refs, 1);
@@ -421,7 +421,7 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
         if (r->own_dir)
             rmdir(r->dir); /* fails while other communicators' files are in it */
     }
-    emu_unmap(r->base, r->len);
+    emu_os_unmap(r->base, r->len);
     free(r);
 }
 

@@ -77,7 +77,7 @@ emu_status emu_rdv_private_dir(const char *parent, char *out, size_t len) EMU_MU
  * The caller owns *out: emu_rdv_close() it. */
 emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const char *fn,
                         uint32_t rank, struct emu_rdv **out) EMU_MUST_CHECK;
-/* Announce `me` as `rank` and wait until every rank has (deadline as emu_now_ns()).
+/* Announce `me` as `rank` and wait until every rank has (deadline as emu_os_now_ns()).
  * EMU_ETIMEOUT names the missing ranks; the slot is withdrawn on failure. */
 emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_info *me,
                         uint64_t deadline, const char *fn) EMU_MUST_CHECK;

@@ -37,7 +37,7 @@ uint64_t emu_rootinfo_fresh_nonce(void)
     uint64_t n = 0;
 
     if (getrandom(&n, sizeof(n), GRND_NONBLOCK) != (ssize_t)sizeof(n))
-        n = emu_now_ns() ^ ((uint64_t)getpid() << 32);
+        n = emu_os_now_ns() ^ ((uint64_t)getpid() << 32);
     return n != 0 ? n : 1;
 }
 

@@ -386,7 +386,7 @@ emu_status emu_thread_async_error(struct emu_comm *c)
 void emu_thread_quiesce(struct emu_comm *c)
 {
     struct emu_devctl *ctl = c->d->ctl;
-    uint64_t deadline = emu_deadline_ms(QUIESCE_MS);
+    uint64_t deadline = emu_os_deadline_ms(QUIESCE_MS);
 
     if (ctl == NULL || emu_device_check(c->d) != EMU_OK)
         return;

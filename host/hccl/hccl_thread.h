@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "hccl_comm.h"
+#include "hccl/hccl_res_expt.h"
 
 /* `n` fresh threads. engine = COMM_ENGINE_AICPU_TS (device threads) or COMM_ENGINE_CPU_TS
  * (a new ACL stream each). notify_nums[i] notifies for thread i (notify_nums NULL: `uniform`
@@ -35,5 +36,26 @@ emu_status emu_thread_async_error(struct emu_comm *c);
 void emu_thread_quiesce(struct emu_comm *c);
 /* Destroy, step 2: report notifies left set, free slots, ranges and owned streams. */
 void emu_thread_release_all(struct emu_comm *c);
+
+/* Limits of the thread calls (checked by hccl_thread_check.c and api_hccl_thread.c). */
+#define EMU_THREAD_THREADS_MAX 1984u          /* streams per 950 device */
+#define EMU_THREAD_NOTIFIES_PER_THREAD 65535u /* notifyNumPerThread < 65536 */
+#define EMU_THREAD_COMM_NOTIFIES_MAX 65536u   /* all threads of a communicator share this pool */
+#define EMU_THREAD_DEDICATED_NOTIFIES 64u
+#define EMU_THREAD_EXPORT_MAX 40u
+
+/* hccl_thread_check.c: the checked entry points; they take c->lock themselves. */
+/* HcclThreadAcquire: engine AICPU_TS or CPU_TS, n in range, per-thread notifies in range
+ * and room in the communicator's notify pool. */
+emu_status emu_thread_check_acquire(struct emu_comm *c, int32_t engine, uint32_t n, uint32_t per,
+                                    ThreadHandle *out, const char *fn) EMU_MUST_CHECK;
+/* HcclThreadAcquireWithConfig: engine CPU or AICPU (mapped to the TS engines), type TS,
+ * every config initialised, room in the pool. */
+emu_status emu_thread_check_acquire_config(struct emu_comm *c, int32_t engine, uint32_t threadNum,
+                                           int32_t type, const ThreadConfig *config,
+                                           ThreadHandle *threads, const char *fn) EMU_MUST_CHECK;
+/* The engine of HcclThreadAcquireWithStream: CPU, CPU_TS or CCU, allowed on this product. */
+emu_status emu_thread_check_stream_engine(struct emu_comm *c, int32_t engine,
+                                          const char *fn) EMU_MUST_CHECK;
 
 #endif

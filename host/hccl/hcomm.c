@@ -44,7 +44,7 @@ static void callsite(uint64_t pc, char *out, size_t len)
             return;
         }
     }
-    if (emu_symbol_of(pc, out, len))
+    if (emu_os_symbol_of(pc, out, len))
         return;
     snprintf(out, len, "host program at 0x%llx", (unsigned long long)pc);
 }
@@ -178,7 +178,7 @@ emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int 
     if (start) {
         if (in_batch) {
             emu_hcomm_check_refuse(c, "already in batch mode (tag \"%s\") on this OS thread",
-                             batch_tag);
+                                   batch_tag);
             return EMU_EINVAL;
         }
         if (strlen(t) >= sizeof(batch_tag)) {
@@ -196,7 +196,7 @@ emu_status emu_hcomm_batch(const struct emu_hcomm_call *c, const char *tag, int 
     }
     if (strcmp(t, batch_tag) != 0) {
         emu_hcomm_check_refuse(c, "batchTag \"%s\" does not match HcommBatchModeStart's \"%s\"", t,
-                         batch_tag);
+                               batch_tag);
         return EMU_EINVAL;
     }
     in_batch = 0;

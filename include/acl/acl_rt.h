@@ -230,6 +230,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent,
+                                                  aclrtEvent endEvent);
 
 /* Runtime notifies (the A2/A3 hand-shake; unused on Atlas 350). flag: ACL_NOTIFY_*.
  * aclrtWaitAndResetNotify's timeout is in seconds, 0 = forever. */
@@ -305,6 +307,80 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHan
 ACL_FUNC_VISIBILITY aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks,
                                                const void *argsData, size_t argsSize,
                                                aclrtStream stream);
+
+/* --- queries and launches HCCL 9.2's library makes (docs/CONTROL_PLANE.md "HCCL 9.2
+ * additions"); hcemu answers what has a meaning without an NPU ------------------------- */
+
+/* Model capture (ACL graphs) is not emulated: every stream reports NONE. */
+typedef void *aclmdlRI;
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
+} aclmdlRICaptureMode;
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2
+} aclmdlRICaptureStatus;
+
+/* Device attributes hcemu answers (the vendor enum has more; they are refused). */
+typedef enum {
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_SMP_ID = 401,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405
+} aclrtDevAttr;
+
+typedef enum {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE = 1
+} aclrtDevResLimitType;
+
+/* Filled by the runtime for exception callbacks; hcemu reports faults itself and never
+ * makes one. */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+/* A placeholder of aclrtLaunchKernelWithHostArgs: bytes at addrOffset of the host arguments
+ * that the runtime replaces with the device address of the data at dataOffset. */
+typedef struct {
+    uint32_t addrOffset;
+    uint32_t dataOffset;
+} aclrtPlaceHolderInfo;
+
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream,
+                                                    aclmdlRICaptureStatus *status,
+                                                    aclmdlRI *modelRI);
+/* Swaps the calling thread's capture mode with *mode. */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+/* aclrtCreateEvent; the flag bits select hardware event kinds hcemu does not distinguish. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr,
+                                                int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId,
+                                                 uint64_t *value);
+/* hcemu's devices have one id: the logical id is the physical one. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId,
+                                                          int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type,
+                                                        uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+/* Launch with the argument bytes in host memory (copied at the call). */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithHostArgs(
+    aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+    void *hostArgs, size_t argsSize, aclrtPlaceHolderInfo *placeHolderArray,
+    size_t placeHolderNum);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+/* The version of package pkgName as M*10000000 + m*100000 + p*1000: hcemu provides the
+ * runtime, hcomm and HCCL interfaces of CANN 9.2.0, so every package reports 90200000. */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+#define HCEMU_CANN_VERSION_NUM 90200000
 
 #ifdef __cplusplus
 }

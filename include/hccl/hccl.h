@@ -18,20 +18,7 @@
 extern "C" {
 #endif
 
-/* One entry of HcclBatchSendRecv. */
-typedef enum {
-    HCCL_SEND = 0,
-    HCCL_RECV = 1,
-    HCCL_SEND_RECV_RESERVED
-} HcclSendRecvType;
-
-typedef struct HcclSendRecvItemDef {
-    HcclSendRecvType sendRecvType;
-    void *buf;
-    uint64_t count;
-    HcclDataType dataType;
-    uint32_t remoteRank;
-} HcclSendRecvItem;
+/* HcclSendRecvItem, one entry of HcclBatchSendRecv, is in hccl_types.h. */
 
 /* Collective operators. Counts are elements of dataType; the V variants take uint64_t
  * arrays of rankSize entries in host memory (AlltoAllVC: a rankSize x rankSize matrix,

@@ -14,6 +14,7 @@
 #include "../acl/acl.h"
 #include "hccl_types.h"
 #include "hccl_res.h"
+#include "hccl_launch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,17 @@ HcclResult HcclGroupStart(void);
 HcclResult HcclGroupEnd(void);
 HcclResult HcclGroupStatusGet(bool *isGroupEnabled);
 HcclResult HcclConfigGetInfo(HcclComm comm, HcclConfigType cfgType, uint32_t infoLen, void *info);
+
+/* Called with the communicator at each HcclCommStatePhase; registered process-wide by name. */
+typedef HcclResult (*HcclCommStateCallback)(HcclComm comm, HcclCommStatePhase state, void *args);
+HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallback cb, void *args);
+
+/* Symmetric windows: the same registered range on every rank, addressed by (window, offset). */
+HcclResult HcclCommSymWinRegister(HcclComm comm, void *addr, uint64_t size,
+                                  HcclCommSymWindow *winHandle, uint32_t flag);
+HcclResult HcclCommSymWinDeregister(HcclCommSymWindow winHandle);
+HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size, HcclCommSymWindow *winHandle,
+                             size_t *offset);
 
 #ifdef __cplusplus
 }

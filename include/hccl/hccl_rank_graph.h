@@ -39,6 +39,12 @@ typedef enum {
     ENDPOINT_ATTR_LOCATION = 2
 } EndpointAttr;
 
+/* The value types HcclRankGraphGetEndpointInfo writes for each attribute (infoLen must equal
+ * their size). */
+typedef uint32_t EndpointAttrBwCoeff;
+typedef uint32_t EndpointAttrDieId;
+typedef uint32_t EndpointAttrLocation;
+
 /* ABI header values of CommLink (no vendor macro names are documented for them). */
 #define HCEMU_COMM_LINK_MAGIC_WORD 0x0f0e0f0fU
 #define HCEMU_COMM_LINK_VERSION 1U

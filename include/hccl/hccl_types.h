@@ -138,9 +138,50 @@ typedef enum {
     HCCL_COMM_STATUS_RESERVED = 255
 } HcclCommStatus;
 
-/* Selector for HcclConfigGetInfo. Only the name is known: layout unconfirmed, so it is an
- * int32_t, which has the ABI of any C enum the vendor might use. */
-typedef int32_t HcclConfigType;
+/* Selector for HcclConfigGetInfo (hcomm 9.2). */
+typedef enum {
+    HCCL_CONFIG_TYPE_INVALID = -1,
+    HCCL_CONFIG_TYPE_OP_EXPANSION_MODE = 0, /* info: HcclConfigTypeOpExpansionMode */
+    HCCL_CONFIG_TYPE_HCCL_ALGO = 1
+} HcclConfigType;
+
+/* Where a communicator's collectives are expanded into tasks (HcclConfigGetInfo answer). */
+typedef enum {
+    HCCL_OP_EXPANSION_MODE_INVALID = -1,
+    HCCL_OP_EXPANSION_MODE_AI_CPU = 0,
+    HCCL_OP_EXPANSION_MODE_AIV = 1,
+    HCCL_OP_EXPANSION_MODE_HOST = 2,
+    HCCL_OP_EXPANSION_MODE_HOST_TS = 3,
+    HCCL_OP_EXPANSION_MODE_CCU_MS = 4,
+    HCCL_OP_EXPANSION_MODE_CCU_SCHED = 5,
+    HCCL_OP_EXPANSION_AIV_ONLY = 6
+} HcclOpExpansionMode;
+typedef HcclOpExpansionMode HcclConfigTypeOpExpansionMode;
+
+/* Moments a registered HcclCommStateCallback is called at. */
+typedef enum {
+    HCCL_COMM_STATE_PHASE_INVALID = -1,
+    HCCL_COMM_STATE_PHASE_DESTROY_PRE = 0,
+    HCCL_COMM_STATE_PHASE_DESTROY_POST = 1,
+    HCCL_COMM_STATE_PHASE_RESUME_PRE = 2,
+    HCCL_COMM_STATE_PHASE_RESUME_POST = 3
+} HcclCommStatePhase;
+
+/* One element of a batched send/receive (24 + 4 + 4 bytes: type@0 buf@8 count@16
+ * dataType@24 remoteRank@28). */
+typedef enum {
+    HCCL_SEND = 0,
+    HCCL_RECV = 1,
+    HCCL_SEND_RECV_RESERVED = 2
+} HcclSendRecvType;
+
+typedef struct HcclSendRecvItemDef {
+    HcclSendRecvType sendRecvType;
+    void *buf;
+    uint64_t count;
+    HcclDataType dataType;
+    uint32_t remoteRank;
+} HcclSendRecvItem;
 
 #define HCCL_COMM_CONFIG_MAGIC_WORD 0xf0f0f0f0U
 #define HCCL_COMM_CONFIG_VERSION 11U

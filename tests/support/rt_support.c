@@ -308,3 +308,11 @@ int rt_group_close(const char *parent, int ndev)
     rt_job_parent_remove(parent);
     return ok ? 0 : -1;
 }
+
+int rt_job_parent_finish(const char *parent)
+{
+    int left = rt_wait_executors_gone(parent, 5000);
+
+    rt_job_parent_remove(parent);
+    return left == 0 ? 0 : -1;
+}

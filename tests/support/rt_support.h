@@ -18,6 +18,9 @@
 int rt_job_parent_make(char *out, size_t len);
 /* Remove the folder made by rt_job_parent_make() and everything below it. */
 void rt_job_parent_remove(const char *parent);
+/* Group teardown of a test program with its own parent: wait up to 5 s for its executors to
+ * end, then remove the parent. Returns 0 when none was left running. */
+int rt_job_parent_finish(const char *parent);
 /* Number of job folders under `parent`; the first one's path goes to `out` (may be NULL). */
 int rt_job_dirs(const char *parent, char *out, size_t len);
 

@@ -1,0 +1,116 @@
+/* model_rec.c - HCEMU_TIME=model: record every task of this device as a node of the job's
+ * task graph (common/model.h, docs/MODEL.md). The `submit` hook appends the node (in each
+ * thread's queue order); the `start` hook of a kernel launch remembers its node so that the
+ * tasks its kernel queues name it. Host processes simulate the graph when they need times. The
+ * mapping is kept until the process exits: hooks may run until the scheduler stops. */
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/model.h"
+#include "device/dp_kinds.h"
+#include "device/exec.h"
+#include "diag_priv.h"
+
+static struct emu_model_shm *graph;
+/* Node (plus one) of the kernel running on each host stream of this device. */
+static _Atomic uint32_t cur_kernel[EMU_MAX_STREAMS];
+
+static void fill_host(const struct emu_task *t, struct emu_model_node *x)
+{
+    const struct emu_wire_task *w = &t->u.wire;
+
+    switch (t->kind) {
+    case EMU_TASK_COPY:
+        x->role = EMU_MODEL_LOCAL, x->bytes = w->u.copy.len;
+        break;
+    case EMU_TASK_MEMSET:
+        x->role = EMU_MODEL_LOCAL, x->bytes = w->u.memset.len;
+        break;
+    case EMU_TASK_KERNEL:
+        x->role = EMU_MODEL_KERNEL;
+        break;
+    case EMU_TASK_EVENT_RECORD:
+    case EMU_TASK_EVENT_WAIT:
+        x->event_seq = w->u.event.seq;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Data-plane task: its thread runs on the AICPU; a move's ends come from its description. */
+static void fill_dp(const struct emu_task *t, const struct emu_diag_desc *d,
+                    struct emu_model_node *x)
+{
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+    uint32_t k = t->origin < EMU_MAX_STREAMS ? emu_load_relaxed(&cur_kernel[t->origin]) : 0;
+
+    x->aicpu = 1;
+    x->kernel = k != 0 ? k - 1 : EMU_MODEL_NONE;
+    if (!(f & EMU_DPF_MOVE))
+        return;
+    x->reduce = (f & EMU_DPF_REDUCE) != 0;
+    x->role = (f & (EMU_DPF_REMOTE_DST | EMU_DPF_REMOTE_SRC)) ? EMU_MODEL_FLOW : EMU_MODEL_LOCAL;
+    for (uint32_t i = 0; i < d->n_acc; i++) {
+        if (d->acc[i].write)
+            x->dst_dev = d->acc[i].dev, x->bytes = d->acc[i].len;
+        else
+            x->src_dev = d->acc[i].dev;
+    }
+}
+
+/* Scheduler lock held: no locks, no allocation; one atomic to reserve the node. */
+static void on_submit(struct emu_task *t)
+{
+    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
+    struct emu_diag_desc d;
+
+    if (i >= EMU_MODEL_MAX_NODES) {
+        if (atomic_exchange(&graph->full, 1) == 0)
+            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
+                         "unavailable from now on",
+                         EMU_MODEL_MAX_NODES);
+        return;
+    }
+    struct emu_model_node *x = &graph->nodes[i];
+    memset(x, 0, offsetof(struct emu_model_node, ready));
+    x->dev = emu_exec_g.dev;
+    x->stream = t->stream;
+    x->kind = t->kind;
+    x->kernel = x->src_dev = x->dst_dev = EMU_MODEL_NONE;
+    emu_diag_describe(t, &d);
+    x->sync_op = (uint8_t)d.sync_op;
+    x->sync_dev = d.sync_dev;
+    x->sync_slot = d.sync_slot;
+    x->event = d.event;
+    if (t->kind >= EMU_TASK_KIND_COUNT)
+        fill_dp(t, &d, x);
+    else
+        fill_host(t, x);
+    t->model_node = i + 1;
+    /* Pairs with the acquire load of the simulating host. */
+    emu_store_release(&x->ready, 1);
+}
+
+static void on_start(struct emu_task *t)
+{
+    if (t->kind == EMU_TASK_KERNEL && t->stream < EMU_MAX_STREAMS)
+        emu_store_relaxed(&cur_kernel[t->stream], t->model_node);
+}
+
+bool emu_model_rec_start(void)
+{
+    static const struct emu_sched_hooks hooks = {.submit = on_submit, .start = on_start};
+
+    if (emu_model_open(emu_exec_g.job_dir, &graph) != EMU_OK)
+        return false;
+    if (emu_sched_register(&hooks) != EMU_OK) {
+        EMU_LOG_WARN("modelled time off: the scheduler refused its hooks");
+        emu_model_close(graph);
+        graph = NULL;
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,245 @@
+/* api_acl_extra.c - the ACL and rt calls HCCL 9.2's library makes beyond the custom-kernel
+ * flow: capture state, device and stream ids, version numbers, launches with host arguments.
+ * Real answers where the question has one without an NPU; the rest refuse with one line.
+ * See docs/CONTROL_PLANE.md "HCCL 9.2 additions". */
+#include <acl/acl.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "api.h"
+#include "common/log.h"
+#include "runtime.h"
+#include "stream.h"
+
+/* Not in hcemu's headers (the vendor's internal runtime interface); rtError_t is int32_t. */
+int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId);
+int32_t rtStreamAddToModel(void *stm, void *captureMdl);
+
+static aclError out(emu_status s)
+{
+    return emu_api_acl(s);
+}
+
+static aclError refuse_null(const char *fn, const char *what)
+{
+    EMU_LOG_ERR("%s: %s is NULL", fn, what);
+    return out(EMU_EINVAL);
+}
+
+static aclError unsupported(const char *fn, const char *why)
+{
+    EMU_LOG_ERR("%s is not supported by hcemu: %s", fn, why);
+    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+}
+
+static _Thread_local aclmdlRICaptureMode capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
+                                aclmdlRI *modelRI)
+{
+    struct emu_hstream *s;
+    emu_status st;
+
+    if (status == NULL)
+        return refuse_null("aclmdlRICaptureGetInfo", "status");
+    if (stream != NULL && (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        return out(st);
+    *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE; /* capture is not emulated */
+    if (modelRI != NULL)
+        *modelRI = NULL;
+    return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    if (mode == NULL)
+        return refuse_null("aclmdlRICaptureThreadExchangeMode", "mode");
+    if ((unsigned)*mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
+        EMU_LOG_ERR("aclmdlRICaptureThreadExchangeMode: mode %d is not a capture mode",
+                    (int)*mode);
+        return out(EMU_EINVAL);
+    }
+    aclmdlRICaptureMode old = capture_mode;
+    capture_mode = *mode;
+    *mode = old;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    (void)flag; /* hardware event kinds: one kind here */
+    return aclrtCreateEvent(event);
+}
+
+static aclError check_device(const char *fn, int64_t dev)
+{
+    if (!emu_runtime_is_initialized()) {
+        EMU_LOG_ERR("%s: call aclInit first", fn);
+        return out(EMU_EUNINIT);
+    }
+    if (dev < 0 || dev >= (int64_t)emu_rt.ndev) {
+        EMU_LOG_ERR("%s: device %lld is not one of the %u devices", fn, (long long)dev,
+                    emu_rt.ndev);
+        return out(EMU_EINVAL);
+    }
+    return ACL_SUCCESS;
+}
+
+/* Every emulated device is its own chip in one server of one super pod. */
+aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    static const char fn[] = "aclrtGetDeviceInfo";
+    aclError e;
+
+    if (value == NULL)
+        return refuse_null(fn, "value");
+    if ((e = check_device(fn, deviceId)) != ACL_SUCCESS)
+        return e;
+    switch (attr) {
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+        *value = (int64_t)emu_rt.dev_mem;
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_PHY_CHIP_ID:
+    case ACL_DEV_ATTR_SUPER_POD_DEVICE_ID:
+        *value = deviceId;
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_SMP_ID:
+    case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
+    case ACL_DEV_ATTR_SUPER_POD_ID:
+        *value = 0;
+        return ACL_SUCCESS;
+    default:
+        return unsupported(fn, "this device attribute has no emulated value");
+    }
+}
+
+aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value)
+{
+    (void)deviceId, (void)otherDeviceId, (void)value;
+    return unsupported("aclrtGetDevicesTopo", "the link topology comes from HcclRankGraph*");
+}
+
+aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
+{
+    static const char fn[] = "aclrtGetLogicDevIdByPhyDevId";
+    aclError e;
+
+    if (logicDevId == NULL)
+        return refuse_null(fn, "logicDevId");
+    if ((e = check_device(fn, phyDevId)) != ACL_SUCCESS)
+        return e;
+    *logicDevId = phyDevId;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
+{
+    (void)interval;
+    return unsupported("aclrtGetOpTimeOutInterval", "there is no operator timeout hardware");
+}
+
+aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
+{
+    (void)type, (void)value;
+    return unsupported("aclrtGetResInCurrentThread", "there are no cube or vector cores");
+}
+
+/* The stream's slot in its device's stream table: unique per device while it lives. */
+aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    struct emu_hstream *s;
+    emu_status st;
+
+    if (streamId == NULL)
+        return refuse_null("aclrtStreamGetId", "streamId");
+    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        return out(st);
+    *streamId = (int32_t)s->slot;
+    return ACL_SUCCESS;
+}
+
+/* The argument bytes go through the ordinary argument list (copied at the call). */
+aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                       aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                       void *hostArgs, size_t argsSize,
+                                       aclrtPlaceHolderInfo *placeHolderArray,
+                                       size_t placeHolderNum)
+{
+    static const char fn[] = "aclrtLaunchKernelWithHostArgs";
+    aclrtArgsHandle args;
+    aclrtParamHandle param;
+    aclError e;
+
+    (void)placeHolderArray;
+    if (placeHolderNum != 0)
+        return unsupported(fn, "placeholders; append them with aclrtKernelArgsAppendPlaceHolder");
+    if (hostArgs == NULL && argsSize > 0)
+        return refuse_null(fn, "hostArgs");
+    if ((e = aclrtKernelArgsInit(funcHandle, &args)) != ACL_SUCCESS)
+        return e;
+    if (argsSize > 0 && (e = aclrtKernelArgsAppend(args, hostArgs, argsSize, &param)) != ACL_SUCCESS)
+        return e;
+    if ((e = aclrtKernelArgsFinalize(args)) != ACL_SUCCESS)
+        return e;
+    return aclrtLaunchKernelWithConfig(funcHandle, numBlocks, stream, cfg, args, NULL);
+}
+
+/* hcemu never produces exception records (its faults are reported by the library itself),
+ * so any pointer here is not one: UINT32_MAX. */
+static uint32_t no_exception(const char *fn)
+{
+    EMU_LOG_ERR("%s: hcemu makes no aclrtExceptionInfo records", fn);
+    return UINT32_MAX;
+}
+
+uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    (void)info;
+    return no_exception("aclrtGetDeviceIdFromExceptionInfo");
+}
+
+uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    (void)info;
+    return no_exception("aclrtGetStreamIdFromExceptionInfo");
+}
+
+uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    (void)info;
+    return no_exception("aclrtGetTaskIdFromExceptionInfo");
+}
+
+uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info)
+{
+    (void)info;
+    return no_exception("aclrtGetErrorCodeFromExceptionInfo");
+}
+
+/* hcomm and HCCL compare this with 9.0.0 to choose their current (non-legacy) paths. */
+aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
+{
+    if (pkgName == NULL)
+        return refuse_null("aclsysGetVersionNum", "pkgName");
+    if (versionNum == NULL)
+        return refuse_null("aclsysGetVersionNum", "versionNum");
+    *versionNum = HCEMU_CANN_VERSION_NUM;
+    return ACL_SUCCESS;
+}
+
+/* Asked by HCCL for its task records; the host thread runs no task: both ids 0. */
+int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId)
+{
+    if (taskId == NULL || streamId == NULL)
+        return refuse_null("rtGetTaskIdAndStreamID", "taskId or streamId");
+    *taskId = 0;
+    *streamId = 0;
+    return 0;
+}
+
+int32_t rtStreamAddToModel(void *stm, void *captureMdl)
+{
+    (void)stm, (void)captureMdl;
+    return unsupported("rtStreamAddToModel", "model capture is not emulated");
+}

@@ -1,0 +1,370 @@
+/* model_time.c - HCEMU_TIME=model on the host: the cost-model figures (defaults, the
+ * HCEMU_MODEL file, servers from HCEMU_TOPOLOGY) and modelled times of event records, from a
+ * simulation of the job's task graph (common/model.h, docs/MODEL.md). */
+#include "model_time.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "common/settings.h"
+#include "host/hccl/hccl_topo.h"
+#include "runtime.h"
+
+#define READY_WAIT_NS 1000000000ull /* a node being written by an executor: bounded wait */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_model_shm *graph;
+
+bool emu_model_time_on(void)
+{
+    return emu_settings_enum(EMU_SET_TIME) == 1;
+}
+
+/* key (a figure in the file's units) -> *dst * scale; false when present but not a number. */
+static bool figure(json_object *root, const char *key, double scale, double *dst)
+{
+    json_object *v;
+
+    if (!json_object_object_get_ex(root, key, &v))
+        return true;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return false;
+    double x = json_object_get_double(v);
+    if (!(x > 0))
+        return false;
+    *dst = x * scale;
+    return true;
+}
+
+static bool links(json_object *root, struct emu_model_params *p)
+{
+    json_object *arr, *o, *v;
+
+    if (!json_object_object_get_ex(root, "links", &arr))
+        return true;
+    if (!json_object_is_type(arr, json_type_array))
+        return false;
+    for (size_t i = 0; i < json_object_array_length(arr); i++) {
+        o = json_object_array_get_idx(arr, i);
+        int64_t a = -1, b = -1;
+        double bw = 0;
+        if (json_object_object_get_ex(o, "src", &v))
+            a = json_object_get_int64(v);
+        if (json_object_object_get_ex(o, "dst", &v))
+            b = json_object_get_int64(v);
+        if (a < 0 || b < 0 || a >= EMU_MAX_DEVICES || b >= EMU_MAX_DEVICES ||
+            !figure(o, "GBps", 1e9, &bw) || bw == 0)
+            return false;
+        p->pair_bw[a][b] = bw;
+    }
+    return true;
+}
+
+static void load_file(const char *path, struct emu_model_params *p)
+{
+    json_object *root = json_object_from_file(path);
+    struct emu_model_params q = *p;
+
+    bool ok =
+        root != NULL && json_object_is_type(root, json_type_object) &&
+        figure(root, "task_us", 1e-6, &q.task_s) && figure(root, "launch_us", 1e-6, &q.launch_s) &&
+        figure(root, "host_task_us", 1e-6, &q.host_task_s) &&
+        figure(root, "notify_us", 1e-6, &q.notify_s) &&
+        figure(root, "link_latency_us", 1e-6, &q.link_lat_s) &&
+        figure(root, "link_GBps", 1e9, &q.link_bw) &&
+        figure(root, "net_latency_us", 1e-6, &q.net_lat_s) &&
+        figure(root, "net_GBps", 1e9, &q.net_bw) && figure(root, "copy_GBps", 1e9, &q.copy_bw) &&
+        figure(root, "reduce_GBps", 1e9, &q.reduce_bw) && links(root, &q);
+    if (ok)
+        *p = q;
+    else
+        EMU_LOG_WARN("HCEMU_MODEL=%s: not a model file (docs/MODEL.md: a JSON object of positive "
+                     "figures and a \"links\" array); using the default figures",
+                     path);
+    if (root != NULL)
+        json_object_put(root);
+}
+
+void emu_model_time_params(struct emu_model_params *p)
+{
+    const char *path = emu_settings_str(EMU_SET_MODEL);
+
+    emu_model_params_default(p);
+    if (*path != '\0')
+        load_file(path, p);
+    if (*emu_settings_str(EMU_SET_TOPOLOGY) == '\0')
+        return;
+    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++)
+        if (emu_topo_server_of(d, "HCEMU_TIME=model", d, &p->server[d]) != EMU_OK)
+            p->server[d] = 0;
+}
+
+/* A copy of the graph's nodes (every node ready). */
+static emu_status snapshot(struct emu_model_node **out, uint32_t *n)
+{
+    uint32_t m = emu_load_acquire(&graph->n_nodes);
+
+    if (emu_load_relaxed(&graph->full) != 0)
+        return EMU_ENOMEM;
+    struct emu_model_node *c = malloc(((size_t)m + 1) * sizeof(*c));
+    if (c == NULL)
+        return EMU_ENOMEM;
+    uint64_t until = emu_os_now_ns() + READY_WAIT_NS;
+    for (uint32_t i = 0; i < m; i++) {
+        while (emu_load_acquire(&graph->nodes[i].ready) == 0 && emu_os_now_ns() < until)
+            usleep(50);
+        c[i] = graph->nodes[i];
+    }
+    *out = c, *n = m;
+    return EMU_OK;
+}
+
+static emu_status map_graph(void)
+{
+    if (graph != NULL)
+        return EMU_OK;
+    return emu_model_open(emu_rt.job_dir, &graph);
+}
+
+/* One step's name in words. */
+static const char *node_name(const struct emu_model_node *x)
+{
+    if (x->role == EMU_MODEL_KERNEL)
+        return "launch";
+    if (x->role == EMU_MODEL_FLOW)
+        return x->reduce ? "write-reduce" : "transfer";
+    if (x->role == EMU_MODEL_LOCAL)
+        return x->reduce ? "reduce" : "copy";
+    if (x->sync_op == EMU_MODEL_WAIT)
+        return "wait";
+    return x->sync_op == EMU_MODEL_RECORD ? "record" : "task";
+}
+
+/* One step of a critical path, in words. */
+static int step_text(const struct emu_model_node *x, const struct emu_model_times *t, char *out,
+                     size_t n)
+{
+    const char *what = node_name(x);
+
+    if (x->role == EMU_MODEL_FLOW)
+        return snprintf(out, n, "%s %llu B dev%u->dev%u [%.2f-%.2f us]", what,
+                        (unsigned long long)x->bytes, x->src_dev, x->dst_dev, t->start * 1e6,
+                        t->end * 1e6);
+    return snprintf(out, n, "%s dev%u/%u [%.2f-%.2f us]", what, x->dev, x->stream, t->start * 1e6,
+                    t->end * 1e6);
+}
+
+/* The chain that decided node i's end, latest first, as text (at most 8 steps). */
+static void critical_path(const struct emu_model_node *nd, const struct emu_model_times *t,
+                          uint32_t i, char *out, size_t n)
+{
+    size_t at = 0;
+
+    out[0] = '\0';
+    for (int k = 0; k < 8 && i != EMU_MODEL_NONE && at + 4 < n; k++, i = t[i].why) {
+        int w = step_text(&nd[i], &t[i], out + at, n - at);
+        if (w < 0 || (size_t)w >= n - at)
+            return;
+        at += (size_t)w;
+        if (t[i].why != EMU_MODEL_NONE && at + 4 < n)
+            at += (size_t)snprintf(out + at, n - at, " <- ");
+    }
+}
+
+/* The job's graph so far, simulated: nodes and times (run_model; run_free frees them). */
+struct run {
+    struct emu_model_params p;
+    struct emu_model_node *nodes;
+    struct emu_model_times *times;
+    uint32_t n;
+};
+
+/* Kernels already summarised by this process (one bit per node; under `lock`). */
+static uint8_t reported[EMU_MODEL_MAX_NODES / 8];
+
+/* Whether kernel node k is to be summarised now (and mark it). */
+static bool first_report(uint32_t k)
+{
+    pthread_mutex_lock(&lock);
+    bool first = (reported[k / 8] & (1u << (k % 8))) == 0;
+    reported[k / 8] |= (uint8_t)(1u << (k % 8));
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* HCEMU_LOG_LEVEL=info: one line per kernel of host stream (dev, stream) queued before node
+ * `upto` (whose tasks are therefore all in the graph), once per process: its modelled
+ * duration and the chain of tasks and waits that decided its end. */
+static void summarise(const struct run *r, uint32_t dev, uint32_t stream, uint32_t upto)
+{
+    const struct emu_model_node *nd = r->nodes;
+    const struct emu_model_times *t = r->times;
+    char path[512];
+
+    if (!emu_log_enabled(EMU_LOG_LEVEL_INFO))
+        return;
+    for (uint32_t k = 0; k < upto && k < r->n; k++) {
+        if (nd[k].role != EMU_MODEL_KERNEL || nd[k].dev != dev || nd[k].stream != stream ||
+            !first_report(k))
+            continue;
+        uint32_t last = EMU_MODEL_NONE;
+        for (uint32_t i = k + 1; i < r->n; i++)
+            if (nd[i].kernel == k && (last == EMU_MODEL_NONE || t[i].end > t[last].end))
+                last = i;
+        critical_path(nd, t, last != EMU_MODEL_NONE ? last : k, path, sizeof(path));
+        EMU_LOG_INFO("modelled kernel on dev %u stream %u: %.2f us (from %.2f us); critical "
+                     "path: %s",
+                     dev, stream, (t[k].end - t[k].start) * 1e6, t[k].start * 1e6, path);
+    }
+}
+
+struct link_ev {
+    uint32_t link; /* src * 64 + dst */
+    int32_t delta; /* +1 a transfer starts moving bytes, -1 it ends */
+    double t;
+};
+
+static int cmp_link_ev(const void *a, const void *b)
+{
+    const struct link_ev *x = a, *y = b;
+
+    if (x->link != y->link)
+        return x->link < y->link ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->delta - y->delta; /* ends before starts at one instant */
+}
+
+/* Per link, a counter track of the transfers sharing it. */
+static void trace_links(FILE *f, const struct emu_model_node *nd, const struct emu_model_times *t,
+                        uint32_t n, const struct emu_model_params *p)
+{
+    struct link_ev *ev = malloc(((size_t)n * 2 + 1) * sizeof(*ev));
+    uint32_t m = 0;
+
+    if (ev == NULL)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        if (nd[i].role != EMU_MODEL_FLOW || nd[i].src_dev >= EMU_MAX_DEVICES ||
+            nd[i].dst_dev >= EMU_MAX_DEVICES)
+            continue;
+        bool net = p->server[nd[i].src_dev] != p->server[nd[i].dst_dev];
+        uint32_t link = nd[i].src_dev * EMU_MAX_DEVICES + nd[i].dst_dev;
+        double from = t[i].start + p->task_s + (net ? p->net_lat_s : p->link_lat_s);
+        ev[m++] = (struct link_ev){link, 1, from};
+        ev[m++] = (struct link_ev){link, -1, t[i].end};
+    }
+    qsort(ev, m, sizeof(*ev), cmp_link_ev);
+    int32_t active = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        active = (i > 0 && ev[i].link == ev[i - 1].link ? active : 0) + ev[i].delta;
+        fprintf(f,
+                ",\n{\"ph\":\"C\",\"name\":\"link %u->%u transfers\",\"pid\":%u,\"ts\":%.3f,"
+                "\"args\":{\"transfers\":%d}}",
+                ev[i].link / EMU_MAX_DEVICES, ev[i].link % EMU_MAX_DEVICES,
+                ev[i].link / EMU_MAX_DEVICES, ev[i].t * 1e6, active);
+    }
+    free(ev);
+}
+
+/* HCEMU_TRACE with the model on: <trace>.model.json, the whole graph at modelled times
+ * (rewritten by each simulation, so it is complete as of the last time asked). */
+static void trace(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n,
+                  const struct emu_model_params *p)
+{
+    const char *base = emu_settings_str(EMU_SET_TRACE);
+    char path[EMU_PATH_MAX + 16], tmp[EMU_PATH_MAX + 32];
+
+    if (*base == '\0' || snprintf(path, sizeof(path), "%s.model.json", base) >= (int)sizeof(path))
+        return;
+    snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        EMU_LOG_WARN("modelled trace: cannot write %s: %m", tmp);
+        return;
+    }
+    fprintf(f, "[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":"
+               "\"modelled Atlas 350 time\"}}");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f,
+                ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
+                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
+                node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
+                (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
+    trace_links(f, nd, t, n, p);
+    fprintf(f, "\n]\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        EMU_LOG_WARN("modelled trace: cannot write %s: %m", path);
+        unlink(tmp);
+    }
+}
+
+/* Simulate the graph into r; the modelled trace is written from every simulation. */
+static emu_status run_model(struct run *r)
+{
+    uint32_t unmatched = 0;
+    emu_status s;
+
+    emu_model_time_params(&r->p);
+    pthread_mutex_lock(&lock);
+    s = map_graph();
+    if (s == EMU_OK)
+        s = snapshot(&r->nodes, &r->n);
+    pthread_mutex_unlock(&lock);
+    if (s == EMU_OK && (r->times = malloc(((size_t)r->n + 1) * sizeof(*r->times))) == NULL)
+        s = EMU_ENOMEM;
+    if (s == EMU_OK)
+        s = emu_model_simulate(r->nodes, r->n, &r->p, r->times, &unmatched);
+    if (s == EMU_OK)
+        trace(r->nodes, r->times, r->n, &r->p);
+    return s;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->times), free(r->nodes), free(r);
+}
+
+emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
+{
+    struct run *r = calloc(1, sizeof(*r));
+    emu_status s = r != NULL ? run_model(r) : EMU_ENOMEM;
+    emu_status found = EMU_EINVAL;
+
+    for (uint32_t i = 0; s == EMU_OK && i < r->n; i++) {
+        const struct emu_model_node *x = &r->nodes[i];
+        if (x->event && x->sync_op == EMU_MODEL_RECORD && x->sync_dev == dev &&
+            x->sync_slot == slot && x->event_seq == seq)
+            *t = r->times[i].end, found = EMU_OK, summarise(r, x->dev, x->stream, i);
+    }
+    if (s == EMU_OK)
+        s = found;
+    if (s != EMU_OK)
+        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev, slot,
+                    seq, emu_status_str(s));
+    if (r != NULL)
+        run_free(r);
+    return s;
+}
+
+void emu_model_time_note(uint32_t dev, uint32_t stream)
+{
+    if (!emu_model_time_on() ||
+        (!emu_log_enabled(EMU_LOG_LEVEL_INFO) && *emu_settings_str(EMU_SET_TRACE) == '\0'))
+        return;
+    struct run *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return;
+    emu_status s = run_model(r);
+    if (s == EMU_OK)
+        summarise(r, dev, stream, r->n);
+    else
+        EMU_LOG_DEBUG("modelled time: no summary: %s", emu_status_str(s));
+    run_free(r);
+}

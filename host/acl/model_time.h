@@ -1,0 +1,24 @@
+/* model_time.h - HCEMU_TIME=model on the host: cost-model figures and modelled times of
+ * event records (model_time.c, docs/MODEL.md). */
+#ifndef HCEMU_HOST_ACL_MODEL_TIME_H
+#define HCEMU_HOST_ACL_MODEL_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/model.h"
+#include "common/status.h"
+
+/* Whether HCEMU_TIME=model. */
+bool emu_model_time_on(void);
+/* The figures in force: defaults, then HCEMU_MODEL, then servers from HCEMU_TOPOLOGY. */
+void emu_model_time_params(struct emu_model_params *p);
+/* Modelled time (seconds) at which record `seq` of the event in notify slot `slot` of device
+ * `dev` happened. Simulates the job's whole graph; logs one line when unavailable. */
+emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq,
+                                double *t) EMU_MUST_CHECK;
+/* After host stream `stream` of device `dev` synchronised: with the model on and HCEMU_LOG_LEVEL=info or HCEMU_TRACE,
+ * simulate so that the per-kernel summary and the modelled trace cover what just ran. */
+void emu_model_time_note(uint32_t dev, uint32_t stream);
+
+#endif

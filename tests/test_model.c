@@ -1,0 +1,525 @@
+/* test_model.c - the modelled clock (common/model.c, docs/MODEL.md): simulated times of task
+ * graphs of known shape against their closed-form alpha-beta results; and end to end, a
+ * kernel's aclrtEventElapsedTime with HCEMU_TIME=model against the closed form of its task
+ * graph, identical across runs with different HCEMU_SEEDs (each run a child process with
+ * its own executors, since executors take their settings when they start). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <acl/acl.h>
+#include <hccl/hccl.h>
+#include <hccl/hccl_res.h>
+#include <hccl/hccl_res_expt.h>
+#include <hcomm/hcomm_primitives.h>
+
+#include "bench/model_graphs.h"
+#include "common/model.h"
+#include "kernels/dp_params.h"
+#include "test_comm_util.h"
+
+/* Paths here are short temporary folders; GCC cannot know that. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#define NONE EMU_MODEL_NONE
+#define MB (1ull << 20)
+
+static struct emu_model_params P;
+
+static void sim(const struct mg *g, struct emu_model_times *t)
+{
+    uint32_t unmatched = 1;
+    assert_int_equal(emu_model_simulate(g->nd, g->n, &P, t, &unmatched), EMU_OK);
+    assert_int_equal(unmatched, 0);
+}
+
+static void near(double got, double want)
+{
+    if (!(got >= want * (1 - 1e-9) - 1e-15 && got <= want * (1 + 1e-9) + 1e-15))
+        fail_msg("modelled %.9g s, closed form %.9g s", got, want);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    emu_model_params_default(&P);
+    return 0;
+}
+
+static void one_transfer_takes_dispatch_latency_and_bytes_over_bandwidth(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[1];
+
+    (void)state;
+    mg_write(&g, 0, 1, 1, 64 * MB, NONE);
+    sim(&g, t);
+    near(t[0].start, 0);
+    near(t[0].end, P.task_s + P.link_lat_s + 64.0 * MB / P.link_bw);
+    mg_free(&g);
+}
+
+static void two_transfers_on_one_link_each_take_twice_as_long(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[2];
+
+    (void)state;
+    mg_write(&g, 0, 1, 1, 64 * MB, NONE);
+    mg_write(&g, 0, 2, 1, 64 * MB, NONE);
+    sim(&g, t);
+    near(t[0].end, P.task_s + P.link_lat_s + 2 * 64.0 * MB / P.link_bw);
+    near(t[1].end, t[0].end);
+    mg_free(&g);
+}
+
+static void transfers_to_different_peers_do_not_slow_each_other_on_a_mesh(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[7];
+
+    (void)state;
+    for (uint32_t p = 1; p < 8; p++)
+        mg_write(&g, 0, p, p, 16 * MB, NONE);
+    sim(&g, t);
+    for (uint32_t i = 0; i < 7; i++)
+        near(t[i].end, P.task_s + P.link_lat_s + 16.0 * MB / P.link_bw);
+    mg_free(&g);
+}
+
+/* A joins the link alone; B joins when A is half done: A's second half and B's first half
+ * share the link, then B finishes alone. */
+static void a_flow_that_joins_later_shares_only_from_then_on(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[3];
+    double s = 64.0 * MB / P.link_bw; /* A alone */
+
+    (void)state;
+    mg_write(&g, 0, 1, 1, 64 * MB, NONE);
+    /* B's thread first copies locally for exactly s / 2. */
+    P.copy_bw = 64.0 * MB / (s / 2);
+    mg_copy(&g, 0, 2, 64 * MB, 0);
+    mg_write(&g, 0, 2, 1, 64 * MB, NONE);
+    sim(&g, t);
+    double a0 = P.task_s + P.link_lat_s;
+    /* B starts moving at a0 + s/2 (its copy ended at task_s + s/2, then task_s + latency). */
+    double b0 = P.task_s + s / 2 + P.task_s + P.link_lat_s;
+    double a_left = 64.0 * MB - (b0 - a0) * P.link_bw;
+    near(t[0].end, b0 + a_left / (P.link_bw / 2));
+    double b_left = 64.0 * MB - (t[0].end - b0) * P.link_bw / 2;
+    near(t[2].end, t[0].end + b_left / P.link_bw);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+/* Hours into a run, rounding of rate * time leaves crumbs of bytes; flows still end on time. */
+static void flows_late_in_a_long_run_end_when_their_bytes_are_due(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[6];
+
+    (void)state;
+    P.copy_bw = 1.0; /* 10000 bytes: 10000 s */
+    for (uint32_t th = 1; th <= 3; th++) {
+        mg_copy(&g, 0, th, 10000, 0);
+        mg_write(&g, 0, th, 1, 3 * MB + th, NONE);
+    }
+    sim(&g, t);
+    double from = 10000.0 + 2 * P.task_s + P.link_lat_s;
+    if (!(t[5].end > from && t[5].end < from + 4 * 3.0 * MB / P.link_bw))
+        fail_msg("last flow ended at %.9f s", t[5].end);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+static void a_chain_of_notifies_adds_notify_latency_and_dispatch_per_hop(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[16];
+    const uint32_t hops = 7;
+
+    (void)state;
+    mg_record(&g, 0, 0, 0, 1); /* thread 0 -> notify 1 (thread 1's) */
+    for (uint32_t h = 1; h <= hops; h++) {
+        mg_wait(&g, 0, h, h);
+        mg_record(&g, 0, h, 0, h + 1);
+    }
+    sim(&g, t);
+    /* The first record, then per hop the notify latency and the next record's dispatch (each
+     * wait was dispatched long before its record came). */
+    near(t[g.n - 1].end, P.task_s + hops * (P.notify_s + P.task_s));
+    mg_free(&g);
+}
+
+static void ring_allreduce_matches_its_closed_form_at_2_4_8_ranks(void **state)
+{
+    static const uint32_t ranks[] = {2, 4, 8};
+    static const uint64_t sizes[] = {1024, 4 * MB, 256 * MB};
+
+    (void)state;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 3; j++) {
+            struct mg g = {0};
+            mg_ring_allreduce(&g, ranks[i], sizes[j]);
+            double got = mg_simulate(&g, &P), want = mg_ring_allreduce_ab(&P, ranks[i], sizes[j]);
+            if (got < want * 0.99 || got > want * 1.01)
+                fail_msg("ring allreduce n=%u bytes=%llu: modelled %g s, alpha-beta %g s", ranks[i],
+                         (unsigned long long)sizes[j], got, want);
+            mg_free(&g);
+        }
+}
+
+static void mesh_allgather_matches_its_closed_form_at_2_4_8_ranks(void **state)
+{
+    static const uint32_t ranks[] = {2, 4, 8};
+    static const uint64_t sizes[] = {1024, 4 * MB, 256 * MB};
+
+    (void)state;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 3; j++) {
+            struct mg g = {0};
+            mg_mesh_allgather(&g, ranks[i], sizes[j]);
+            double got = mg_simulate(&g, &P), want = mg_mesh_allgather_ab(&P, ranks[i], sizes[j]);
+            if (got < want * 0.99 || got > want * 1.01)
+                fail_msg("mesh allgather n=%u bytes=%llu: modelled %g s, alpha-beta %g s", ranks[i],
+                         (unsigned long long)sizes[j], got, want);
+            mg_free(&g);
+        }
+}
+
+static void inter_server_transfers_share_the_device_port(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[3];
+
+    (void)state;
+    P.server[2] = P.server[3] = 1;
+    mg_write(&g, 0, 1, 2, 8 * MB, NONE);
+    mg_write(&g, 0, 2, 3, 8 * MB, NONE);
+    mg_write(&g, 0, 3, 1, 8 * MB, NONE); /* same server: its own link */
+    sim(&g, t);
+    near(t[0].end, P.task_s + P.net_lat_s + 2 * 8.0 * MB / P.net_bw);
+    near(t[1].end, t[0].end);
+    near(t[2].end, P.task_s + P.link_lat_s + 8.0 * MB / P.link_bw);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+static void a_per_link_figure_overrides_the_default(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[2];
+
+    (void)state;
+    P.pair_bw[0][1] = 10e9;
+    mg_write(&g, 0, 1, 1, 10 * MB, NONE);
+    mg_write(&g, 0, 2, 2, 10 * MB, NONE);
+    sim(&g, t);
+    near(t[0].end, P.task_s + P.link_lat_s + 10.0 * MB / 10e9);
+    near(t[1].end, P.task_s + P.link_lat_s + 10.0 * MB / P.link_bw);
+    emu_model_params_default(&P);
+    mg_free(&g);
+}
+
+/* Host stream: kernel, then an event record; the kernel's AICPU task starts after the launch
+ * and the kernel (so the event) ends when that task ends. */
+static void a_kernel_ends_when_the_tasks_it_queued_end(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[3];
+
+    (void)state;
+    mg_copy(&g, 0, 9, 0, 0);
+    g.nd[0].role = EMU_MODEL_KERNEL, g.nd[0].aicpu = 0;
+    mg_write(&g, 0, 1, 1, 56 * MB, NONE);
+    g.nd[1].kernel = 0;
+    mg_record(&g, 0, 9, 0, 5);
+    g.nd[2].aicpu = 0, g.nd[2].event = 1, g.nd[2].event_seq = 1;
+    sim(&g, t);
+    double w = P.launch_s + P.task_s + P.link_lat_s + 56.0 * MB / P.link_bw;
+    near(t[1].end, w);
+    near(t[0].end, w);
+    near(t[2].end, w + P.host_task_s);
+    mg_free(&g);
+}
+
+/* The k-th wait of a notify is satisfied by its k-th record, whatever the node order. */
+static void waits_meet_records_in_queue_order(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[5];
+
+    (void)state;
+    mg_wait(&g, 0, 1, 3);
+    mg_wait(&g, 0, 1, 3);
+    mg_record(&g, 0, 2, 0, 3);
+    mg_copy(&g, 0, 2, 750000, 0); /* 1 us at 750 GB/s */
+    mg_record(&g, 0, 2, 0, 3);
+    sim(&g, t);
+    near(t[0].end, P.task_s + P.notify_s);
+    near(t[1].end, P.task_s * 2 + 1e-6 + P.task_s + P.notify_s);
+    mg_free(&g);
+}
+
+/* ---- end to end: a held-out kernel on two ranks -------------------------------------------- */
+
+#define E2E_BYTES (1ull << 20)
+#define E2E_START 1u /* the main thread's notify the host records */
+#define E2E_DATA 0u  /* channel notify: "your data landed" */
+
+static char self[CU_PATH];
+static char tmp[CU_PATH];
+
+/* The model file of the runs: round figures, and link 0 -> 1 at half the others' bandwidth. */
+static const char model_json[] = "{\"task_us\": 2, \"launch_us\": 5, \"host_task_us\": 1,"
+                                 " \"notify_us\": 1, \"link_latency_us\": 1, \"link_GBps\": 50,"
+                                 " \"links\": [{\"src\": 0, \"dst\": 1, \"GBps\": 25}]}";
+
+struct e2e {
+    aclrtFuncHandle fn;
+    float ms[2];
+};
+
+static void rank_body(struct cu_rank *r)
+{
+    struct e2e *x = r->arg;
+    uint32_t me = (uint32_t)r->rank, peer = 1 - me;
+    aclrtStream st = NULL;
+    ThreadHandle t0, cpu, cpu_on_ai, t0_on_cpu;
+    ChannelHandle ch;
+    HcclChannelDesc d;
+    void *hb = NULL, *peer_hb = NULL, *blk = NULL;
+    uint64_t hb_size = 0, peer_size = 0;
+    aclrtEvent a = NULL, b = NULL;
+
+    memset(&d, 0, sizeof(d));
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    CU_CHECK(r, HcclGetHcclBuffer(r->comm, &hb, &hb_size) == 0 && hb_size >= 2 * E2E_BYTES);
+    CU_CHECK(r, HcclThreadAcquire(r->comm, COMM_ENGINE_AICPU_TS, 1, 2, &t0) == 0);
+    CU_CHECK(r, HcclThreadAcquireWithStream(r->comm, COMM_ENGINE_CPU_TS, st, 1, &cpu) == 0);
+    CU_CHECK(r,
+             HcclThreadExportToCommEngine(r->comm, 1, &cpu, COMM_ENGINE_AICPU_TS, &cpu_on_ai) == 0);
+    CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, &t0, COMM_ENGINE_CPU_TS, &t0_on_cpu) == 0);
+    CU_CHECK(r, cu_desc_to(r->comm, me, peer, COMM_PROTOCOL_UB_CTP, 2, &d) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, &d, 1, &ch) == 0);
+    CU_CHECK(r, HcclChannelGetHcclBuffer(r->comm, ch, &peer_hb, &peer_size) == 0);
+    if (r->failures != 0)
+        return;
+    /* The program: wait for the host, write 1 MiB into the peer's buffer with notify, wait
+     * for the peer's, tell the host. */
+    struct dp_op ops[4];
+    memset(ops, 0, sizeof(ops));
+    ops[0] = (struct dp_op){.fn = DPF_TWAIT, .thread = t0, .idx = E2E_START, .timeout = 30};
+    ops[1] = (struct dp_op){.fn = DPF_WRITE_NOTIFY,
+                            .thread = t0,
+                            .other = ch,
+                            .dst = (uint64_t)(uintptr_t)peer_hb + E2E_BYTES,
+                            .src = (uint64_t)(uintptr_t)hb,
+                            .n = E2E_BYTES,
+                            .idx = E2E_DATA};
+    ops[2] =
+        (struct dp_op){.fn = DPF_CWAIT, .thread = t0, .other = ch, .idx = E2E_DATA, .timeout = 30};
+    ops[3] = (struct dp_op){.fn = DPF_TREC, .thread = t0, .other = cpu_on_ai, .idx = 0};
+    size_t bytes = sizeof(struct dp_args) + sizeof(ops) + 4 * sizeof(int32_t);
+    uint8_t host[sizeof(struct dp_args) + sizeof(ops) + 4 * sizeof(int32_t)];
+    CU_CHECK(r, aclrtMalloc(&blk, bytes, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    struct dp_args *args = (struct dp_args *)host;
+    args->ops = (uint64_t)(uintptr_t)blk + sizeof(*args);
+    args->rets = args->ops + sizeof(ops);
+    args->nops = 4;
+    memcpy(host + sizeof(*args), ops, sizeof(ops));
+    CU_CHECK(r, aclrtMemcpy(blk, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
+    cu_barrier_wait(); /* both channels complete before either kernel runs */
+    CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+    CU_CHECK(r, HcommThreadNotifyRecordOnThread(cpu, t0_on_cpu, E2E_START) == 0);
+    CU_CHECK(r, aclrtLaunchKernel(x->fn, 1, blk, sizeof(struct dp_args), st) == ACL_SUCCESS);
+    CU_CHECK(r, HcommThreadNotifyWaitOnThread(cpu, 0, 30) == 0);
+    CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[me], a, b) == ACL_SUCCESS);
+    int32_t rets[4] = {-1, -1, -1, -1};
+    CU_CHECK(r, aclrtMemcpy(rets, sizeof(rets), (uint8_t *)blk + sizeof(*args) + sizeof(ops),
+                            sizeof(rets), ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    CU_CHECK(r, rets[0] == 0 && rets[1] == 0 && rets[2] == 0 && rets[3] == 0);
+    cu_barrier_wait(); /* the peer's last task reads nothing of ours, but keep the order plain */
+    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtFree(blk) == ACL_SUCCESS);
+    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
+    r->keep = true;
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
+/* The child: both ranks as threads; writes "ms0 ms1" to `out`. Exit status 0 when all went
+ * well. */
+static int child_run(const char *out)
+{
+    struct cu_rank ranks[2];
+    struct e2e x = {0};
+    aclrtBinHandle bin;
+    HcclRootInfo root;
+    int bad = 0;
+
+    memset(ranks, 0, sizeof(ranks));
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+        aclrtBinaryLoadFromFile(DPC_KERNELS_JSON, NULL, &bin) != ACL_SUCCESS ||
+        aclrtBinaryGetFunction(bin, "dp_exec", &x.fn) != ACL_SUCCESS ||
+        HcclGetRootInfo(&root) != HCCL_SUCCESS)
+        return 2;
+    cu_run_ranks(ranks, 2, &root, rank_body, &x);
+    for (int i = 0; i < 2; i++)
+        bad |= ranks[i].init_rc != HCCL_SUCCESS || ranks[i].failures != 0;
+    FILE *f = fopen(out, "w");
+    if (f == NULL || fprintf(f, "%.9g %.9g\n", x.ms[0], x.ms[1]) < 0)
+        bad = 1;
+    if (f != NULL)
+        fclose(f);
+    aclrtBinaryUnLoad(bin);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return bad ? 3 : 0;
+}
+
+/* Run a child with HCEMU_SEED=seed (and the model file when `file`); its two elapsed times. */
+static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
+{
+    static char env[6][CU_PATH * 2];
+    char out[CU_PATH * 2], model[CU_PATH * 2];
+
+    cu_write(tmp, "model.json", model_json, model, sizeof(model));
+    snprintf(out, sizeof(out), "%s/out.txt", tmp);
+    snprintf(env[0], sizeof(env[0]), "HCEMU_TIME=%s", time);
+    snprintf(env[1], sizeof(env[1]), "HCEMU_SEED=%llu", (unsigned long long)seed);
+    snprintf(env[2], sizeof(env[2]), "HCEMU_JOB_DIR=%s", tmp);
+    snprintf(env[3], sizeof(env[3]), "HCEMU_MODEL=%s", file ? model : "");
+    snprintf(env[4], sizeof(env[4]), "HCCL_BUFFSIZE=4");
+    snprintf(env[5], sizeof(env[5]), "HCEMU_TRACE=%s/trace.json", tmp);
+    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], NULL};
+    int st = cu_wait(cu_spawn(self, "run", out, e), 90000);
+    if (st != 0)
+        fail_msg("child (HCEMU_TIME=%s HCEMU_SEED=%llu) exited with %d", time,
+                 (unsigned long long)seed, st);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lf %lf", &ms[0], &ms[1]), 2);
+    fclose(f);
+    unlink(out);
+    assert_int_equal(cu_wait_executors_gone(tmp, 5000), 0);
+}
+
+/* The closed form of the graph (docs/MODEL.md "Worked example"): event A (host task), the
+ * start record (host task), the kernel launch; the main thread's wait, its write of E2E_BYTES
+ * at the link's bandwidth, its wait for the peer's write, its record; the host's wait, event
+ * B. Returns rank me's milliseconds. */
+static double closed_form(const struct emu_model_params *p, uint32_t me, const double bw[2])
+{
+    double H = p->host_task_s, K = p->launch_s, T = p->task_s, N = p->notify_s;
+    double w[2];
+
+    for (int r = 0; r < 2; r++) /* write ends: start record, launch, wait, write */
+        w[r] = 2 * H + K + T + T + p->link_lat_s + (double)E2E_BYTES / bw[r];
+    double cwait = w[me] + T > w[1 - me] + N ? w[me] + T : w[1 - me] + N;
+    double done = cwait + T;               /* the record to the host */
+    double b = done + (H > N ? H : N) + H; /* host wait, event B */
+    return (b - H) * 1e3;                  /* minus event A's end */
+}
+
+static void elapsed(double got, double want)
+{
+    if (got < want * 0.99 || got > want * 1.01)
+        fail_msg("aclrtEventElapsedTime %.6f ms, closed form %.6f ms", got, want);
+}
+
+static void kernel_elapsed_time_is_the_closed_form_identically_across_seeds(void **state)
+{
+    struct emu_model_params p;
+    double ms[3][2];
+    static const uint64_t seeds[] = {0, 5, 977};
+
+    (void)state;
+    emu_model_params_default(&p);
+    p.task_s = 2e-6, p.launch_s = 5e-6, p.host_task_s = 1e-6, p.notify_s = 1e-6;
+    p.link_lat_s = 1e-6;
+    const double bw[2] = {25e9, 50e9}; /* 0 -> 1 from the file's "links" */
+    for (int i = 0; i < 3; i++) {
+        run_child("model", seeds[i], true, ms[i]);
+        for (uint32_t r = 0; r < 2; r++)
+            elapsed(ms[i][r], closed_form(&p, r, bw));
+        if (i > 0 && (ms[i][0] != ms[0][0] || ms[i][1] != ms[0][1]))
+            fail_msg("HCEMU_SEED=%llu: %.9g %.9g ms; HCEMU_SEED=0: %.9g %.9g ms",
+                     (unsigned long long)seeds[i], ms[i][0], ms[i][1], ms[0][0], ms[0][1]);
+    }
+}
+
+/* Also: with HCEMU_TRACE, <trace>.model.json holds the slices at modelled times and a
+ * transfers track per link. */
+static void without_a_model_file_the_vendor_figures_apply(void **state)
+{
+    struct emu_model_params p;
+    double ms[2];
+    char path[CU_PATH * 2], text[65536];
+
+    (void)state;
+    emu_model_params_default(&p);
+    const double bw[2] = {p.link_bw, p.link_bw};
+    run_child("model", 3, false, ms);
+    for (uint32_t r = 0; r < 2; r++)
+        elapsed(ms[r], closed_form(&p, r, bw));
+    snprintf(path, sizeof(path), "%s/trace.json.model.json", tmp);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_true(n > 4 && text[0] == '[' && strcmp(text + n - 3, "\n]\n") == 0);
+    assert_non_null(strstr(text, "\"name\":\"link 0->1 transfers\""));
+    assert_non_null(strstr(text, "\"name\":\"transfer\""));
+}
+
+static void wall_time_is_the_default(void **state)
+{
+    double ms[2];
+
+    (void)state;
+    run_child("wall", 0, false, ms);
+    assert_true(ms[0] >= 0 && ms[1] >= 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 4 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "run") == 0)
+        return child_run(argv[3]);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_transfer_takes_dispatch_latency_and_bytes_over_bandwidth),
+        cmocka_unit_test(two_transfers_on_one_link_each_take_twice_as_long),
+        cmocka_unit_test(transfers_to_different_peers_do_not_slow_each_other_on_a_mesh),
+        cmocka_unit_test(a_flow_that_joins_later_shares_only_from_then_on),
+        cmocka_unit_test(flows_late_in_a_long_run_end_when_their_bytes_are_due),
+        cmocka_unit_test(a_chain_of_notifies_adds_notify_latency_and_dispatch_per_hop),
+        cmocka_unit_test(ring_allreduce_matches_its_closed_form_at_2_4_8_ranks),
+        cmocka_unit_test(mesh_allgather_matches_its_closed_form_at_2_4_8_ranks),
+        cmocka_unit_test(inter_server_transfers_share_the_device_port),
+        cmocka_unit_test(a_per_link_figure_overrides_the_default),
+        cmocka_unit_test(a_kernel_ends_when_the_tasks_it_queued_end),
+        cmocka_unit_test(waits_meet_records_in_queue_order),
+        cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),
+        cmocka_unit_test(without_a_model_file_the_vendor_figures_apply),
+        cmocka_unit_test(wall_time_is_the_default),
+    };
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = 0;
+    cu_tmpdir(tmp, sizeof(tmp));
+    int rc = cmocka_run_group_tests(tests, setup, NULL);
+    cu_rmtree(tmp);
+    return rc;
+}
