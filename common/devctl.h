@@ -155,7 +155,7 @@ struct emu_comm_ctl {
 
 /* Another device this device exchanges with: its job folder and id locate its files. */
 struct emu_peer_ref {
-    uint32_t used;
+    uint32_t used; /* live channels naming this entry; 0 = free */
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
 };
