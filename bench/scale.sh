@@ -1,6 +1,7 @@
 #!/bin/sh
-# scale.sh - the 256-rank checks of `make scale` (too slow for `make test`): an allgather of
-# 4 KiB per rank as threads of one process and as processes under hcemu-run, with the default
+# scale.sh - the 256-rank checks of `make scale` (too slow for `make test`): an HcclAllGather
+# of 4 KiB per rank (all_gather_test, the hccl_test-compatible tool) as threads of one process
+# and as processes under hcemu-run, with the default
 # HCCL_BUFFSIZE, each under scale_mem.sh (peak memory), then bench_startup at 8, 64 and 256
 # ranks. Fails when a run fails or leaves a job folder or an executor behind.
 # Usage: bench/scale.sh [BUILD_DIR] [RANKS]   (defaults: build, 256)
@@ -28,8 +29,9 @@ run() {
     rm -f "$log"
 }
 
-run "allgather $n threads" "$bin/hcemu-example-allgather" --ranks "$n" --bytes 4K --iters 1
-run "allgather $n processes" "$bin/hcemu-run" -n "$n" "$bin/hcemu-example-allgather" --bytes 4K --iters 1
+ag="$bin/all_gather_test -b 4K -e 4K -n 1 -w 0"
+run "allgather $n threads" $ag -t "$n"
+run "allgather $n processes" "$bin/hcemu-run" -n "$n" $ag
 for r in 8 64 "$n"; do
     "$bin/bench_startup" "$r" || status=1
 done
