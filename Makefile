@@ -6,7 +6,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan demo test test-plain test-asan fuzz bench install clean
+.PHONY: all deps build build-asan demo test test-plain test-asan fuzz bench scale install clean
 
 all: build
 
@@ -37,8 +37,13 @@ fuzz: deps
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+	@echo "== bench_startup 64"; $(BUILD)/bin/bench_startup 64
 	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
 	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
+
+# 256 ranks as threads and as processes, peak memory and start-up times; minutes, not in CI.
+scale: build
+	@bench/scale.sh $(BUILD) 256
 
 install: build
 	@cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

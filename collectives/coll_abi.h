@@ -10,7 +10,7 @@
 #include <hccl/hccl_types.h>
 #include <hccl/hcomm_primitives.h>
 
-#define HCOLL_MAX_RANKS 64u
+#define HCOLL_MAX_RANKS 256u
 #define HCOLL_TIMEOUT_S 1836u /* every notify wait, as the vendor samples use */
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
 

@@ -26,7 +26,7 @@
 #define EMU_MAX_NOTIFY_RANGES 8192u
 #define EMU_MAX_CHANNELS 2048u
 #define EMU_MAX_CHANNEL_MEMS 16u
-#define EMU_MAX_PEERS 64u
+#define EMU_MAX_PEERS 256u
 #define EMU_SQ_DEPTH 4096u
 #define EMU_PATH_MAX 256u
 #define EMU_MAX_COMMS 64u
@@ -155,7 +155,7 @@ struct emu_comm_ctl {
 
 /* Another device this device exchanges with: its job folder and id locate its files. */
 struct emu_peer_ref {
-    uint32_t used;
+    uint32_t used; /* live channels naming this entry; 0 = free */
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
 };

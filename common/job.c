@@ -17,7 +17,7 @@
 #include "secure_dir.h"
 
 #define UNCLAIMED_S 60 /* an unclaimed folder older than this is a dead job's */
-#define OWNERS_MAX 4096 /* bytes of the owners file read: ~170 processes */
+#define OWNERS_MAX 16384 /* bytes of the owners file read: ~680 processes (256 ranks + launchers) */
 
 emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt, ...)
 {

@@ -8,14 +8,17 @@
 
 #include <stdint.h>
 
-#define EMU_MAX_DEVICES 64u
 #if defined(__SANITIZE_THREAD__)
 /* ThreadSanitizer allows application mappings only in a few ranges; the low one
  * [4 KiB, 512 GiB) takes 64 windows of 6 GiB from 64 GiB up. */
+#define EMU_MAX_DEVICES 64u
 #define EMU_WINDOW_BASE 0x001000000000ull
 #define EMU_WINDOW_SIZE (6ull << 30)
 #define EMU_DEFAULT_DEVICE_MEM (4ull << 30)
 #else
+/* 256 windows of 64 GiB take [32 TiB, 48 TiB) of the 128 TiB user space; the bound is also
+ * what keeps per-job control state (peer tables, rank tables, diag.shm) small. */
+#define EMU_MAX_DEVICES 256u
 #define EMU_WINDOW_BASE 0x200000000000ull /* 32 TiB: above ASan's shadow, far from heap and stacks */
 #define EMU_WINDOW_SIZE (64ull << 30)     /* 64 GiB of address space per device */
 #define EMU_DEFAULT_DEVICE_MEM (32ull << 30)

@@ -17,7 +17,8 @@
 #include "common/os.h"
 
 #define NONE EMU_MODEL_NONE
-#define RES_NET 4096u /* resource ids: pair links 0..4095, then ports (egress, ingress) */
+/* Resource ids: pair links a * EMU_MAX_DEVICES + b first, then ports (egress, ingress). */
+#define RES_NET (EMU_MAX_DEVICES * EMU_MAX_DEVICES)
 #define N_RES (RES_NET + 2u * EMU_MAX_DEVICES)
 
 void emu_model_params_default(struct emu_model_params *p)

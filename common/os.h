@@ -46,6 +46,9 @@ uint64_t emu_os_mem_room(const char *dir);
 
 /* Number of online CPUs (>= 1). */
 unsigned emu_os_cpu_count(void);
+/* Raise the soft RLIMIT_NOFILE to the hard limit: each device costs a host process a socket
+ * and a few mapped files, and 256 devices pass the usual soft limit of 1024. */
+void emu_os_raise_nofile(void);
 /* Thread id of the calling thread (for reports). */
 int emu_os_gettid(void);
 /* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -180,6 +181,16 @@ uint64_t emu_os_mem_room(const char *dir)
             mem = fs;
     }
     return mem;
+}
+
+void emu_os_raise_nofile(void)
+{
+    struct rlimit r;
+
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &r); /* best effort: fewer devices still work */
+    }
 }
 
 unsigned emu_os_cpu_count(void)

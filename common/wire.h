@@ -64,7 +64,7 @@ struct emu_wire_task {
             uint32_t slot;
             uint32_t seq;
             uint32_t reserved;
-            uint64_t ring_mask; /* record: devices with streams waiting on the event */
+            uint64_t ring_mask; /* record: bit d % 64 = device d may wait on the event */
         } event;
         struct {
             uint32_t image;

@@ -16,7 +16,9 @@
 #include "common/os.h"
 #include "common/secure_dir.h"
 
-#define MAX_MAPS 128u
+/* Peer devices mapped: every other device of the job, and as many of other jobs (clusters
+ * rendezvous through a shared folder). */
+#define MAX_MAPS (2u * EMU_MAX_DEVICES)
 #define MAX_PINS 64u
 
 struct pin_map {

@@ -46,6 +46,8 @@ static void handle(const struct emu_rpc_req *q, struct emu_rpc_rep *r)
         return;
     case EMU_RPC_MAP_PEER:
         r->status = emu_devmem_peer(q->text, q->arg0, &m);
+        if (r->status != EMU_OK)
+            snprintf(r->msg, sizeof(r->msg), "%s", emu_status_str((emu_status)r->status));
         return;
     case EMU_RPC_POPULATE: {
         void *p = emu_devmem_ptr(q->arg1, 0, q->arg2);

@@ -58,3 +58,7 @@ target_compile_definitions(test_run PRIVATE
     HCEMU_RUN_BIN="$<TARGET_FILE:hcemu-run>"
     RUN_RANK_BIN="$<TARGET_FILE:test_run_rank>"
     EXAMPLE_ALLGATHER_BIN="$<TARGET_FILE:hcemu-example-allgather>")
+
+# Past the old 64-device limit: 80 ranks as threads, small buffers (make scale runs 256).
+ex_e2e(e2e_allgather_80_threads 240 $<TARGET_FILE:hcemu-example-allgather> --ranks 80 --bytes 4K --iters 1)
+set_tests_properties(e2e_allgather_80_threads PROPERTIES LABELS "e2e;no-asan")

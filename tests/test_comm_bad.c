@@ -46,7 +46,7 @@ static void communicator_calls_refuse_bad_input(void **state)
     assert_int_equal(HcclGetRootInfo(&ri), HCCL_SUCCESS);
     EXPECT_BAD(HcclCommInitRootInfo(0, &ri, 0, &c), HCCL_E_PARA, "HcclCommInitRootInfo",
                "nRanks 0");
-    EXPECT_BAD(HcclCommInitRootInfo(65, &ri, 0, &c), HCCL_E_PARA, "nRanks 65", NULL);
+    EXPECT_BAD(HcclCommInitRootInfo(257, &ri, 0, &c), HCCL_E_PARA, "nRanks 257", NULL);
     EXPECT_BAD(HcclCommInitRootInfo(2, &ri, 2, &c), HCCL_E_PARA, "rank 2 is not below", NULL);
     EXPECT_BAD(HcclCommInitRootInfo(2, NULL, 0, &c), HCCL_E_PTR, "ri is NULL", NULL);
     EXPECT_BAD(HcclCommInitRootInfo(2, &ri, 0, NULL), HCCL_E_PTR, "comm is NULL", NULL);

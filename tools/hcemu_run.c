@@ -590,6 +590,7 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &opt);
     if (rc != 0)
         return rc;
+    emu_os_raise_nofile(); /* two pipes per rank; ranks inherit the raised limit */
     /* Orphaned executors (started by a rank that died) become our children, so we can reap
      * them and the job leaves no process behind. */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)

@@ -6,8 +6,8 @@
  * cost memory. Layout and bounds (all fixed, see docs/DEBUGGING.md "Costs"):
  *   header + robust mutex `lock`                                    < 4 KiB
  *   sites[EMU_DIAG_MAX_SITES]        call-site texts                 512 KiB
- *   hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS]  parked-stream details    ~12 MiB (touched: parked)
- *   race: tids, notify entries, notify clocks, shadow rings          ~21 MiB (HCEMU_RACECHECK)
+ *   hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS]  parked-stream details    ~32 MiB (touched: parked)
+ *   race: tids, notify entries, notify clocks, shadow rings          ~57 MiB (HCEMU_RACECHECK)
  * `lock` protects every non-atomic field; it is never held while a scheduler lock is taken. */
 #ifndef HCEMU_DEVICE_DIAG_PRIV_H
 #define HCEMU_DEVICE_DIAG_PRIV_H
@@ -92,7 +92,9 @@ struct emu_race_shadow {
 struct emu_diag_shm {
     uint64_t magic; /* set last by the creator (release) */
     pthread_mutex_t lock;
-    _Atomic uint64_t live_mask; /* executors of the job with diagnostics running */
+    /* executors of the job with diagnostics running: bit d % 64 of word d / 64, and their count */
+    _Atomic uint64_t live_mask[EMU_MAX_DEVICES / 64u];
+    _Atomic uint32_t live_count;
     /* watchdog, under lock */
     uint64_t reported_sum; /* progress sum at the last hang report */
     uint32_t hang_reports;

@@ -25,7 +25,8 @@ void emu_diagnostics_start(void)
         emu_diag_cfg.race = emu_diag_cfg.trace = false;
         return;
     }
-    emu_fetch_or_acq_rel(&emu_diag_shm->live_mask, 1ull << emu_exec_g.dev);
+    emu_fetch_add_acq_rel(&emu_diag_shm->live_count, 1);
+    emu_fetch_or_acq_rel(&emu_diag_shm->live_mask[emu_exec_g.dev / 64u], 1ull << (emu_exec_g.dev % 64u));
     /* Registration order is call order: the race detector sees a task before the trace. */
     if (emu_diag_cfg.race && !emu_race_start())
         emu_diag_cfg.race = false;
@@ -41,8 +42,9 @@ void emu_diagnostics_stop(void)
     emu_watchdog_stop();
     if (emu_diag_cfg.trace)
         emu_trace_fini();
-    uint64_t bit = 1ull << emu_exec_g.dev;
-    uint64_t left = atomic_fetch_and(&emu_diag_shm->live_mask, ~bit) & ~bit;
+    uint64_t bit = 1ull << (emu_exec_g.dev % 64u);
+    atomic_fetch_and(&emu_diag_shm->live_mask[emu_exec_g.dev / 64u], ~bit);
+    uint32_t left = atomic_fetch_sub(&emu_diag_shm->live_count, 1) - 1;
     /* Every executor appended its events before clearing its bit: the last one out sees them
      * all. An executor that starts later sorts again when it leaves. */
     if (left == 0 && emu_diag_cfg.trace && emu_diag_cfg.seed != 0)

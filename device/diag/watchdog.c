@@ -3,15 +3,16 @@
  * Every executor of the job runs one watchdog thread. Each tick it (1) describes its own
  * streams that have been parked on a notify or event wait for a while into diag.shm
  * (call site as a source line, and the notify records queued behind the wait): only the
- * executor that loaded the kernel image can symbolize its addresses; (2) sums `progress` of
- * every live device of the job. When the sum has not moved for HCEMU_HANG_MS, no kernel is
+ * executor that loaded the kernel image can symbolize its addresses; (2) the job's leader
+ * (job_leader(): the lowest live, running device) sums `progress` of every live device of
+ * the job. When the sum has not moved for HCEMU_HANG_MS, no kernel is
  * running, no submission is pending and some stream is parked on a wait, the first
  * executor to take the diag.shm lock with a sum not yet reported prints the one report of
  * that hang and fails every parked wait with EMU_ETASK_TIMEOUT (HCCL_E_TIMEOUT). Streams
  * queued or running a task (`busy`: copies, page faults, a starved core) are progress.
  * (3) reports, without failing it, a kernel of its own device that has run longer than
- * HCEMU_HANG_MS while no kernel of the device queued a task; (4) reports an executor of the
- * job that is stopped (SIGSTOP, job control), once per stop. */
+ * HCEMU_HANG_MS while no kernel of the device queued a task; (4) the leader reports an
+ * executor of the job that is stopped (SIGSTOP, job control), once per stop. */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -115,9 +116,9 @@ static void publish_parked(void)
 
 static bool dev_live(uint32_t d, struct emu_devctl **out)
 {
-    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask);
+    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask[d / 64u]);
 
-    if (((mask >> d) & 1u) == 0)
+    if (((mask >> (d % 64u)) & 1u) == 0)
         return false;
     struct emu_devctl *ctl = emu_diag_ctl(d);
     if (ctl == NULL || emu_load_acquire(&ctl->state) != EMU_DEV_READY)
@@ -573,6 +574,24 @@ static void check_stopped(void)
     }
 }
 
+/* Whether this executor does the job-wide duties (2) and (4) this tick: the lowest live
+ * device whose executor neither ended nor is stopped. One scan of every control block per
+ * job and tick, not one per executor: 256 executors scanning 256 blocks five times a second
+ * would keep two cores busy and map every block into every executor. Leadership passes on
+ * by itself when the leader dies or is stopped (the next one then reports it). */
+static bool job_leader(void)
+{
+    for (uint32_t d = 0; d < emu_exec_g.dev; d++) {
+        struct emu_devctl *ctl;
+        if (!dev_live(d, &ctl))
+            continue;
+        char st = emu_os_proc_state(ctl->exec_pid);
+        if (st != 0 && st != 'Z' && st != 'X' && st != 'T' && st != 't')
+            return false;
+    }
+    return true;
+}
+
 static void *watchdog_main(void *arg)
 {
     uint64_t tick_ms = emu_diag_cfg.hang_ms / 4;
@@ -584,9 +603,11 @@ static void *watchdog_main(void *arg)
         (void)emu_os_futex_wait(&stop_word, 0, emu_os_deadline_ms((int64_t)tick_ms));
         if (emu_diag_cfg.hang_ms != 0) {
             publish_parked();
-            check_hang();
             check_kernels();
-            check_stopped();
+            if (job_leader()) {
+                check_hang();
+                check_stopped();
+            }
         }
         if (emu_diag_cfg.trace)
             emu_trace_flush();

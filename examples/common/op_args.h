@@ -13,7 +13,7 @@
 #include <hccl/hccl_types.h>
 #include <hccl/hcomm_primitives.h>
 
-#define EX_MAX_RANKS 64u        /* one rank per device; hcemu emulates at most 64 devices */
+#define EX_MAX_RANKS 256u       /* one rank per device; hcemu emulates at most 256 devices */
 #define EX_TAG_LEN 256u         /* HCCL_RES_TAG_MAX_LEN characters plus the NUL */
 #define EX_NOTIFY_TIMEOUT 1836u /* seconds, as the samples use for every wait */
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,7 +34,9 @@
 #include "fault.h"
 #include "runtime.h"
 
-#define START_TIMEOUT_MS 30000
+#define START_BASE_MS 30000.0
+#define START_PER_DEV_MS 500.0 /* per device of the job per core */
+#define START_MAX_MS 300000
 #define LIVENESS_SLICE_NS 50000000ull
 #define HANGUP_POLL_NS 1000000ull
 
@@ -86,10 +89,55 @@ static emu_status write_settings(uint32_t id)
     return EMU_OK;
 }
 
+/* How long an executor may take to start. Start-up is CPU work (exec, dynamic linking,
+ * mapping, threads), and every device of a job may start at once on a few cores: the time
+ * grows with the job's device count per core and with the machine's load, so the limit
+ * does too, within START_MAX_MS, so that a broken executor is still named in bounded time. */
+static int start_timeout_ms(void)
+{
+    double cores = (double)emu_os_cpu_count(), load = 0;
+    double ms = START_BASE_MS + START_PER_DEV_MS * (double)emu_rt.ndev / cores;
+
+    if (getloadavg(&load, 1) == 1 && load > cores)
+        ms *= load / cores;
+    return ms < START_MAX_MS ? (int)ms : START_MAX_MS;
+}
+
+/* posix_spawn, not fork: it does not copy the host's page tables, which in a process with
+ * hundreds of devices mapped is most of the cost of starting one more. */
+static emu_status start_child(const char *bin, char *const argv[], int keep_fd, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    int rc;
+
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return EMU_ENOMEM;
+    if (posix_spawnattr_init(&at) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return EMU_ENOMEM;
+    }
+    /* dup2 onto itself clears close-on-exec: the ready pipe survives exec. A session of
+     * its own keeps terminal signals (Ctrl-C) away from the executor. */
+    rc = posix_spawn_file_actions_adddup2(&fa, keep_fd, keep_fd);
+    if (rc == 0)
+        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+    if (rc == 0)
+        rc = posix_spawn(pid, bin, &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        EMU_LOG_ERR("cannot start the executor %s: %s", bin, strerror(rc));
+        return EMU_ESYSCALL;
+    }
+    return EMU_OK;
+}
+
 static emu_status spawn(uint32_t id, pid_t *child)
 {
     char bin[PATH_MAX], dev[16], mem[32], rfd[16];
     int pfd[2];
+    pid_t pid;
 
     if (find_executor(bin, sizeof(bin)) != EMU_OK || write_settings(id) != EMU_OK)
         return EMU_EFILE;
@@ -98,28 +146,23 @@ static emu_status spawn(uint32_t id, pid_t *child)
     snprintf(dev, sizeof(dev), "%u", id);
     snprintf(mem, sizeof(mem), "%llu", (unsigned long long)emu_rt.dev_mem);
     snprintf(rfd, sizeof(rfd), "%d", pfd[1]);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        return EMU_ESYSCALL;
-    }
-    if (pid == 0) {
-        setsid();
-        fcntl(pfd[1], F_SETFD, 0); /* the ready pipe survives exec */
-        char *argv[] = {bin, "--job", emu_rt.job_dir, "--dev", dev, "--mem", mem,
-                        "--ready-fd", rfd, NULL};
-        execv(bin, argv);
-        _exit(127);
-    }
+    char *argv[] = {bin, "--job", emu_rt.job_dir, "--dev", dev, "--mem", mem,
+                    "--ready-fd", rfd, NULL};
+    emu_status s = start_child(bin, argv, pfd[1], &pid);
     close(pfd[1]);
+    if (s != EMU_OK) {
+        close(pfd[0]);
+        return s;
+    }
     *child = pid;
+    int timeout = start_timeout_ms();
     struct pollfd p = {.fd = pfd[0], .events = POLLIN};
     char c = 0;
-    int ok = poll(&p, 1, START_TIMEOUT_MS) == 1 && read(pfd[0], &c, 1) == 1 && c == 'R';
+    int ok = poll(&p, 1, timeout) == 1 && read(pfd[0], &c, 1) == 1 && c == 'R';
     close(pfd[0]);
     if (!ok) {
-        EMU_LOG_ERR("device %u: the executor %s did not start", id, bin);
+        EMU_LOG_ERR("device %u: the executor %s did not start (%s within %d ms)", id, bin,
+                    p.revents == 0 ? "no answer" : "it ended first", timeout);
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         *child = 0;

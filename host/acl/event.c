@@ -17,7 +17,7 @@ struct emu_event {
     struct emu_hdev *d;
     uint32_t slot;
     _Atomic uint32_t seq;       /* records queued so far */
-    _Atomic uint64_t wait_mask; /* devices with streams that waited on it */
+    _Atomic uint64_t wait_mask; /* bit d % 64: devices with streams that waited on it */
 };
 
 emu_status emu_event_create(struct emu_hdev *d, struct emu_event **out)
@@ -68,7 +68,7 @@ emu_status emu_event_wait(struct emu_hstream *s, struct emu_event *e, uint64_t c
 
     if (seq == 0)
         return EMU_OK; /* nothing recorded yet: nothing to wait for */
-    emu_fetch_or_acq_rel(&e->wait_mask, 1ull << s->dev);
+    emu_fetch_or_acq_rel(&e->wait_mask, 1ull << (s->dev % 64u));
     memset(&w, 0, sizeof(w));
     w.kind = EMU_TASK_EVENT_WAIT;
     w.callsite = callsite;

@@ -146,6 +146,7 @@ emu_status emu_runtime_init(void)
 
     pthread_mutex_lock(&emu_rt.lock);
     if (!emu_rt.job_ready) {
+        emu_os_raise_nofile();
         read_config();
         s = make_job_dir();
         if (s == EMU_OK) {

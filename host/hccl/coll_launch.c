@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -202,10 +203,9 @@ static emu_status describe(HcclComm comm, uint32_t me, uint32_t peer, const char
 
 /* Channels to the listed peers that this rank does not have yet; they pair with the peers'
  * matching calls (every peer needs ours at the same point of its call sequence). */
-static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers, uint32_t npeers,
-                               const char *fn)
+static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *peers,
+                                   uint32_t npeers, HcclChannelDesc *descs, const char *fn)
 {
-    static _Thread_local HcclChannelDesc descs[HCOLL_MAX_RANKS];
     uint32_t want[HCOLL_MAX_RANKS], m = 0;
     ChannelHandle handles[HCOLL_MAX_RANKS];
     emu_status s;
@@ -235,6 +235,20 @@ static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers,
          HcclEngineCtxCopy(st->comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &st->res, sizeof(st->res), 0),
          from_hccl);
     return EMU_OK;
+}
+
+/* The descriptors live on the heap: 256 of them are 124 KiB, too much for every thread's
+ * TLS or a rank thread's stack. */
+static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers, uint32_t npeers,
+                               const char *fn)
+{
+    HcclChannelDesc *descs = calloc(HCOLL_MAX_RANKS, sizeof(*descs));
+
+    if (descs == NULL)
+        return EMU_ENOMEM;
+    emu_status s = acquire_channels(st, peers, npeers, descs, fn);
+    free(descs);
+    return s;
 }
 
 emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,

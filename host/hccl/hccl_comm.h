@@ -18,7 +18,7 @@
 #include "host/acl/runtime.h"
 
 #define EMU_COMM_MAGIC 0x4d4d4f43u /* "COMM" */
-#define EMU_COMM_MAX_RANKS 64u     /* one rank per emulated device at most */
+#define EMU_COMM_MAX_RANKS EMU_MAX_DEVICES /* one rank per emulated device at most */
 
 struct emu_rdv;
 struct emu_graph;

@@ -134,16 +134,18 @@ static emu_status slot_take(struct emu_comm *c, int32_t engine, struct pending *
     return s;
 }
 
-/* The peers[] entry for (dev, job folder), shared with every channel to that device. Call
- * with res_lock held. */
+/* The peers[] entry for (dev, job folder), shared with every channel to that device, with
+ * one more reference (peer_unref drops it). Call with res_lock held. */
 static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
 {
     uint32_t free_i = UINT32_MAX;
 
     for (uint32_t i = 0; i < EMU_MAX_PEERS; i++) {
         struct emu_peer_ref *e = &ctl->peers[i];
-        if (e->used && e->dev == pi->dev && strcmp(e->job_dir, pi->job_dir) == 0)
+        if (e->used && e->dev == pi->dev && strcmp(e->job_dir, pi->job_dir) == 0) {
+            e->used++;
             return i;
+        }
         if (!e->used && free_i == UINT32_MAX)
             free_i = i;
     }
@@ -156,15 +158,14 @@ static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
     return free_i;
 }
 
-/* Drop peers[idx] when no live channel names it any more. Call with res_lock held. */
+/* Drop one channel's reference to peers[idx]; the entry is free when none is left. A count,
+ * not a scan of every channel slot: at 256 ranks a device frees hundreds of channels, and a
+ * scan read (and so allocated) every page of the slot table each time. Call with res_lock
+ * held. */
 static void peer_unref(struct emu_devctl *ctl, uint32_t idx)
 {
-    if (idx >= EMU_MAX_PEERS)
-        return;
-    for (uint32_t i = 0; i < EMU_MAX_CHANNELS; i++)
-        if (emu_load_relaxed(&ctl->channels[i].state) != 0 && ctl->channels[i].peer == idx)
-            return;
-    ctl->peers[idx].used = 0;
+    if (idx < EMU_MAX_PEERS && ctl->peers[idx].used > 0)
+        ctl->peers[idx].used--;
 }
 
 static void slot_free(struct emu_comm *c, uint32_t slot, uint32_t gen)

@@ -82,7 +82,7 @@ static emu_status parse_device(struct parse_ctx *p, json_object *d, uint32_t ser
         ip = a.s_addr;
     }
     if (rank_id >= EMU_COMM_MAX_RANKS)
-        return bad(p, "a rank_id is 64 or more (hcemu emulates at most 64 ranks)");
+        return bad(p, "a rank_id is 256 or more (hcemu emulates at most 256 ranks)");
     if (p->seen[rank_id])
         return bad(p, "a rank_id appears twice");
     p->seen[rank_id] = true;

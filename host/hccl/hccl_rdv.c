@@ -2,8 +2,8 @@
  *
  * The file is created complete: a temporary file is sized and stamped, then link()ed to its
  * final name, so an opener never sees a half-made header; the loser of a creation race uses
- * the winner's file. Layout: header page, members[nranks], then for every ordered pair
- * (from, to) EMU_RDV_KEYS offers written by `from` only. */
+ * the winner's file. Layout: header page, members[nranks], a key index (one word per
+ * offer), then for every ordered pair (from, to) EMU_RDV_KEYS offers written by `from` only. */
 #include "hccl_rdv.h"
 
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "common/secure_dir.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
-#define RDV_VERSION 1u
+#define RDV_VERSION 2u
 #define RDV_HDR_BYTES 4096u
 #define WAIT_SLICE_NS 50000000ull /* liveness checks while waiting */
 
@@ -59,6 +59,7 @@ struct emu_rdv {
     uint32_t nranks;
     struct rdv_hdr *hdr;
     struct rdv_member *members;
+    _Atomic uint32_t *keys; /* keys[i] mirrors offers[i].key */
     struct emu_rdv_offer *offers;
     char path[EMU_PATH_MAX + 64];
     char dir[EMU_PATH_MAX];
@@ -98,11 +99,21 @@ emu_status emu_rdv_private_dir(const char *parent, char *out, size_t len)
     return EMU_EFILE;
 }
 
-/* Offers start on a 64-byte boundary: member records have an odd size for some rank
- * counts, and offers hold 64-bit atomics. */
-static size_t offers_offset(uint32_t nranks)
+/* The key index starts on a 64-byte boundary: member records have an odd size for some
+ * rank counts. */
+static size_t keys_offset(uint32_t nranks)
 {
     return (RDV_HDR_BYTES + (size_t)nranks * sizeof(struct rdv_member) + 63) & ~(size_t)63;
+}
+
+/* Offers follow the key index (one word per offer), on a 64-byte boundary too: they hold
+ * 64-bit atomics. Finding an offer scans the compact index, not the 4 KiB offers: a read
+ * of a tmpfs page allocates it, and at 256 ranks scanning every key of every pair made
+ * the file take 1 GiB instead of the pages of the offers actually posted. */
+static size_t offers_offset(uint32_t nranks)
+{
+    size_t keys = (size_t)nranks * nranks * EMU_RDV_KEYS * sizeof(uint32_t);
+    return (keys_offset(nranks) + keys + 63) & ~(size_t)63;
 }
 
 static size_t file_bytes(uint32_t nranks)
@@ -220,6 +231,7 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
     r->nranks = nranks;
     r->hdr = p;
     r->members = (struct rdv_member *)(r->base + RDV_HDR_BYTES);
+    r->keys = (_Atomic uint32_t *)(r->base + keys_offset(nranks));
     r->offers = (struct emu_rdv_offer *)(r->base + offers_offset(nranks));
     return EMU_OK;
 }
@@ -425,23 +437,24 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
     free(r);
 }
 
-static struct emu_rdv_offer *block(const struct emu_rdv *r, uint32_t from, uint32_t to)
+static size_t block(const struct emu_rdv *r, uint32_t from, uint32_t to)
 {
-    return &r->offers[((size_t)from * r->nranks + to) * EMU_RDV_KEYS];
+    return ((size_t)from * r->nranks + to) * EMU_RDV_KEYS;
 }
 
 struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key)
 {
-    struct emu_rdv_offer *b = block(r, me, peer);
+    size_t b = block(r, me, peer);
 
     for (uint32_t i = 0; i < EMU_RDV_KEYS; i++)
-        if (emu_load_relaxed(&b[i].key) == key)
-            return &b[i];
+        if (emu_load_relaxed(&r->keys[b + i]) == key)
+            return &r->offers[b + i];
     for (uint32_t i = 0; i < EMU_RDV_KEYS; i++) {
-        if (emu_load_relaxed(&b[i].key) == 0) {
+        if (emu_load_relaxed(&r->keys[b + i]) == 0) {
             /* Only `me` writes this block; the key is published before any seq. */
-            emu_store_release(&b[i].key, key);
-            return &b[i];
+            emu_store_release(&r->offers[b + i].key, key);
+            emu_store_release(&r->keys[b + i], key);
+            return &r->offers[b + i];
         }
     }
     return NULL;
@@ -450,10 +463,10 @@ struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t 
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key)
 {
-    const struct emu_rdv_offer *b = block(r, peer, me);
+    size_t b = block(r, peer, me);
 
     for (uint32_t i = 0; i < EMU_RDV_KEYS; i++)
-        if (emu_load_acquire(&((struct emu_rdv_offer *)b)[i].key) == key)
-            return &b[i];
+        if (emu_load_acquire(&r->keys[b + i]) == key)
+            return &r->offers[b + i];
     return NULL;
 }

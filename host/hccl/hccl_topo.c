@@ -24,7 +24,7 @@
 #include "common/settings.h"
 #include "hccl_graph_priv.h"
 
-/* A topology names at most 64 devices and their links; 1 MiB is plenty, and bounds what a
+/* A topology names at most 256 devices and their links; 1 MiB is plenty, and bounds what a
  * wrong path (/dev/zero, a huge file) can cost. */
 #define EMU_TOPO_MAX_BYTES (1u << 20)
 

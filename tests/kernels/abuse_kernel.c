@@ -65,9 +65,9 @@ static uint32_t bad_threads(const struct abuse_args *a, struct bad *out)
     out[n++] = (struct bad){a->exported_cpu, PARA};
     out[n++] = (struct bad){a->exported_main, PARA};
     out[n++] = (struct bad){a->channel, PARA};
-    out[n++] = (struct bad){a->thread ^ (0x2000ull << 32), PARA};       /* generation */
-    out[n++] = (struct bad){a->thread | 0xFFFFFFFFull, PARA};           /* slot index */
-    out[n++] = (struct bad){a->thread ^ (0x3Full << 50), PARA};         /* device 63 */
+    out[n++] = (struct bad){a->thread ^ (0x2000ull << 30), PARA};       /* generation */
+    out[n++] = (struct bad){a->thread | 0x3FFFFFFFull, PARA};           /* slot index */
+    out[n++] = (struct bad){a->thread ^ (0xFFull << 48), PARA};         /* device 255 - d */
     return n;
 }
 
@@ -79,9 +79,9 @@ static uint32_t bad_channels(const struct abuse_args *a, struct bad *out)
     out[n++] = (struct bad){a->stale_channel, PARA};
     out[n++] = (struct bad){a->peer_channel, PARA};
     out[n++] = (struct bad){a->thread, PARA};
-    out[n++] = (struct bad){a->channel ^ (0x2000ull << 32), PARA};
-    out[n++] = (struct bad){a->channel | 0xFFFFFFFFull, PARA};
-    out[n++] = (struct bad){a->channel ^ (0x3Full << 50), PARA};
+    out[n++] = (struct bad){a->channel ^ (0x2000ull << 30), PARA};
+    out[n++] = (struct bad){a->channel | 0x3FFFFFFFull, PARA};
+    out[n++] = (struct bad){a->channel ^ (0xFFull << 48), PARA};
     return n;
 }
 

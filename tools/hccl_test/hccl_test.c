@@ -23,7 +23,7 @@ enum ht_op { HT_ALLREDUCE, HT_ALLGATHER, HT_REDUCE_SCATTER, HT_BROADCAST, HT_RED
 #error "build with -DHT_OP=<enum ht_op value>"
 #endif
 
-#define HT_MAX_RANKS 64
+#define HT_MAX_RANKS 256
 
 struct opts {
     uint64_t minb, maxb, step;

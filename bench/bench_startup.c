@@ -1,0 +1,126 @@
+/* bench_startup.c - job start to first kernel: how long N ranks (threads of this process, one
+ * device each) take from aclInit through HcclCommInitRootInfo to the completion of their first
+ * kernel (a one-element HcclAllGather, which runs hcemu's AICPU collective kernel).
+ *
+ *   bench_startup [ranks]      (default 8; at most HCEMU_DEVICES' limit, 256)
+ *
+ * Prints the slowest rank's time at each step. Not a test: it asserts nothing. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <acl/acl.h>
+#include <hccl/hccl.h>
+
+#define MAX_RANKS 256
+
+struct rank {
+    uint32_t id, n;
+    const HcclRootInfo *root;
+    uint64_t t_dev, t_comm, t_kernel; /* ns since the start, at the end of each step */
+    int failed;
+};
+
+static uint64_t t0;
+
+static uint64_t since_start(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - t0;
+}
+
+static int first_kernel(struct rank *r, HcclComm comm)
+{
+    aclrtStream s = NULL;
+    void *send = NULL, *recv = NULL;
+    int ok = aclrtCreateStream(&s) == ACL_SUCCESS &&
+             aclrtMalloc(&send, 4, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS &&
+             aclrtMalloc(&recv, 4ull * r->n, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS &&
+             HcclAllGather(send, recv, 1, HCCL_DATA_TYPE_INT32, comm, s) == HCCL_SUCCESS &&
+             aclrtSynchronizeStream(s) == ACL_SUCCESS;
+    r->t_kernel = since_start();
+    if (recv != NULL)
+        aclrtFree(recv);
+    if (send != NULL)
+        aclrtFree(send);
+    if (s != NULL)
+        aclrtDestroyStream(s);
+    return ok ? 0 : 1;
+}
+
+static void *rank_main(void *arg)
+{
+    struct rank *r = arg;
+    HcclComm comm = NULL;
+
+    r->failed = 1;
+    if (aclrtSetDevice((int32_t)r->id) != ACL_SUCCESS)
+        return NULL;
+    r->t_dev = since_start();
+    if (HcclCommInitRootInfo(r->n, r->root, r->id, &comm) == HCCL_SUCCESS) {
+        r->t_comm = since_start();
+        r->failed = first_kernel(r, comm);
+        HcclCommDestroy(comm);
+    }
+    aclrtResetDevice((int32_t)r->id);
+    return NULL;
+}
+
+static double slowest_ms(const struct rank *rs, uint32_t n, size_t off)
+{
+    uint64_t m = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = *(const uint64_t *)((const char *)&rs[i] + off);
+        m = v > m ? v : m;
+    }
+    return (double)m / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    static struct rank rs[MAX_RANKS];
+    static pthread_t tids[MAX_RANKS];
+    HcclRootInfo root;
+    char num[16];
+    uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 8;
+
+    if (n == 0 || n > MAX_RANKS) {
+        fprintf(stderr, "usage: bench_startup [ranks 1..%d]\n", MAX_RANKS);
+        return 2;
+    }
+    snprintf(num, sizeof(num), "%u", n);
+    setenv("HCEMU_DEVICES", num, 1);
+    t0 = 0;
+    t0 = since_start();
+    if (aclInit(NULL) != ACL_SUCCESS)
+        return 1;
+    double t_init = (double)since_start() / 1e6;
+    if (aclrtSetDevice(0) != ACL_SUCCESS || HcclGetRootInfo(&root) != HCCL_SUCCESS)
+        return 1;
+    for (uint32_t i = 0; i < n; i++) {
+        rs[i] = (struct rank){.id = i, .n = n, .root = &root};
+        if (pthread_create(&tids[i], NULL, rank_main, &rs[i]) != 0)
+            return 1;
+    }
+    int failed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pthread_join(tids[i], NULL);
+        failed += rs[i].failed;
+    }
+    double t_done = (double)since_start() / 1e6;
+    aclrtResetDevice(0);
+    aclFinalize();
+    printf("startup %3u ranks: aclInit %.1f ms, devices up %.1f ms, comm init %.1f ms, "
+           "first kernel done %.1f ms, all torn down %.1f ms%s\n",
+           n, t_init, slowest_ms(rs, n, offsetof(struct rank, t_dev)),
+           slowest_ms(rs, n, offsetof(struct rank, t_comm)),
+           slowest_ms(rs, n, offsetof(struct rank, t_kernel)), t_done,
+           failed ? " (FAILED)" : "");
+    return failed ? 1 : 0;
+}
