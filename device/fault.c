@@ -121,6 +121,7 @@ static struct vital {
     ino_t ino;
 } vitals[VITAL_MAX] = {{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}};
 static _Atomic unsigned n_vitals;
+static _Atomic int vitals_closing; /* the executor itself is closing them: ending */
 
 void emu_fault_watch_fd(int fd)
 {
@@ -149,9 +150,16 @@ static bool vitals_intact(void)
     return true;
 }
 
+void emu_fault_unwatch_fds(void)
+{
+    atomic_store(&vitals_closing, 1);
+}
+
 void emu_fault_check_fds(const char *kernel)
 {
-    if (vitals_intact())
+    /* `vitals_closing` is set before the executor closes them: a change seen while it is
+     * set may be the executor's own doing. */
+    if (vitals_intact() || atomic_load(&vitals_closing))
         return;
     struct emu_devctl *ctl = emu_exec_ctl();
     /* Only the first thread to notice reports; the others wait for the process to end. */

@@ -29,6 +29,8 @@ void emu_fault_device_failed(const char *kernel, int timed_out) __attribute__((n
 /* Record `fd` (open) as one of the executor's own descriptors, checked by
  * emu_fault_check_fds(); at most 4. */
 void emu_fault_watch_fd(int fd);
+/* The executor is ending and closes its watched descriptors itself: stop checking them. */
+void emu_fault_unwatch_fds(void);
 /* Called after each kernel entry returns: when kernel `kernel` closed or replaced a watched
  * descriptor, the executor cannot hear its host any more; the device is marked failed at
  * once (before the kernel's task completes, so the host's wait fails) and the process ends. */

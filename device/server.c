@@ -174,6 +174,7 @@ void emu_server_run(int lfd)
         if (served && nfd == 2)
             break;
     }
+    emu_fault_unwatch_fds();
     for (int i = 2; i < nfd; i++)
         if (pf[i].fd >= 0)
             close(pf[i].fd);
