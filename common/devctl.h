@@ -19,7 +19,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 3u
+#define EMU_DEVCTL_VERSION 4u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -56,6 +56,8 @@ struct emu_fault_record {
     uint64_t image_base; /* load base of the kernel image holding pc, 0 if none */
     uint32_t in_kernel;  /* the faulting thread was running kernel code */
     uint32_t timed_out;  /* the kernel exceeded its timeout (no signal) */
+    uint32_t closed_fds; /* the kernel closed the executor's own descriptors (no signal) */
+    uint32_t reserved;
     char kernel[64];
     char image[EMU_PATH_MAX];
 };

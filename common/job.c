@@ -5,10 +5,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +85,42 @@ static emu_status add_owner(int dirfd, const char *dir)
     return s;
 }
 
+/* The owners file, held open with a shared flock while this process uses its job: the
+ * kernel drops the lock however the process ends, so whoever gets it exclusively knows every
+ * other user of the folder is gone. One job folder per process at a time. */
+static int held_fd = -1;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A child forked by the process (a kernel's, a host's helper) does not hold the job: only
+ * its copy of the descriptor goes, the parent's lock stays. */
+static void drop_in_child(void)
+{
+    if (held_fd >= 0)
+        close(held_fd);
+    held_fd = -1;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, drop_in_child);
+}
+
+static void hold(int dirfd)
+{
+    pthread_once(&atfork_once, register_atfork);
+    int fd = openat(dirfd, EMU_JOB_OWNERS, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0) {
+        if (held_fd >= 0)
+            close(held_fd);
+        held_fd = fd;
+    }
+}
+
 emu_status emu_job_claim(const char *dir)
 {
     int d;
@@ -91,8 +129,46 @@ emu_status emu_job_claim(const char *dir)
     if (s != EMU_OK)
         return s;
     s = add_owner(d, dir);
+    if (s == EMU_OK)
+        hold(d);
     close(d);
     return s;
+}
+
+void emu_job_hold(const char *dir)
+{
+    int d;
+
+    if (emu_secure_dir_open(dir, &d) != EMU_OK)
+        return;
+    hold(d);
+    close(d);
+}
+
+bool emu_job_leave(const char *dir)
+{
+    struct stat st;
+
+    if (held_fd < 0)
+        return false;
+    close(held_fd);
+    held_fd = -1;
+    /* Quiet: the other users of the folder leave at the same moment and may remove it. */
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (d < 0)
+        return false;
+    int fd = openat(d, EMU_JOB_OWNERS, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    /* Last by the lock, or every recorded owner is gone (a process that does not hold the
+     * lock may still keep it: one forked before the atfork handler existed). */
+    bool last = fd >= 0 && fstat(d, &st) == 0 && st.st_uid == geteuid() &&
+                (st.st_mode & 077) == 0 &&
+                (flock(fd, LOCK_EX | LOCK_NB) == 0 || emu_job_is_dead_at(d));
+    close(d);
+    if (last)
+        emu_secure_dir_remove(dir); /* the lock goes with the file's last descriptor */
+    if (fd >= 0)
+        close(fd);
+    return last;
 }
 
 emu_status emu_job_make(const char *parent, const char *kind, char *out, size_t len)

@@ -24,8 +24,15 @@ emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt,
  * (recorded in its owners file), after collecting the folders of this user's dead jobs. */
 emu_status emu_job_make(const char *parent, const char *kind, char *out,
                         size_t len) EMU_MUST_CHECK;
-/* Check that `dir` is a private folder of ours and record this process as one of its owners. */
+/* Check that `dir` is a private folder of ours and record this process as one of its owners;
+ * the process then holds the folder (emu_job_hold) until emu_job_leave or its end. */
 emu_status emu_job_claim(const char *dir) EMU_MUST_CHECK;
+/* Hold job folder `dir` without being recorded as an owner (executors): a shared lock on its
+ * owners file, dropped by the kernel however the process ends. */
+void emu_job_hold(const char *dir);
+/* Stop holding the folder; when no other process holds it any more (every host, executor and
+ * launcher of the job has left or died), remove it. True when this call removed it. */
+bool emu_job_leave(const char *dir);
 /* Whether every process recorded in the owners file of folder `dirfd` is gone (false when
  * the file is missing or empty: a folder being made). */
 bool emu_job_is_dead_at(int dirfd);

@@ -5,9 +5,11 @@
  * exits. Host processes notice the state change and print the full report (source line via
  * libdw, address classified) where it is safe to do so. */
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -107,6 +109,72 @@ void emu_fault_device_failed(const char *kernel, int timed_out)
     EMU_LOG_ERR("kernel %s exceeded its timeout: the device is marked failed", kernel);
     publish_failure(ctl);
     _exit(124);
+}
+
+/* The executor's own descriptors a kernel must leave alone (the host's socket, its signal
+ * descriptor), with the file each one named when it was registered: a kernel that closed one
+ * (and perhaps got its number back for another file) is caught on return. */
+#define VITAL_MAX 4
+static struct vital {
+    _Atomic int fd; /* -1: unused */
+    dev_t dev;
+    ino_t ino;
+} vitals[VITAL_MAX] = {{-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}};
+static _Atomic unsigned n_vitals;
+static _Atomic int vitals_closing; /* the executor itself is closing them: ending */
+
+void emu_fault_watch_fd(int fd)
+{
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) != 0)
+        return;
+    unsigned i = atomic_fetch_add(&n_vitals, 1);
+    if (i >= VITAL_MAX)
+        return;
+    vitals[i].dev = st.st_dev;
+    vitals[i].ino = st.st_ino;
+    atomic_store(&vitals[i].fd, fd);
+}
+
+static bool vitals_intact(void)
+{
+    struct stat st;
+
+    for (unsigned i = 0; i < VITAL_MAX; i++) {
+        int fd = atomic_load(&vitals[i].fd);
+        if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != vitals[i].dev ||
+                        st.st_ino != vitals[i].ino))
+            return false;
+    }
+    return true;
+}
+
+void emu_fault_unwatch_fds(void)
+{
+    atomic_store(&vitals_closing, 1);
+}
+
+void emu_fault_check_fds(const char *kernel)
+{
+    /* `vitals_closing` is set before the executor closes them: a change seen while it is
+     * set may be the executor's own doing. */
+    if (vitals_intact() || atomic_load(&vitals_closing))
+        return;
+    struct emu_devctl *ctl = emu_exec_ctl();
+    /* Only the first thread to notice reports; the others wait for the process to end. */
+    static atomic_flag once = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&once))
+        for (;;)
+            pause();
+    ctl->fault.in_kernel = 1;
+    ctl->fault.closed_fds = 1;
+    copy_str(ctl->fault.kernel, sizeof(ctl->fault.kernel), kernel);
+    EMU_LOG_ERR("kernel %s closed the executor's own file descriptors (its connection to the "
+                "host): the device is marked failed",
+                kernel);
+    publish_failure(ctl);
+    _exit(EMU_FAULT_EXIT_FDS);
 }
 
 void emu_fault_thread_init(void)

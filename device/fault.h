@@ -24,5 +24,16 @@ void emu_fault_thread_init(void);
 /* Called by the executor when a kernel misbehaved beyond repair (timeout): records the
  * failure in the control block and ends the process. */
 void emu_fault_device_failed(const char *kernel, int timed_out) __attribute__((noreturn));
+/* Exit code of an executor whose kernel closed the executor's own descriptors. */
+#define EMU_FAULT_EXIT_FDS 125
+/* Record `fd` (open) as one of the executor's own descriptors, checked by
+ * emu_fault_check_fds(); at most 4. */
+void emu_fault_watch_fd(int fd);
+/* The executor is ending and closes its watched descriptors itself: stop checking them. */
+void emu_fault_unwatch_fds(void);
+/* Called after each kernel entry returns: when kernel `kernel` closed or replaced a watched
+ * descriptor, the executor cannot hear its host any more; the device is marked failed at
+ * once (before the kernel's task completes, so the host's wait fails) and the process ends. */
+void emu_fault_check_fds(const char *kernel);
 
 #endif

@@ -279,6 +279,7 @@ static void run_block(struct launch *l, uint32_t block, bool counted)
         ret = UINT32_MAX;
     if (getpid() != exec_pid) /* a child the kernel forked returns here: end it */
         _exit((int)(uint8_t)ret);
+    emu_fault_check_fds(l->name);
     if (!counted)
         emu_spin_busy(-1);
     if (emu_kernel_exit_hook != NULL)

@@ -113,24 +113,6 @@ static void remove_files(const char *dir, uint32_t dev)
             unlink(path);
 }
 
-/* A job folder made by a host process is removed by that host. When every process recorded
- * as its owner is gone (a SIGKILLed host), its executors are the last ones who know the
- * folder: the last to leave removes it. */
-static void remove_orphaned_job(const char *job)
-{
-    int fd = open(job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-    if (fd < 0)
-        return; /* already removed by its host: nothing to say */
-    close(fd);
-    if (emu_secure_dir_open(job, &fd) != EMU_OK)
-        return;
-    bool dead = emu_job_is_dead_at(fd);
-    close(fd);
-    if (dead)
-        emu_secure_dir_remove(job);
-}
-
 /* kernel.c tells the crash report what runs where (fault.c cannot call up into it). */
 static const struct emu_fault_locator fault_locator = {emu_kernel_where, emu_kernel_image_of};
 
@@ -159,6 +141,7 @@ int main(int argc, char **argv)
     if (emu_devctl_init(ctl, o.dev, o.mem) != EMU_OK)
         goto fail;
     ctl->exec_pid = getpid();
+    emu_job_hold(o.job);
     emu_settings_export(&ctl->settings); /* for hosts that join later */
     ctl->settings.writer_pid = host_settings.writer_pid;
     ctl->window_base = emu_window_base(o.dev);
@@ -177,7 +160,10 @@ int main(int argc, char **argv)
     }
     emu_server_run(lfd);
     emu_diagnostics_stop();
-    remove_orphaned_job(o.job);
+    /* A job folder is removed by the host that made it. When its users are all gone (a
+     * SIGKILLed host, a killed hcemu-run whose ranks died with it), the last executor to
+     * leave removes it. */
+    (void)emu_job_leave(o.job);
     emu_store_release(&ctl->state, EMU_DEV_STOPPED);
     emu_os_futex_wake(&ctl->state, INT32_MAX);
     remove_files(o.job, o.dev);

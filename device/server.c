@@ -20,6 +20,7 @@
 #include "common/os.h"
 #include "common/wire.h"
 #include "exec.h"
+#include "fault.h"
 #include "kernel.h"
 
 #define MAX_CLIENTS 256
@@ -125,6 +126,10 @@ void emu_server_run(int lfd)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    /* A kernel that closes these leaves this loop blind (closing a descriptor does not wake
+     * a poll() on it): it is caught when it returns instead (fault.c). */
+    emu_fault_watch_fd(lfd);
+    emu_fault_watch_fd(sfd);
     pf[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
     pf[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
     for (;;) {
@@ -171,6 +176,7 @@ void emu_server_run(int lfd)
         if (served && nfd == 2)
             break;
     }
+    emu_fault_unwatch_fds();
     for (int i = 2; i < nfd; i++)
         if (pf[i].fd >= 0)
             close(pf[i].fd);

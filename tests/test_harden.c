@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -578,6 +580,72 @@ static void an_executor_ends_with_its_host_even_if_a_child_holds_the_socket(void
     assert_int_equal(rt_job_dirs(parent, NULL, 0), 0);
 }
 
+/* ---- signals and exits ------------------------------------------------------------------- */
+
+static const char *self_bin; /* this program, for hcemu-run to start as ranks */
+
+/* Ctrl-C (or SIGTERM) of a host running ranks as threads: the process dies of the signal,
+ * as a shell expects (130/143), with no error line and nothing left behind. */
+static void a_signal_ends_rank_threads_with_its_status_and_leaves_nothing(void **state)
+{
+    static const int sigs[] = {SIGINT, SIGTERM};
+    struct rt_child c;
+    (void)state;
+
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(rt_child_run("ranks", parent, NULL, sigs[i], 60000, &c), 0);
+        assert_true(c.saw_ready);
+        if (!WIFSIGNALED(c.status) || WTERMSIG(c.status) != sigs[i])
+            fail_msg("signal %d: status 0x%x, stderr:\n%s", sigs[i], c.status, c.err);
+        assert_null(strstr(c.err, "error:"));
+        assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
+        assert_int_equal(rt_job_dirs(parent, NULL, 0), 0);
+    }
+}
+
+/* Many threads calling exit() at once: the first runs the clean-up, the others wait for it. */
+static void threads_calling_exit_at_once_leave_nothing(void **state)
+{
+    struct rt_child c;
+    (void)state;
+
+    for (int rep = 0; rep < 10; rep++) {
+        assert_int_equal(rt_child_run("exitrace", parent, NULL, 0, 60000, &c), 0);
+        if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0)
+            fail_msg("rep %d: status 0x%x, stderr:\n%s", rep, c.status, c.err);
+        assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
+        assert_int_equal(rt_job_dirs(parent, NULL, 0), 0);
+    }
+}
+
+/* A SIGKILLed hcemu-run whose ranks use devices: its ranks die with it, and the last of the
+ * job's processes to go (a rank or an executor) removes the folder; no collector needed. */
+static void a_killed_hcemu_run_with_ranks_leaves_nothing(void **state)
+{
+    (void)state;
+
+    pid_t run = fork();
+    assert_true(run >= 0);
+    if (run == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(RUN_BIN, RUN_BIN, "-n", "2", "--", self_bin, "--child", "runrank", (char *)NULL);
+        _exit(127);
+    }
+    uint64_t end = rt_now_ms() + 30000;
+    while (rt_executors(parent, -1, NULL, 0) < 2 && rt_now_ms() < end)
+        usleep(10000);
+    assert_int_equal(rt_executors(parent, -1, NULL, 0), 2);
+    assert_int_equal(kill(run, SIGKILL), 0);
+    assert_int_equal(waitpid(run, NULL, 0), run);
+    assert_int_equal(rt_wait_executors_gone(parent, 2 * GONE_MS), 0);
+    end = rt_now_ms() + GONE_MS;
+    while (rt_job_dirs(parent, NULL, 0) != 0 && rt_now_ms() < end)
+        usleep(20000);
+    assert_int_equal(rt_job_dirs(parent, NULL, 0), 0);
+}
+
 /* ---- memory ------------------------------------------------------------------------------ */
 
 static void a_large_hccl_buffer_costs_only_the_pages_used(void **state)
@@ -745,6 +813,92 @@ static int child_hugebuf(void)
     return 0;
 }
 
+/* 4 ranks as threads, one device each, allreducing 4 KiB until a signal ends the process. */
+#define RANKS 4
+static HcclComm rank_comms[RANKS];
+static _Atomic int ranks_going;
+
+static void *rank_loop(void *arg)
+{
+    int r = (int)(intptr_t)arg;
+    aclrtStream s = NULL;
+    void *buf = NULL;
+
+    if (aclrtSetDevice(r) != ACL_SUCCESS || aclrtCreateStream(&s) != ACL_SUCCESS ||
+        aclrtMalloc(&buf, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+        exit(3);
+    for (int n = 0;; n++) {
+        if (HcclAllReduce(buf, buf, 1024, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, rank_comms[r],
+                          s) != HCCL_SUCCESS ||
+            aclrtSynchronizeStream(s) != ACL_SUCCESS) {
+            fprintf(stderr, "rank %d: allreduce failed\n", r);
+            exit(4); /* a failure seen before the signal's status would show as 4 */
+        }
+        if (n == 0)
+            atomic_fetch_add(&ranks_going, 1);
+    }
+    return NULL;
+}
+
+static int child_ranks(void)
+{
+    int32_t devs[RANKS] = {0, 1, 2, 3};
+    pthread_t th;
+
+    signal(SIGINT, SIG_DFL); /* a test runner may start us with it ignored */
+    signal(SIGTERM, SIG_DFL);
+    CHECK(aclInit(NULL) == ACL_SUCCESS);
+    CHECK(HcclCommInitAll(RANKS, devs, rank_comms) == HCCL_SUCCESS);
+    for (intptr_t r = 0; r < RANKS; r++)
+        CHECK(pthread_create(&th, NULL, rank_loop, (void *)r) == 0);
+    while (atomic_load(&ranks_going) < RANKS)
+        usleep(1000);
+    printf("READY\n");
+    fflush(stdout);
+    for (int i = 0; i < 60; i++)
+        sleep(1);
+    return 1; /* the signal came before */
+}
+
+static pthread_barrier_t exit_barrier;
+
+static void *exit_thread(void *arg)
+{
+    void *p = NULL;
+
+    if (aclrtSetDevice((int)(intptr_t)arg % 4) != ACL_SUCCESS ||
+        aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+        _exit(5);
+    pthread_barrier_wait(&exit_barrier);
+    exit(0);
+}
+
+static int child_exitrace(void)
+{
+    enum { THREADS = 16 };
+    pthread_t th;
+
+    CHECK(aclInit(NULL) == ACL_SUCCESS);
+    pthread_barrier_init(&exit_barrier, NULL, THREADS + 1);
+    for (intptr_t i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&th, NULL, exit_thread, (void *)i) == 0);
+    pthread_barrier_wait(&exit_barrier);
+    exit(0);
+}
+
+/* One rank of hcemu-run: opens its device and waits to be killed with the launcher. */
+static int child_runrank(void)
+{
+    void *p = NULL;
+    const char *rank = getenv("HCEMU_RANK");
+
+    CHECK(rank != NULL && aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(atoi(rank)) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    for (int i = 0; i < 60; i++)
+        sleep(1);
+    return 1;
+}
+
 static int child_main(const char *scenario)
 {
     if (strcmp(scenario, "topology") == 0)
@@ -755,6 +909,12 @@ static int child_main(const char *scenario)
         return child_bigbuf();
     if (strcmp(scenario, "hugebuf") == 0)
         return child_hugebuf();
+    if (strcmp(scenario, "ranks") == 0)
+        return child_ranks();
+    if (strcmp(scenario, "exitrace") == 0)
+        return child_exitrace();
+    if (strcmp(scenario, "runrank") == 0)
+        return child_runrank();
     fprintf(stderr, "unknown scenario %s\n", scenario);
     return 2;
 }
@@ -763,6 +923,7 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
         return child_main(argv[2]);
+    self_bin = argv[0];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_job_folder_is_fresh_private_and_records_its_owner),
         cmocka_unit_test(a_planted_folder_symlink_or_open_mode_is_refused),
@@ -777,6 +938,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_dev_zero_topology_is_refused),
         cmocka_unit_test(a_kernel_that_forks_leaves_no_process_behind),
         cmocka_unit_test(an_executor_ends_with_its_host_even_if_a_child_holds_the_socket),
+        cmocka_unit_test(a_signal_ends_rank_threads_with_its_status_and_leaves_nothing),
+        cmocka_unit_test(threads_calling_exit_at_once_leave_nothing),
+        cmocka_unit_test(a_killed_hcemu_run_with_ranks_leaves_nothing),
         cmocka_unit_test(a_large_hccl_buffer_costs_only_the_pages_used),
         cmocka_unit_test(buffers_the_machine_cannot_hold_are_refused),
     };

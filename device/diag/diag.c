@@ -181,7 +181,13 @@ struct emu_devctl *emu_diag_ctl(uint32_t dev)
 
     if (dev == emu_exec_g.dev)
         return emu_exec_ctl();
-    if (dev >= EMU_MAX_DEVICES || emu_devmem_peer(emu_exec_g.job_dir, dev, &m) != EMU_OK)
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
+    /* The watchdog looks at every device of the job: one never started, or whose files its
+     * host already removed at the end of the job, is simply not there (no error line). */
+    char path[EMU_PATH_MAX + 32];
+    if (emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "dev%u.ctl", dev) != EMU_OK ||
+        access(path, F_OK) != 0 || emu_devmem_peer(emu_exec_g.job_dir, dev, &m) != EMU_OK)
         return NULL;
     return m->ctl;
 }

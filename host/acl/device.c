@@ -335,6 +335,7 @@ static bool hung_up(struct emu_hdev *d)
 
 emu_status emu_device_check(struct emu_hdev *d)
 {
+    emu_runtime_park_if_dying();
     if (d->failed)
         return EMU_EDEVLOST;
     if (!d->open || d->ctl == NULL)

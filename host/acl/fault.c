@@ -251,6 +251,13 @@ void emu_fault_report_device(struct emu_hdev *d)
                     d->id, f->kernel[0] ? f->kernel : "?");
         return;
     }
+    if (f->closed_fds) {
+        EMU_LOG_ERR("device %u failed: kernel %s closed the executor's own file descriptors "
+                    "(its connection to the host); the device is marked failed and its calls "
+                    "return errors, other devices keep working",
+                    d->id, f->kernel[0] ? f->kernel : "?");
+        return;
+    }
     if (emu_load_acquire(&d->ctl->state) == EMU_DEV_STOPPED) {
         /* An orderly exit: this process (or the last host of the job) shut it down. */
         EMU_LOG_DEBUG("device %u: its executor was shut down", d->id);

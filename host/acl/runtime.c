@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,38 +95,111 @@ static emu_status make_job_dir(void)
     return s;
 }
 
-void emu_runtime_cleanup_now(void)
+/* Clean-up runs once per job, from whichever of exit(), a signal or aclFinalize comes first;
+ * every other thread that gets there meanwhile waits for it to finish (bounded), so no
+ * exit() of another thread ends the process while the folder is half removed. */
+enum { CLEANUP_NONE, CLEANUP_RUNNING, CLEANUP_DONE };
+#define CLEANUP_WAIT_MS 10000
+static _Atomic pid_t cleaner_tid;  /* the thread running it */
+static _Atomic int exit_signal;    /* the first terminating signal received, 0 if none */
+
+static void wait_cleanup_done(void)
 {
-    if (atomic_exchange(&cleanup_started, 1))
-        return;
-    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
-        if (emu_rt.devs[i].sock >= 0)
-            close(emu_rt.devs[i].sock); /* the executor ends when its hosts hang up */
-    /* Reap the executors we started, so none is left a zombie (waitpid and usleep are
-     * async-signal-safe: this also runs from signal handlers). */
+    for (int i = 0; i < CLEANUP_WAIT_MS / 5 && atomic_load(&cleanup_started) != CLEANUP_DONE; i++)
+        usleep(5000);
+}
+
+/* Wait (bounded) for the executors we started; one that does not end (stopped, or stuck in
+ * a kernel's constructor) is killed, so none outlives us. waitpid, kill and usleep are
+ * async-signal-safe: this also runs from signal handlers. */
+static void reap_all(void)
+{
     for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
         pid_t pid = emu_rt.devs[i].child_pid;
-        for (int k = 0; pid > 0 && k < 200; k++) {
+        int k = 0;
+        for (; pid > 0 && k < 200; k++) {
             pid_t r = waitpid(pid, NULL, WNOHANG);
             if (r == pid || r < 0)
                 break;
             usleep(10000);
         }
+        if (pid > 0 && k == 200) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
     }
+}
+
+void emu_runtime_cleanup_now(void)
+{
+    int expected = CLEANUP_NONE;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+
+    if (!atomic_compare_exchange_strong(&cleanup_started, &expected, CLEANUP_RUNNING)) {
+        /* A signal that interrupted this very thread's clean-up must not wait for itself. */
+        if (expected == CLEANUP_RUNNING && atomic_load(&cleaner_tid) != self)
+            wait_cleanup_done();
+        return;
+    }
+    atomic_store(&cleaner_tid, self);
+    /* The folder first: whatever ends this process from here on, nothing is left in it. */
     if (emu_rt.own_job_dir && emu_rt.job_dir[0] != '\0')
         emu_secure_dir_remove(emu_rt.job_dir);
+    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
+        if (emu_rt.devs[i].sock >= 0)
+            close(emu_rt.devs[i].sock); /* the executor ends when its hosts hang up */
+    reap_all();
+    /* A joined folder (hcemu-run's): the last of its users to leave removes it. */
+    if (!emu_rt.own_job_dir && emu_rt.job_dir[0] != '\0')
+        (void)emu_job_leave(emu_rt.job_dir);
+    atomic_store(&cleanup_started, CLEANUP_DONE);
+}
+
+/* Die of `sig` as a shell expects (status 128 + sig). */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static void on_exit_cb(void)
 {
     emu_runtime_cleanup_now();
+    /* A thread that called exit() (say, after a call failed because a Ctrl-C shut the devices
+     * down) ends the process with the signal's status, not its own. */
+    int sig = atomic_load(&exit_signal);
+    if (sig != 0)
+        die_of(sig);
+}
+
+/* Registered before on_exit_cb, so it runs after it: a second thread calling exit() while
+ * the first runs on_exit_cb finds on_exit_cb taken and reaches this instead. */
+static void on_exit_barrier(void)
+{
+    if (atomic_load(&cleanup_started) == CLEANUP_RUNNING &&
+        atomic_load(&cleaner_tid) != (pid_t)syscall(SYS_gettid))
+        wait_cleanup_done();
+}
+
+void emu_runtime_park_if_dying(void)
+{
+    if (atomic_load(&exit_signal) == 0 ||
+        atomic_load(&cleaner_tid) == (pid_t)syscall(SYS_gettid))
+        return;
+    /* The process ends once the clean-up is over; this wait only bounds a surprise. */
+    for (int i = 0; i < 2 * CLEANUP_WAIT_MS / 5; i++)
+        usleep(5000);
 }
 
 static void on_signal(int sig)
 {
+    int none = 0;
+
+    atomic_compare_exchange_strong(&exit_signal, &none, sig);
     emu_runtime_cleanup_now();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    if (atomic_load(&cleanup_started) == CLEANUP_RUNNING)
+        return; /* we interrupted our own clean-up: it finishes, then exit_signal is raised */
+    die_of(sig);
 }
 
 static void install_signal_cleanup(void)
@@ -150,11 +224,12 @@ emu_status emu_runtime_init(void)
         read_config();
         s = make_job_dir();
         if (s == EMU_OK) {
-            atomic_store(&cleanup_started, 0);
+            atomic_store(&cleanup_started, CLEANUP_NONE);
             emu_rt.job_ready = true;
             emu_spin_open(emu_rt.job_dir); /* stream syncs spin within the job's budget */
             static bool registered;
             if (!registered) {
+                atexit(on_exit_barrier);
                 atexit(on_exit_cb);
                 registered = true;
             }
@@ -175,6 +250,7 @@ void emu_runtime_fini(void)
         emu_pin_fini();
         if (emu_rt.own_job_dir)
             emu_secure_dir_remove(emu_rt.job_dir);
+        (void)emu_job_leave(emu_rt.job_dir);
         emu_rt.job_ready = false;
         emu_rt.own_job_dir = false;
     }

@@ -38,6 +38,10 @@ bool emu_runtime_is_initialized(void);
 /* Disconnect from the executors, reap them and remove the job folder if this process made
  * it. Async-signal-safe enough for exit paths: atexit, SIGINT/SIGTERM, and a host crash. */
 void emu_runtime_cleanup_now(void);
+/* When a terminating signal (SIGINT, SIGTERM, ...) is shutting the job down, park the calling
+ * thread until the process dies of it (bounded), so no thread sees its devices vanish, prints
+ * crash-like errors or exits with a status of its own first. Returns at once otherwise. */
+void emu_runtime_park_if_dying(void);
 
 /* Called when device d is closed or its executor is gone: drop what lived in its control
  * block (slots, image ids), so later uses of those handles are refused. */
