@@ -1,0 +1,27 @@
+# multihost: jobs split over two "hosts" on this machine (separate job folders and
+# HCEMU_HOST_ID, rendezvous over TCP on loopback), 4+4 and 1+7, launched by one hcemu-run per
+# host and by mpirun (skipped when mpirun is absent). Examples and hccl_test tools, with the
+# bytes checked by the programs themselves.
+set(MH_RUN ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_split.sh)
+set(MH_ENV "HCCL_BUFFSIZE=1" "HCEMU_LOG_LEVEL=warn" "HCCL_CONNECT_TIMEOUT=60")
+
+function(mh_test name expect)
+    add_test(NAME ${name} COMMAND bash ${MH_RUN} ${CMAKE_BINARY_DIR}/bin ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost" TIMEOUT 240 SKIP_RETURN_CODE 77
+                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect}" RUN_SERIAL TRUE)
+endfunction()
+
+foreach(launcher hcemu-run mpirun)
+    foreach(split "4;4" "1;7")
+        list(GET split 0 a)
+        list(GET split 1 b)
+        foreach(ex p2p allgather allreduce)
+            mh_test(multihost_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
+                    $<TARGET_FILE:hcemu-example-${ex}> --bytes 3M)
+        endforeach()
+        foreach(tool all_reduce_test all_gather_test)
+            mh_test(multihost_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
+                    $<TARGET_FILE:${tool}> -b 64 -e 4M -f 8 -c 1 -n 2 -w 1)
+        endforeach()
+    endforeach()
+endforeach()
