@@ -575,7 +575,11 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
             uint32_t st = m != NULL ? emu_load_acquire(&m->state) : 0;
             take = m != NULL && strcmp(rm.info.job_dir, r->dir) != 0 &&
                    (st == MEMBER_EMPTY || foreign(r, m));
-            if (take && st != rm.state) {
+            /* Only forward, for the same reason: a member joins, and leaves or gives up. */
+            bool newer = st == MEMBER_EMPTY || (rm.state == MEMBER_LEFT && st != MEMBER_LEFT) ||
+                         (rm.state == MEMBER_JOINED && st == MEMBER_GAVE_UP) ||
+                         (rm.state == MEMBER_GAVE_UP && st == MEMBER_JOINED);
+            if (take && st != rm.state && newer) {
                 m->info = rm.info;
                 emu_store_release(&m->state, rm.state);
                 changed = true;
@@ -589,8 +593,11 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
                 ro.to >= r->nranks || ro.idx >= EMU_RDV_KEYS)
                 return;
             struct emu_rdv_offer *o = &block(r, ro.from, ro.to)[ro.idx];
-            if (take && (emu_load_acquire(&o->seq) != ro.seq || emu_load_acquire(&o->got) != ro.got ||
-                         emu_load_acquire(&o->key) != ro.key)) {
+            /* Only forward: seq and got only grow, and a copy that left the root before
+             * a newer post must not undo it. */
+            uint32_t seq = emu_load_acquire(&o->seq), got = emu_load_acquire(&o->got);
+            if (take && (emu_load_acquire(&o->key) == 0 || ro.seq > seq ||
+                         (ro.seq == seq && ro.got > got))) {
                 apply_offer(r, &ro, (const struct emu_rdv_mem *)(buf + at));
                 changed = true;
             }

@@ -3,7 +3,7 @@
 # "hosts" on this machine (separate job folders, HCEMU_HOST_ID a and b), meeting over TCP on
 # loopback. LAUNCHER: hcemu-run (one hcemu-run per host) or mpirun (one mpirun, two app
 # contexts). Passes when every rank reports PASS (MH_EXPECT=success: the hccl_test tools'
-# verdict line) and both hosts exit 0; exit 77 (skip) when
+# verdict line) and both hosts exit 0 (MH_EXPECT=refused: see below); exit 77 (skip) when
 # mpirun is asked for and absent.
 set -u
 bin=$1 launcher=$2 a=$3 b=$4
@@ -21,8 +21,10 @@ hcemu-run)
     HCEMU_HOST_ID=a "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
         --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
     pa=$!
+    secret_b=split-$$
+    [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
     HCEMU_HOST_ID=b "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
-        --secret "split-$$" --timeout 200 -- "$@" >"$out/b" 2>&1 &
+        --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
     pb=$!
     wait $pa; ra=$?
     wait $pb; rb=$?
@@ -43,6 +45,17 @@ mpirun)
 *)
     echo "unknown launcher $launcher"; exit 2 ;;
 esac
+# MH_EXPECT=refused: host b has another secret; the root's listener must refuse each of its
+# ranks with one line, they fail, and host a's ranks give up at HCCL_CONNECT_TIMEOUT.
+if [ "${MH_EXPECT:-}" = refused ]; then
+    refused=$(grep -c "rendezvous listener: refused .*secret" "$out/a")
+    if [ "$ra" != 0 ] && [ "$rb" != 0 ] && [ "$refused" -ge 1 ] && grep -q "refused us" "$out/b"; then
+        echo "run_split: the ranks without the secret were refused"
+        exit 0
+    fi
+    echo "run_split: FAILED: ranks without the secret were not refused (exit $ra/$rb)"
+    exit 1
+fi
 # Examples print one PASS per rank; the hccl_test tools one "success" line per size on rank 0
 # (their check already combines every rank's verdict with an allreduce).
 if [ "${MH_EXPECT:-PASS}" = PASS ]; then
