@@ -11,28 +11,21 @@ function(mh_test name expect)
                          ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect}" PROCESSORS 2)
 endfunction()
 
-# hcemu-run: both splits, every program; mpirun: 4+4 every program, 1+7 allreduce.
-foreach(launcher hcemu-run mpirun)
-    foreach(split "4;4" "1;7")
-        list(GET split 0 a)
-        list(GET split 1 b)
-        if(launcher STREQUAL "mpirun" AND a EQUAL 1)
-            set(exs allreduce)
-            set(tools "")
-        else()
-            set(exs p2p allgather allreduce)
-            set(tools all_reduce_test all_gather_test)
-        endif()
-        foreach(ex ${exs})
-            mh_test(multihost_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
-                    $<TARGET_FILE:hcemu-example-${ex}> --bytes 3M)
-        endforeach()
-        foreach(tool ${tools})
-            mh_test(multihost_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
-                    $<TARGET_FILE:${tool}> -b 64 -e 4M -f 64 -c 1 -n 1 -w 1)
-        endforeach()
+# hcemu-run: both splits, every example and the tools; mpirun: fewer (same code paths).
+function(mh_set launcher a b exs tools)
+    foreach(ex ${exs})
+        mh_test(multihost_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
+                $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
     endforeach()
-endforeach()
+    foreach(tool ${tools})
+        mh_test(multihost_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
+                $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+    endforeach()
+endfunction()
+mh_set(hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
+mh_set(hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
+mh_set(mpirun 4 4 "allreduce" "all_gather_test")
+mh_set(mpirun 1 7 "allreduce" "")
 
 # Ranks of host b present another secret: refused by the root's listener with one line each;
 # every wait is bounded (HCCL_CONNECT_TIMEOUT=5 here).

@@ -1,7 +1,9 @@
 /* hcemu_run.c - `hcemu-run -n N [--] PROGRAM ARGS...`: runs one job of N ranks, one process
  * each, on a shared job folder, and leaves nothing behind.
  *
- * Each rank gets HCEMU_RANK, HCEMU_RANK_SIZE, HCEMU_JOB_PATH, HCEMU_JOB_ID and HCEMU_DEVICES;
+ * Each rank gets HCEMU_RANK, HCEMU_RANK_SIZE, HCEMU_LOCAL_RANK, HCEMU_JOB_PATH, HCEMU_JOB_ID and
+ * HCEMU_DEVICES (one host of a job over several: --world-size/--first-rank/--root add
+ * HCEMU_ROOT and HCEMU_SECRET, docs/MULTIHOST.md);
  * its stdout and stderr come back through pipes and are printed line by line with a
  * "[rank r] " prefix. The first failing rank stops the job and its status becomes ours.
  * Entry point: main(); one job is run_job(). Single-threaded: every event (child exit,

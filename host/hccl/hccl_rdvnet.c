@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,9 @@ struct req_hdr {
 };
 
 struct emu_rdvnet {
+    pthread_mutex_t lock; /* one exchange at a time on the connection */
     int fd;
-    bool broken;
+    _Atomic bool broken; /* read by waits without the lock */
     uint8_t *buf;
     size_t cap;
 };
@@ -368,15 +370,28 @@ emu_status emu_rdvnet_connect(uint32_t ip, uint16_t port, const uint8_t *secret,
         close(fd);
         return EMU_ENOMEM;
     }
+    pthread_mutex_init(&n->lock, NULL);
     n->fd = fd;
     *out = n;
     return EMU_OK;
 }
 
+static void exchange(struct emu_rdvnet *n, struct emu_rdv *r, const struct req_hdr *qp, bool leaving);
+
 void emu_rdvnet_sync(struct emu_rdvnet *n, struct emu_rdv *r, uint64_t nonce, uint32_t nranks,
                      uint32_t rank, bool leaving)
 {
     struct req_hdr q = {.magic = NET_MAGIC, .nonce = nonce, .nranks = nranks, .rank = rank};
+
+    pthread_mutex_lock(&n->lock);
+    exchange(n, r, &q, leaving);
+    pthread_mutex_unlock(&n->lock);
+}
+
+static void exchange(struct emu_rdvnet *n, struct emu_rdv *r, const struct req_hdr *qp, bool leaving)
+{
+    struct req_hdr q = *qp;
+    uint32_t rank = q.rank;
 
     if (n->broken)
         return;
@@ -388,8 +403,8 @@ void emu_rdvnet_sync(struct emu_rdvnet *n, struct emu_rdv *r, uint64_t nonce, ui
         n->broken = true;
         if (!leaving) /* at the end the root's process may rightly be gone already */
             EMU_LOG_ERR("rank %u: the connection to the root's rendezvous listener failed (its "
-                    "process ended or stopped answering); waits on ranks of other hosts fail",
-                    rank);
+                        "process ended or stopped answering); waits on ranks of other hosts "
+                        "fail", rank);
         return;
     }
     emu_rdv_apply(r, n->buf, q.len);
@@ -405,6 +420,7 @@ void emu_rdvnet_close(struct emu_rdvnet *n)
     if (n == NULL)
         return;
     close(n->fd);
+    pthread_mutex_destroy(&n->lock);
     free(n->buf);
     free(n);
 }
