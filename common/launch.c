@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "settings.h"
@@ -63,15 +62,4 @@ bool emu_launch_identity(struct emu_launch_id *out)
             return from(l, out);
     }
     return false;
-}
-
-const char *emu_launch_host_id(void)
-{
-    static char host[256];
-
-    if (emu_settings_is_set(EMU_SET_HOST_ID))
-        return emu_settings_str(EMU_SET_HOST_ID);
-    if (host[0] == '\0' && gethostname(host, sizeof(host) - 1) != 0)
-        snprintf(host, sizeof(host), "localhost");
-    return host;
 }

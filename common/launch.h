@@ -19,7 +19,4 @@ struct emu_launch_id {
  * none started this process (a bad value logs one line naming the variable). */
 bool emu_launch_identity(struct emu_launch_id *out);
 
-/* This host's name: HCEMU_HOST_ID, else the host name. */
-const char *emu_launch_host_id(void);
-
 #endif

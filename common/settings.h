@@ -61,8 +61,6 @@ enum emu_setting_reader {
       "HOST:PORT of rank 0's rendezvous listener (multi-host jobs)")                               \
     X(SECRET, "HCEMU_SECRET", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                              \
       "shared secret of a multi-host job whose ranks derive the root info")                        \
-    X(HOST_ID, "HCEMU_HOST_ID", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                           \
-      "name of this host (unset: the host name); differing ids are different hosts")               \
     X(OMPI_RANK, "OMPI_COMM_WORLD_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \
       "rank set by Open MPI's mpirun (launcher)")                                                  \
     X(OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \

@@ -1,5 +1,5 @@
-# multihost: jobs split over two "hosts" on this machine (separate job folders and
-# HCEMU_HOST_ID, rendezvous over TCP on loopback), 4+4 and 1+7, launched by one hcemu-run per
+# multihost: jobs split over two "hosts" on this machine (separate job folders, rendezvous
+# over TCP on loopback), 4+4 and 1+7, launched by one hcemu-run per
 # host and by mpirun (skipped when mpirun is absent). Examples and hccl_test tools, with the
 # bytes checked by the programs themselves.
 set(MH_RUN ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_split.sh)

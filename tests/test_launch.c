@@ -1,5 +1,5 @@
 /* test_launch.c - common/launch.c: the rank identity a launcher hands a process (hcemu-run
- * first, then Open MPI, then Slurm), bad values refused with one line, and the host id. */
+ * first, then Open MPI, then Slurm), bad values refused with one line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 static const char *const all_vars[] = {
     "HCEMU_RANK", "HCEMU_RANK_SIZE", "HCEMU_LOCAL_RANK", "HCEMU_JOB_ID",
     "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_NAMESPACE",
-    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_JOB_ID", "HCEMU_HOST_ID",
+    "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_JOB_ID",
 };
 
 static int clear(void **state)
@@ -98,14 +98,6 @@ static void bad_values(void **state)
     assert_false(emu_launch_identity(&l));
 }
 
-static void host_id(void **state)
-{
-    (void)state;
-    assert_true(strlen(emu_launch_host_id()) > 0);
-    setenv("HCEMU_HOST_ID", "host-b", 1);
-    assert_string_equal(emu_launch_host_id(), "host-b");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,7 +106,6 @@ int main(void)
         cmocka_unit_test_setup(slurm_without_local_id, clear),
         cmocka_unit_test_setup(hcemu_run_first, clear),
         cmocka_unit_test_setup(bad_values, clear),
-        cmocka_unit_test_setup(host_id, clear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

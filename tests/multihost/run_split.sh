@@ -1,6 +1,6 @@
 #!/bin/bash
 # run_split.sh BIN LAUNCHER A B PROGRAM [ARGS...] - one job of A+B ranks split over two
-# "hosts" on this machine (separate job folders, HCEMU_HOST_ID a and b), meeting over TCP on
+# "hosts" on this machine (separate job folders), meeting over TCP on
 # loopback. LAUNCHER: hcemu-run (one hcemu-run per host) or mpirun (one mpirun, two app
 # contexts). Passes when every rank reports PASS (MH_EXPECT=success: the hccl_test tools'
 # verdict line) and both hosts exit 0 (MH_EXPECT=refused: see below); exit 77 (skip) when
@@ -18,12 +18,12 @@ root=127.0.0.1:$port
 
 case $launcher in
 hcemu-run)
-    HCEMU_HOST_ID=a "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
+    "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
         --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
     pa=$!
     secret_b=split-$$
     [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
-    HCEMU_HOST_ID=b "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
+    "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
         --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
     pb=$!
     wait $pa; ra=$?
@@ -37,7 +37,7 @@ mpirun)
     # Each app context is one host; -x would reach only the first, so env sets the variables.
     common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
     timeout 200 mpirun $asroot --oversubscribe \
-        -np "$a" env $common HCEMU_HOST_ID=a "$@" : -np "$b" env $common HCEMU_HOST_ID=b "$@" \
+        -np "$a" env $common "$@" : -np "$b" env $common "$@" \
         >"$out/a" 2>&1
     ra=$? rb=0
     cat "$out/a"
