@@ -213,6 +213,15 @@ const char *emu_settings_str(enum emu_setting id)
     return lookup(id, NULL)->s;
 }
 
+bool emu_settings_is_set(enum emu_setting id)
+{
+    /* An executor has no environment: what its host wrote is what is set. */
+    if (atomic_load_explicit(&adopted, memory_order_acquire))
+        return *lookup(id, NULL)->s != '\0' || rows[id].type != EMU_SET_STR;
+    const char *raw = getenv(rows[id].name);
+    return raw != NULL && *raw != '\0';
+}
+
 /* ---- the control block ------------------------------------------------------------------- */
 
 static uint64_t table_hash(void)

@@ -55,6 +55,32 @@ enum emu_setting_reader {
     X(RANK, "HCEMU_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN, "this process's rank")           \
     X(RANK_SIZE, "HCEMU_RANK_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                        \
       "the number of ranks of the job")                                                            \
+    X(LOCAL_RANK, "HCEMU_LOCAL_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                      \
+      "this process's index on its host: the device it uses")                                      \
+    X(ROOT, "HCEMU_ROOT", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                                  \
+      "HOST:PORT of rank 0's rendezvous listener (multi-host jobs)")                               \
+    X(SECRET, "HCEMU_SECRET", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                              \
+      "shared secret of a multi-host job whose ranks derive the root info")                        \
+    X(OMPI_RANK, "OMPI_COMM_WORLD_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \
+      "rank set by Open MPI's mpirun (launcher)")                                                  \
+    X(OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \
+      "rank count set by Open MPI's mpirun (launcher)")                                            \
+    X(OMPI_LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,       \
+      "index on the host set by Open MPI's mpirun (launcher)")                                     \
+    X(PMIX_NAMESPACE, "PMIX_NAMESPACE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                    \
+      "job identity set by PMIx launchers (launcher)")                                             \
+    X(SLURM_PROCID, "SLURM_PROCID", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                        \
+      "rank set by Slurm's srun (launcher)")                                                       \
+    X(SLURM_NTASKS, "SLURM_NTASKS", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                        \
+      "rank count set by Slurm's srun (launcher)")                                                 \
+    X(SLURM_LOCALID, "SLURM_LOCALID", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                      \
+      "index on the node set by Slurm's srun (launcher)")                                          \
+    X(SLURM_JOB_ID, "SLURM_JOB_ID", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                        \
+      "job identity set by Slurm (launcher)")                                                      \
+    X(HCCL_IF_IP, "HCCL_IF_IP", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                           \
+      "IPv4 address the root's rendezvous listens on (vendor)")                                    \
+    X(HCCL_SOCKET_IFNAME, "HCCL_SOCKET_IFNAME", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,           \
+      "network interface whose address the root listens on (vendor)")                              \
     X(TOPOLOGY, "HCEMU_TOPOLOGY", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                         \
       "topology file: servers and links")                                                          \
     X(DEVICE_BIN, "HCEMU_DEVICE_BIN", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                     \

@@ -1,7 +1,9 @@
 /* hcemu_run.c - `hcemu-run -n N [--] PROGRAM ARGS...`: runs one job of N ranks, one process
  * each, on a shared job folder, and leaves nothing behind.
  *
- * Each rank gets HCEMU_RANK, HCEMU_RANK_SIZE, HCEMU_JOB_PATH, HCEMU_JOB_ID and HCEMU_DEVICES;
+ * Each rank gets HCEMU_RANK, HCEMU_RANK_SIZE, HCEMU_LOCAL_RANK, HCEMU_JOB_PATH, HCEMU_JOB_ID and
+ * HCEMU_DEVICES (one host of a job over several: --world-size/--first-rank/--root add
+ * HCEMU_ROOT and HCEMU_SECRET, docs/MULTIHOST.md);
  * its stdout and stderr come back through pipes and are printed line by line with a
  * "[rank r] " prefix. The first failing rank stops the job and its status becomes ours.
  * Entry point: main(); one job is run_job(). Single-threaded: every event (child exit,
@@ -41,7 +43,11 @@ enum { EXIT_USAGE = 2, EXIT_TIMEOUT = 124, EXIT_INTERNAL = 1 };
 #define LINE_MAX_BYTES 65536
 
 struct options {
-    uint32_t ranks;
+    uint32_t ranks;      /* ranks started here */
+    uint32_t world;      /* ranks of the job over all hosts (--world-size; default `ranks`) */
+    uint32_t first;      /* global rank of our first rank (--first-rank) */
+    const char *root;    /* HOST:PORT of rank 0's rendezvous listener (--root), or NULL */
+    const char *secret;  /* the job's secret (--secret), or NULL */
     uint32_t schedules; /* 0: one plain run without HCEMU_SEED */
     double timeout_s;   /* 0: none */
     char **argv;        /* PROGRAM ARGS..., NULL-terminated */
@@ -82,7 +88,11 @@ struct job {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hcemu-run -n N [--schedules K] [--timeout S] [--] PROGRAM [ARGS...]\n");
+    fprintf(f, "usage: hcemu-run -n N [--schedules K] [--timeout S]\n"
+               "                 [--world-size W --first-rank R --root HOST:PORT [--secret S]]\n"
+               "                 [--] PROGRAM [ARGS...]\n"
+               "  one host of a multi-host job: ranks R..R+N-1 of W run here, rank 0's process\n"
+               "  listens on HOST:PORT for the other hosts' ranks\n");
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -129,6 +139,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
         {"np", required_argument, NULL, 'n'},
         {"schedules", required_argument, NULL, 's'},
         {"timeout", required_argument, NULL, 't'},
+        {"world-size", required_argument, NULL, 'w'},
+        {"first-rank", required_argument, NULL, 'f'},
+        {"root", required_argument, NULL, 'r'},
+        {"secret", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -160,6 +174,25 @@ static int parse_options(int argc, char **argv, struct options *opt)
                 return EXIT_USAGE;
             }
             break;
+        case 'w':
+        case 'f':
+            if (!parse_u32(optarg, c == 'w' ? 1 : 0, 1u << 20, c == 'w' ? &opt->world : &opt->first)) {
+                fprintf(stderr, "hcemu-run: --%s %s: expected a rank %s\n",
+                        c == 'w' ? "world-size" : "first-rank", optarg,
+                        c == 'w' ? "count >= 1" : "number");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'r':
+            if (strchr(optarg, ':') == NULL) {
+                fprintf(stderr, "hcemu-run: --root %s: expected HOST:PORT\n", optarg);
+                return EXIT_USAGE;
+            }
+            opt->root = optarg;
+            break;
+        case 'S':
+            opt->secret = optarg;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -170,6 +203,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
     }
     if (opt->ranks == 0 || optind >= argc) {
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (opt->world == 0)
+        opt->world = opt->ranks;
+    if (opt->first + opt->ranks > opt->world || (opt->world > opt->ranks && opt->root == NULL)) {
+        fprintf(stderr, "hcemu-run: ranks %u..%u do not fit a job of %u%s\n", opt->first,
+                opt->first + opt->ranks - 1, opt->world,
+                opt->root == NULL ? " (a job spread over hosts needs --root HOST:PORT)" : "");
         return EXIT_USAGE;
     }
     opt->argv = &argv[optind];
@@ -262,12 +303,23 @@ static void exec_rank(const struct job *job, uint32_t r, int out_fd, int err_fd,
     if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
         dup2(err_fd, STDERR_FILENO) < 0)
         _exit(EXIT_INTERNAL);
-    snprintf(v, sizeof(v), "%u", r);
+    snprintf(v, sizeof(v), "%u", job->opt->first + r);
     setenv("HCEMU_RANK", v, 1);
-    snprintf(v, sizeof(v), "%u", job->opt->ranks);
+    snprintf(v, sizeof(v), "%u", job->opt->world);
     setenv("HCEMU_RANK_SIZE", v, 1);
+    snprintf(v, sizeof(v), "%u", r);
+    setenv("HCEMU_LOCAL_RANK", v, 1);
     setenv("HCEMU_JOB_PATH", job->dir, 1);
     setenv("HCEMU_JOB_ID", job->id, 1);
+    if (job->opt->root != NULL) {
+        /* Every host derives the same root info: the job is named by its root. */
+        char id[sizeof(job->id) + 256];
+        snprintf(id, sizeof(id), "root-%s", job->opt->root);
+        setenv("HCEMU_JOB_ID", id, 1);
+        setenv("HCEMU_ROOT", job->opt->root, 1);
+    }
+    if (job->opt->secret != NULL)
+        setenv("HCEMU_SECRET", job->opt->secret, 1);
     if (getenv("HCEMU_DEVICES") == NULL) {
         snprintf(v, sizeof(v), "%u", job->opt->ranks > 8 ? job->opt->ranks : 8);
         setenv("HCEMU_DEVICES", v, 1);
@@ -506,13 +558,13 @@ static void event_loop(struct job *job, struct pollfd *fds)
         for (uint32_t r = 0; rc > 0 && r < n; r++)
             for (int i = 0; i < 2; i++)
                 if (fds[1 + 2 * r + (uint32_t)i].revents & (POLLIN | POLLHUP | POLLERR))
-                    drain_pipe(&job->ranks[r].pipes[i], r);
+                    drain_pipe(&job->ranks[r].pipes[i], job->opt->first + r);
         on_deadlines(job);
     }
     /* Every writer is gone: what is left in the pipes is the last output of the job. */
     for (uint32_t r = 0; r < n; r++)
         for (int i = 0; i < 2; i++)
-            drain_pipe(&job->ranks[r].pipes[i], r);
+            drain_pipe(&job->ranks[r].pipes[i], job->opt->first + r);
 }
 
 /* ---- one job ---------------------------------------------------------------------------- */

@@ -2,6 +2,7 @@
  * the process's own rank, root info, buffers, checks, verdict, and the per-call steps of
  * docs/FLOW.md §2. Entry point: ex_main(). */
 #include "example.h"
+#include "ex_launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -594,8 +595,9 @@ static void print_job_verdict(const struct ex_example *ex, const struct ex_rank 
     char path[PATH_MAX];
     uint32_t bad = 0;
 
-    if (job == NULL) {
-        printf("%s: %s - rank %u only (no HCEMU_JOB_PATH to collect the others)\n", ex->name,
+    /* Ranks of other hosts leave their results in their own job folders. */
+    if (job == NULL || getenv("HCEMU_ROOT") != NULL) {
+        printf("%s: %s - rank %u only (the other ranks report on their own hosts)\n", ex->name,
                res->ok ? "PASS" : "FAIL", r->rank);
         return;
     }
@@ -622,21 +624,21 @@ static void print_job_verdict(const struct ex_example *ex, const struct ex_rank 
 
 static int run_process(const struct ex_example *ex, struct ex_opts *o)
 {
-    const char *rs = getenv("HCEMU_RANK"), *ns = getenv("HCEMU_RANK_SIZE");
+    struct ex_launch l;
     struct ex_rank r = {.opts = o, .ex = ex};
     struct ex_result res;
     HcclRootInfo *root = NULL;
 
-    if (ns == NULL || atoi(rs) < 0 || atoi(ns) <= atoi(rs) || atoi(ns) > (int)EX_MAX_RANKS) {
+    if (ex_launch_get(&l) != 1 || l.size > EX_MAX_RANKS) {
         fprintf(stderr,
-                "%s: HCEMU_RANK=%s needs HCEMU_RANK_SIZE above it (start with "
-                "hcemu-run)\n",
-                ex->name, rs);
+                "%s: the launcher's rank variables are not valid (a rank below a rank count "
+                "of at most %u; start with hcemu-run, mpirun or srun)\n",
+                ex->name, (unsigned)EX_MAX_RANKS);
         return 2;
     }
-    r.rank = (uint32_t)atoi(rs);
-    r.size = (uint32_t)atoi(ns);
-    r.dev = (int32_t)r.rank;
+    r.rank = l.rank;
+    r.size = l.size;
+    r.dev = (int32_t)l.local; /* each host numbers its own devices from 0 */
     o->ranks = r.size;
     /* 1.3: under hcemu-run every rank gets the job's root info from HcclGetRootInfo itself. */
     if (aclrtSetDevice(r.dev) != ACL_SUCCESS ||
@@ -649,7 +651,7 @@ static int run_process(const struct ex_example *ex, struct ex_opts *o)
     print_rank_line(&r, &res);
     bool ok = res.ok && !res.api_failed;
     publish_result(ex, &r, ok);
-    if (r.rank == 0)
+    if (r.rank == 0 || getenv("HCEMU_ROOT") != NULL)
         print_job_verdict(ex, &r, &res);
     aclrtFreeHost(root);
     aclrtResetDevice(r.dev);
@@ -663,7 +665,8 @@ int ex_main(int argc, char **argv, const struct ex_example *ex)
 
     if (parse_opts(argc, argv, ex, &o) != 0)
         return 2;
-    process_mode = getenv("HCEMU_RANK") != NULL;
+    struct ex_launch l;
+    process_mode = ex_launch_get(&l) != 0;
     if (!process_mode && o.ranks == 0)
         o.ranks = devs != NULL && atoi(devs) > 0 ? (uint32_t)atoi(devs) : 8;
     /* More ranks than the default 8 devices: ask the emulator for enough of them. */

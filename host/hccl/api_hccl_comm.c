@@ -12,6 +12,7 @@
 #include "hccl_comm_args.h"
 #include "hccl_ranktable.h"
 #include "hccl_rdv.h"
+#include "hccl_rdvnet.h"
 #include "hccl_thread.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
@@ -50,6 +51,13 @@ static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
         return emu_hccl_leave(NULL, s);
     snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", info.dir);
     a.nonce = info.nonce;
+    /* Not the root's process: meet in our own job folder, kept in step over TCP. */
+    if (info.net_port != 0 && !emu_rdvnet_is_listener(info.net_ip, info.net_port)) {
+        snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", emu_rt.job_dir);
+        a.net_ip = info.net_ip;
+        a.net_port = info.net_port;
+        memcpy(a.secret, info.secret, sizeof(a.secret));
+    }
     if ((s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;
     return emu_hccl_leave(NULL, s);

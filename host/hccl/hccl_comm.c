@@ -16,6 +16,7 @@
 #include "hccl_link.h"
 #include "hccl_mem.h"
 #include "hccl_rdv.h"
+#include "hccl_rdvnet.h"
 #include "hccl_thread.h"
 #include "hccl_topo.h"
 
@@ -195,11 +196,17 @@ static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
     struct emu_rank_info me;
     emu_status s = describe_me(a, &me);
 
+    uint64_t deadline = emu_os_now_ns() + c->connect_timeout_ms * 1000000u;
+    struct emu_rdvnet *net = NULL;
+
     if (s == EMU_OK)
         s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
+    if (s == EMU_OK && a->net_port != 0 &&
+        (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->secret, deadline, a->fn, a->rank,
+                                &net)) == EMU_OK)
+        emu_rdv_attach_net(c->rdv, net, a->rank);
     if (s == EMU_OK)
-        s = emu_rdv_join(c->rdv, a->rank, &me, emu_os_now_ns() + c->connect_timeout_ms * 1000000u,
-                         a->fn);
+        s = emu_rdv_join(c->rdv, a->rank, &me, deadline, a->fn);
     return s;
 }
 

@@ -123,6 +123,10 @@ struct emu_comm_args {
     uint32_t size;
     char rdv_dir[EMU_PATH_MAX];   /* folder of the rendezvous file */
     uint64_t nonce;               /* names the rendezvous file; becomes the comm id */
+    /* Multi-host: the root's listener when this rank meets through it (net_port != 0). */
+    uint32_t net_ip;
+    uint16_t net_port;
+    uint8_t secret[32];
     const HcclCommConfig *config; /* NULL = defaults */
     /* From a rank table (cluster info); has_table = false for root info. */
     bool has_table;

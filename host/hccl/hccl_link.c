@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/atomic.h"
 #include "common/handle.h"
@@ -516,6 +517,25 @@ static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChanne
     return s;
 }
 
+/* A peer of another machine (its job folder is not here): the data plane reaches peers
+ * through their device memory files, and hcemu has no network data plane yet. */
+static emu_status reachable(const struct emu_comm *c, const struct pending *p, uint32_t n,
+                            const char *fn)
+{
+    struct stat st;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct emu_rank_info *pi = &c->ranks[p[i].peer];
+        if (stat(pi->job_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            EMU_LOG_ERR("%s: rank %u: rank %u is on another machine (its job folder %s is not "
+                        "here) and hcemu has no network data plane yet; channel refused",
+                        fn, c->rank, p[i].peer, pi->job_dir);
+            return EMU_ENOTSUP;
+        }
+    }
+    return EMU_OK;
+}
+
 emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
                             uint32_t n, ChannelHandle *out, const char *fn)
 {
@@ -524,7 +544,12 @@ emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChanne
     if (p == NULL)
         return EMU_ENOMEM;
     uint32_t np = plan(c, engine, d, n, p);
-    emu_status s = handshake(c, engine, d, p, np, fn);
+    emu_status s = reachable(c, p, np, fn);
+    if (s != EMU_OK) {
+        free(p);
+        return s;
+    }
+    s = handshake(c, engine, d, p, np, fn);
     if (s != EMU_OK) {
         rollback(c, p, np);
         free(p);

@@ -21,11 +21,13 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/secure_dir.h"
+#include "hccl_rdvnet.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
 #define RDV_VERSION 2u
 #define RDV_HDR_BYTES 4096u
 #define WAIT_SLICE_NS 50000000ull /* liveness checks while waiting */
+#define NET_SLICE_NS 1000000ull   /* polls of the root's file over the network */
 
 /* GAVE_UP: joined, then timed out waiting for the others - it did come, so the ranks still
  * waiting do not name it as missing, and it may try again. */
@@ -64,9 +66,14 @@ struct emu_rdv {
     char path[EMU_PATH_MAX + 64];
     char dir[EMU_PATH_MAX];
     bool own_dir; /* a per-user rendezvous folder: removed with its last file */
+    struct emu_rdvnet *net; /* multi-host: in step with the root's file through it; or NULL */
+    uint32_t net_rank;      /* the rank whose rows this handle pushes */
+    bool leaving;           /* closing: the root's process may be gone already */
 };
 
 #define RDV_HOME_FOLDER ".hcemu-rdv"
+
+static size_t block(const struct emu_rdv *r, uint32_t from, uint32_t to);
 
 /* The per-user folder (not a job folder) that emu_rdv_private_dir() hands out. */
 static bool is_rdv_folder(const char *dir)
@@ -190,12 +197,19 @@ static bool pid_gone(int32_t pid)
     return rp != NULL && rp[1] == ' ' && rp[2] == 'Z';
 }
 
+/* A rank of another host (its record came over the network): its pid means nothing here. */
+static bool foreign(const struct emu_rdv *r, const struct rdv_member *m)
+{
+    return strncmp(m->info.job_dir, r->dir, sizeof(m->info.job_dir)) != 0;
+}
+
 /* A file whose members' processes are dead is left over from a crashed run: remove it. */
 static bool is_stale(const struct emu_rdv *r)
 {
     for (uint32_t i = 0; i < r->nranks; i++) {
         uint32_t st = emu_load_acquire(&r->members[i].state);
-        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && pid_gone(r->members[i].info.pid))
+        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && !foreign(r, &r->members[i]) &&
+            pid_gone(r->members[i].info.pid))
             return true;
     }
     return false;
@@ -308,10 +322,17 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
     return EMU_OK;
 }
 
+static void net_sync(struct emu_rdv *r)
+{
+    if (r->net != NULL)
+        emu_rdvnet_sync(r->net, r, r->hdr->nonce, r->nranks, r->net_rank, r->leaving);
+}
+
 void emu_rdv_ring(struct emu_rdv *r)
 {
     emu_fetch_add_release(&r->hdr->bell, 1);
     emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
+    net_sync(r); /* the root's file learns of the publication now */
 }
 
 static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
@@ -319,7 +340,12 @@ static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
     const struct rdv_member *m = &r->members[rank];
     uint32_t st = emu_load_acquire(&m->state);
 
-    return st == MEMBER_LEFT || (st == MEMBER_JOINED && pid_gone(m->info.pid));
+    if (st == MEMBER_LEFT)
+        return true;
+    if (st == MEMBER_JOINED && !foreign(r, m))
+        return pid_gone(m->info.pid);
+    /* Another host: gone when our line to the root's listener is. */
+    return r->net != NULL && emu_rdvnet_broken(r->net);
 }
 
 emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uint64_t deadline,
@@ -329,6 +355,7 @@ emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uin
         /* Pairs with the release add in emu_rdv_ring(): a publication made before the bell
          * moved is visible to ready(). Loading the bell first means a ring between the
          * check and the sleep changes the word, so the futex does not sleep through it. */
+        net_sync(r);
         uint32_t seen = emu_load_acquire(&r->hdr->bell);
         if (ready(arg))
             return EMU_OK;
@@ -341,7 +368,8 @@ emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uin
         uint64_t now = emu_os_now_ns();
         if (now >= deadline)
             return EMU_ETIMEOUT;
-        uint64_t slice = now + WAIT_SLICE_NS;
+        /* Over the network nobody rings our bell: ask the root again soon. */
+        uint64_t slice = now + (r->net != NULL ? NET_SLICE_NS : WAIT_SLICE_NS);
         (void)emu_os_futex_wait(&r->hdr->bell, seen, slice < deadline ? slice : deadline);
     }
 }
@@ -350,7 +378,15 @@ static bool all_arrived(void *arg)
 {
     struct emu_rdv *r = arg;
 
-    return emu_load_acquire(&r->hdr->arrived) >= r->nranks;
+    uint32_t n = 0;
+
+    /* Counted from the members (not the `arrived` word), so ranks of other hosts, copied in
+     * over the network, count too. A member that left had arrived. */
+    for (uint32_t i = 0; i < r->nranks; i++) {
+        uint32_t st = emu_load_acquire(&r->members[i].state);
+        n += st == MEMBER_JOINED || st == MEMBER_LEFT;
+    }
+    return n >= r->nranks;
 }
 
 static void report_missing(const struct emu_rdv *r, uint32_t rank, uint64_t waited_ms,
@@ -420,10 +456,14 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
     if (r == NULL)
         return;
     uint32_t left = 1;
+    r->leaving = true;
     if (joined) {
         emu_store_release(&r->members[rank].state, MEMBER_LEFT);
         left = emu_fetch_sub_acq_rel(&r->hdr->refs, 1);
         emu_rdv_ring(r);
+    } else if (r->net != NULL) {
+        net_sync(r); /* a withdrawal the root must see */
+        left = emu_load_acquire(&r->hdr->refs) == 0 ? 1 : 2;
     } else {
         left = emu_load_acquire(&r->hdr->refs) == 0 ? 1 : 2;
     }
@@ -433,8 +473,157 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
         if (r->own_dir)
             rmdir(r->dir); /* fails while other communicators' files are in it */
     }
+    emu_rdvnet_close(r->net);
     emu_os_unmap(r->base, r->len);
     free(r);
+}
+
+/* ---- multi-host rows ------------------------------------------------------------------- */
+
+enum { ROW_MEMBER = 1, ROW_OFFER = 2 };
+
+struct row_member {
+    uint32_t tag, rank, state, reserved;
+    struct emu_rank_info info;
+};
+
+struct row_offer {
+    uint32_t tag, from, to, idx;
+    uint32_t key, seq, got, notify_num, notify_base, slot, mem_num, reserved;
+};
+
+void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank)
+{
+    r->net = net;
+    r->net_rank = rank;
+}
+
+size_t emu_rdv_encode_max(uint32_t nranks)
+{
+    return (size_t)nranks * (sizeof(struct row_member) +
+                             nranks * EMU_RDV_KEYS *
+                                 (sizeof(struct row_offer) +
+                                  EMU_MAX_CHANNEL_MEMS * sizeof(struct emu_rdv_mem)));
+}
+
+static size_t put(uint8_t *buf, size_t at, size_t cap, const void *p, size_t n)
+{
+    if (at == SIZE_MAX || at + n > cap)
+        return SIZE_MAX;
+    memcpy(buf + at, p, n);
+    return at + n;
+}
+
+static size_t encode_rank(const struct emu_rdv *r, uint32_t i, uint8_t *buf, size_t at, size_t cap)
+{
+    const struct rdv_member *m = &r->members[i];
+    struct row_member rm = {.tag = ROW_MEMBER, .rank = i, .state = emu_load_acquire(&m->state)};
+
+    if (rm.state != MEMBER_JOINED && rm.state != MEMBER_LEFT && rm.state != MEMBER_GAVE_UP)
+        return at;
+    rm.info = m->info;
+    at = put(buf, at, cap, &rm, sizeof(rm));
+    for (uint32_t to = 0; to < r->nranks; to++) {
+        const struct emu_rdv_offer *b = &r->offers[block(r, i, to)];
+        for (uint32_t k = 0; k < EMU_RDV_KEYS; k++) {
+            struct emu_rdv_offer *o = (struct emu_rdv_offer *)&b[k];
+            struct row_offer ro = {.tag = ROW_OFFER, .from = i, .to = to, .idx = k,
+                                   .key = emu_load_acquire(&o->key)};
+            if (ro.key == 0)
+                continue;
+            ro.seq = emu_load_acquire(&o->seq);
+            ro.got = emu_load_acquire(&o->got);
+            ro.notify_num = o->notify_num;
+            ro.notify_base = o->notify_base;
+            ro.slot = o->slot;
+            ro.mem_num = o->mem_num < EMU_MAX_CHANNEL_MEMS ? o->mem_num : EMU_MAX_CHANNEL_MEMS;
+            at = put(buf, at, cap, &ro, sizeof(ro));
+            at = put(buf, at, cap, o->mems, ro.mem_num * sizeof(o->mems[0]));
+        }
+    }
+    return at;
+}
+
+size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap)
+{
+    size_t at = 0;
+
+    for (uint32_t i = 0; i < r->nranks; i++)
+        if (rank == UINT32_MAX || rank == i)
+            at = encode_rank(r, i, buf, at, cap);
+    return at == SIZE_MAX ? 0 : at;
+}
+
+static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const struct emu_rdv_mem *mems)
+{
+    size_t at = block(r, ro->from, ro->to) + ro->idx;
+    struct emu_rdv_offer *o = &r->offers[at];
+
+    o->notify_num = ro->notify_num;
+    o->notify_base = ro->notify_base;
+    o->slot = ro->slot;
+    o->mem_num = ro->mem_num;
+    memcpy(o->mems, mems, ro->mem_num * sizeof(*mems));
+    /* Published like the owner does: the key, then got, then seq last. */
+    emu_store_release(&o->key, ro->key);
+    emu_store_release(&r->keys[at], ro->key);
+    emu_store_release(&o->got, ro->got);
+    emu_store_release(&o->seq, ro->seq);
+}
+
+void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
+{
+    bool take = false; /* whether the rows that follow belong to a rank of another host */
+    bool changed = false;
+    size_t at = 0;
+
+    while (at + 4 <= len) {
+        uint32_t tag;
+        memcpy(&tag, buf + at, 4);
+        if (tag == ROW_MEMBER && at + sizeof(struct row_member) <= len) {
+            struct row_member rm;
+            memcpy(&rm, buf + at, sizeof(rm));
+            at += sizeof(rm);
+            rm.info.job_dir[sizeof(rm.info.job_dir) - 1] = '\0';
+            struct rdv_member *m = rm.rank < r->nranks ? &r->members[rm.rank] : NULL;
+            uint32_t st = m != NULL ? emu_load_acquire(&m->state) : 0;
+            take = m != NULL && strcmp(rm.info.job_dir, r->dir) != 0 &&
+                   (st == MEMBER_EMPTY || foreign(r, m));
+            /* Only forward, for the same reason: a member joins, and leaves or gives up. */
+            bool newer = st == MEMBER_EMPTY || (rm.state == MEMBER_LEFT && st != MEMBER_LEFT) ||
+                         (rm.state == MEMBER_JOINED && st == MEMBER_GAVE_UP) ||
+                         (rm.state == MEMBER_GAVE_UP && st == MEMBER_JOINED);
+            if (take && st != rm.state && newer) {
+                m->info = rm.info;
+                emu_store_release(&m->state, rm.state);
+                changed = true;
+            }
+        } else if (tag == ROW_OFFER && at + sizeof(struct row_offer) <= len) {
+            struct row_offer ro;
+            memcpy(&ro, buf + at, sizeof(ro));
+            at += sizeof(ro);
+            size_t mb = (size_t)ro.mem_num * sizeof(struct emu_rdv_mem);
+            if (ro.mem_num > EMU_MAX_CHANNEL_MEMS || at + mb > len || ro.from >= r->nranks ||
+                ro.to >= r->nranks || ro.idx >= EMU_RDV_KEYS)
+                return;
+            struct emu_rdv_offer *o = &r->offers[block(r, ro.from, ro.to) + ro.idx];
+            /* Only forward: seq and got only grow, and a copy that left the root before
+             * a newer post must not undo it. */
+            uint32_t seq = emu_load_acquire(&o->seq), got = emu_load_acquire(&o->got);
+            if (take && (emu_load_acquire(&o->key) == 0 || ro.seq > seq ||
+                         (ro.seq == seq && ro.got > got))) {
+                apply_offer(r, &ro, (const struct emu_rdv_mem *)(buf + at));
+                changed = true;
+            }
+            at += mb;
+        } else {
+            return; /* malformed: keep what was applied */
+        }
+    }
+    if (changed) {
+        emu_fetch_add_release(&r->hdr->bell, 1);
+        emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
+    }
 }
 
 static size_t block(const struct emu_rdv *r, uint32_t from, uint32_t to)

@@ -16,7 +16,8 @@
 #include "hccl_comm.h"
 
 #define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */
-#define EMU_ROOT_INFO_VERSION 1u
+#define EMU_ROOT_INFO_VERSION 2u
+#define EMU_ROOT_SECRET_BYTES 32u
 #define EMU_RDV_KEYS 4u /* distinct (engine, protocol) channels per ordered rank pair */
 
 /* The first bytes of an HcclRootInfo made by HcclGetRootInfo (the rest is zero). */
@@ -28,6 +29,12 @@ struct emu_root_info {
     int32_t pid;    /* process that made it, for messages */
     uint32_t reserved;
     char dir[EMU_PATH_MAX]; /* job folder holding the rendezvous file */
+    /* Multi-host jobs: where the root's process listens (port 0: no listener, every rank
+     * is on the root's machine) and what a peer must present to be served. */
+    uint32_t net_ip; /* IPv4, network byte order */
+    uint16_t net_port;
+    uint16_t reserved2;
+    uint8_t secret[EMU_ROOT_SECRET_BYTES];
 };
 _Static_assert(sizeof(struct emu_root_info) <= HCCL_ROOT_INFO_BYTES, "root info fits");
 
@@ -51,6 +58,7 @@ struct emu_rdv_offer {
 };
 
 struct emu_rdv;
+struct emu_rdvnet;
 
 /* Fill a root info: a fresh rendezvous in this process's job folder, or - when HCEMU_RANK,
  * HCEMU_RANK_SIZE and HCEMU_JOB_PATH are set - the job's n-th rendezvous (n counts this
@@ -85,6 +93,19 @@ emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_
 const struct emu_rank_info *emu_rdv_info(const struct emu_rdv *r, uint32_t rank);
 /* Leave: a joined member marks itself gone; the last reference removes the file. NULL ok. */
 void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined);
+
+/* ---- multi-host: the file of a host other than the root's, kept in step over TCP ---------- */
+
+/* Keep `r` in step with the root's file through `net` (owned by `r` from now on): every wait
+ * and publication exchanges rows with the root's listener. */
+void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank);
+/* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length, or 0
+ * when buf is too small. */
+size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap);
+/* Copy the rows in buf of ranks that are not on this file's host into the file. */
+void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len);
+/* Bytes emu_rdv_encode() may need for every rank's rows of an n-rank communicator. */
+size_t emu_rdv_encode_max(uint32_t nranks);
 
 /* My entry for `key` in the block [me -> peer], claimed when absent (NULL when full). */
 struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key);

@@ -11,10 +11,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "common/launch.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
 #include "hccl_rdv.h"
+#include "hccl_rdvnet.h"
 
 static _Atomic uint32_t job_calls;
 
@@ -41,6 +43,50 @@ uint64_t emu_rootinfo_fresh_nonce(void)
     return n != 0 ? n : 1;
 }
 
+/* A secret every rank of a launched job derives alike: from HCEMU_SECRET when given (the
+ * only way to keep it from anyone who can read the launcher's job id), else from the job id. */
+static void derive_secret(const char *text, uint8_t *out)
+{
+    uint64_t h = fnv1a(text);
+
+    for (uint32_t i = 0; i < EMU_ROOT_SECRET_BYTES; i += 8) {
+        h = (h ^ i) * 0x100000001b3ull + fnv1a(text) * (i + 1u);
+        memcpy(out + i, &h, 8);
+    }
+}
+
+/* Multi-host: rank 0's process listens where the root info says, every rank of a launched
+ * job at HCEMU_ROOT; a root info made alone (to be broadcast by the program) at HCCL_IF_IP /
+ * HCCL_SOCKET_IFNAME on any port, with a random secret. No address configured: no listener,
+ * every rank must be on this machine. */
+static emu_status add_listener(struct emu_root_info *ri, const struct emu_launch_id *l,
+                               bool launched, const char *id)
+{
+    emu_status s;
+
+    if (launched && env_set(EMU_SET_ROOT)) {
+        if ((s = emu_rdvnet_parse_addr(emu_settings_str(EMU_SET_ROOT), &ri->net_ip,
+                                       &ri->net_port)) != EMU_OK)
+            return s;
+        derive_secret(env_set(EMU_SET_SECRET) ? emu_settings_str(EMU_SET_SECRET) : id, ri->secret);
+        if (l->rank != 0)
+            return EMU_OK;
+        return emu_rdvnet_listen(ri->dir, ri->net_ip, ri->net_port, ri->secret, &ri->net_port);
+    }
+    if (launched)
+        return EMU_OK;
+    s = emu_rdvnet_local_addr(&ri->net_ip);
+    if (s == EMU_ENOTFOUND)
+        return EMU_OK;
+    if (s != EMU_OK)
+        return s;
+    if (getrandom(ri->secret, sizeof(ri->secret), 0) != (ssize_t)sizeof(ri->secret)) {
+        EMU_LOG_ERR("no random bytes for the root info's secret");
+        return EMU_ESYSCALL;
+    }
+    return emu_rdvnet_listen(ri->dir, ri->net_ip, 0, ri->secret, &ri->net_port);
+}
+
 emu_status emu_rootinfo_make(void *blob, const char *fn)
 {
     struct emu_root_info ri = {.magic = EMU_ROOT_INFO_MAGIC,
@@ -48,12 +94,21 @@ emu_status emu_rootinfo_make(void *blob, const char *fn)
                                .uid = (uint32_t)geteuid(),
                                .pid = (int32_t)getpid()};
     const char *dir = emu_rt.job_dir;
+    struct emu_launch_id l = {0};
+    bool launched = emu_launch_identity(&l);
+    const char *id = "";
 
-    if (env_set(EMU_SET_RANK) && env_set(EMU_SET_RANK_SIZE) && env_set(EMU_SET_JOB_PATH)) {
-        const char *id = emu_settings_str(env_set(EMU_SET_JOB_ID) ? EMU_SET_JOB_ID
-                                                                  : EMU_SET_JOB_PATH);
+    /* Every rank derives the same root info when they share a job folder (hcemu-run) or a
+     * root address (a job over several hosts). */
+    if ((env_set(EMU_SET_RANK) && env_set(EMU_SET_RANK_SIZE) && env_set(EMU_SET_JOB_PATH)) ||
+        (launched && env_set(EMU_SET_ROOT))) {
+        id = env_set(EMU_SET_JOB_ID)   ? emu_settings_str(EMU_SET_JOB_ID)
+             : *l.job != '\0'          ? l.job
+             : env_set(EMU_SET_JOB_PATH) ? emu_settings_str(EMU_SET_JOB_PATH)
+                                       : emu_settings_str(EMU_SET_ROOT);
         uint32_t n = atomic_fetch_add(&job_calls, 1);
-        dir = emu_settings_str(EMU_SET_JOB_PATH);
+        if (env_set(EMU_SET_JOB_PATH))
+            dir = emu_settings_str(EMU_SET_JOB_PATH);
         ri.nonce = fnv1a(id) + (uint64_t)n * 0x9e3779b97f4a7c15ull;
         ri.pid = 0; /* every rank makes it */
     } else {
@@ -64,6 +119,11 @@ emu_status emu_rootinfo_make(void *blob, const char *fn)
         return EMU_EINVAL;
     }
     snprintf(ri.dir, sizeof(ri.dir), "%s", dir);
+    emu_status s = add_listener(&ri, &l, launched, id);
+    if (s != EMU_OK) {
+        EMU_LOG_ERR("%s: no rendezvous listener for ranks of other hosts (see above)", fn);
+        return s;
+    }
     memset(blob, 0, HCCL_ROOT_INFO_BYTES);
     memcpy(blob, &ri, sizeof(ri));
     return EMU_OK;

@@ -1,6 +1,6 @@
 /* hccl_test.c - the one driver of the hccl_test-compatible tools (all_reduce_test, ...):
  * hccl_test's options and output, run either as one process per rank under hcemu-run
- * (HCEMU_RANK / HCEMU_RANK_SIZE) or as N rank threads of this process (-t N, or -p N when not
+ * (or mpirun, srun: ex_launch.h) or as N rank threads of this process (-t N, or -p N when not
  * under a launcher). The operator is fixed at build time (HT_OP, one executable per
  * operator). Stream events time the iterations after the warm-up (modelled time under
  * HCEMU_TIME=model); alg_bandwidth = data_size / average time; -B 1 adds nccl-tests' bus
@@ -15,6 +15,8 @@
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
+
+#include "ex_launch.h"
 
 enum ht_op { HT_ALLREDUCE, HT_ALLGATHER, HT_REDUCE_SCATTER, HT_BROADCAST, HT_REDUCE,
              HT_ALLTOALL, HT_ALLTOALLV, HT_SCATTER, HT_SENDRECV };
@@ -564,10 +566,10 @@ static int run_threads(uint32_t n)
     return failed;
 }
 
-static int run_process(uint32_t me, uint32_t n)
+static int run_process(uint32_t me, uint32_t n, uint32_t local)
 {
     static HcclRootInfo root;
-    struct rank r = {.rank = me, .n = n, .dev = (int32_t)me, .root = &root};
+    struct rank r = {.rank = me, .n = n, .dev = (int32_t)local, .root = &root};
 
     if (aclrtSetDevice(r.dev) != ACL_SUCCESS || HcclGetRootInfo(&root) != HCCL_SUCCESS) {
         fprintf(stderr, "rank %u: cannot get the root info\n", me);
@@ -579,15 +581,20 @@ static int run_process(uint32_t me, uint32_t n)
 
 int main(int argc, char **argv)
 {
-    const char *rank = getenv("HCEMU_RANK"), *size = getenv("HCEMU_RANK_SIZE");
     const char *devs = getenv("HCEMU_DEVICES");
+    struct ex_launch l;
     int code;
 
     prog = argv[0];
     if (parse(argc, argv) != 0)
         return 2;
-    bool process_mode = rank != NULL && size != NULL;
-    uint32_t n = process_mode ? (uint32_t)atoi(size) : o.ranks ? o.ranks : 8;
+    int launched = ex_launch_get(&l);
+    if (launched < 0) {
+        fprintf(stderr, "%s: the rank variables of %s are not valid\n", prog, l.via);
+        return 2;
+    }
+    bool process_mode = launched == 1;
+    uint32_t n = process_mode ? l.size : o.ranks ? o.ranks : 8;
     if (n < 1 || n > HT_MAX_RANKS || o.root >= n) {
         fprintf(stderr, "%s: %u ranks and root %u are not valid\n", prog, n, o.root);
         return 2;
@@ -601,7 +608,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: aclInit failed\n", prog);
         return 1;
     }
-    code = process_mode ? run_process((uint32_t)atoi(rank), n) : run_threads(n);
+    code = process_mode ? run_process(l.rank, n, l.local) : run_threads(n);
     aclFinalize();
     return code;
 }
