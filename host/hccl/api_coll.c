@@ -6,6 +6,7 @@
  * alignment, aliasing or a buffer that is not device memory of the rank's device ->
  * HCCL_E_PARA; fp8/hif8/int128 -> HCCL_E_NOT_SUPPORT. Zero counts succeed without work. */
 #include <hccl/hccl.h>
+#include <hccl/hccl_inner.h>
 
 #include <string.h>
 
@@ -697,3 +698,25 @@ HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     op_init(&o, c, EMU_COLL_BARRIER, fn);
     return finish(c, comm, stream, &o, EMU_OK);
 }
+
+/* ---- hcomm's inner collectives (hccl_inner.h) ---------------------------------------------- */
+
+/* HCCL's library falls back to these when it does not expand an operator itself. Each is an
+ * alias of the operator above: the same code, not a call through the exported HcclXxx name,
+ * which HCCL's own libhccl takes over when a program links it. */
+#define INNER(name) __typeof__(Hccl##name) Hccl##name##Inner __attribute__((alias("Hccl" #name)));
+INNER(AllReduce)
+INNER(Broadcast)
+INNER(ReduceScatter)
+INNER(ReduceScatterV)
+INNER(Scatter)
+INNER(AllGather)
+INNER(AllGatherV)
+INNER(Send)
+INNER(Recv)
+INNER(AlltoAllVC)
+INNER(AlltoAllV)
+INNER(AlltoAll)
+INNER(Reduce)
+INNER(BatchSendRecv)
+
