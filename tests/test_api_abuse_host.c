@@ -29,6 +29,7 @@
 #include <hccl/hccl.h>
 #include <hcomm/hcomm_primitives_expt.h>
 #include <hccl/hccl_diag.h>
+#include <hccl/hccl_inner.h>
 #include <hccl/hccl_sym_win.h>
 #include <hccl/hcomm_diag.h>
 
@@ -170,6 +171,11 @@ static const any_fn api_table[] = {
     F(HcclAllReduce), F(HcclBroadcast), F(HcclReduceScatter), F(HcclReduceScatterV),
     F(HcclScatter), F(HcclAllGather), F(HcclAllGatherV), F(HcclSend), F(HcclRecv),
     F(HcclAlltoAllVC), F(HcclAlltoAllV), F(HcclAlltoAll), F(HcclReduce), F(HcclBatchSendRecv),
+    /* hccl_inner.h: the same collectives under hcomm's inner names */
+    F(HcclAllReduceInner), F(HcclBroadcastInner), F(HcclReduceScatterInner),
+    F(HcclReduceScatterVInner), F(HcclScatterInner), F(HcclAllGatherInner),
+    F(HcclAllGatherVInner), F(HcclSendInner), F(HcclRecvInner), F(HcclAlltoAllVCInner),
+    F(HcclAlltoAllVInner), F(HcclAlltoAllInner), F(HcclReduceInner), F(HcclBatchSendRecvInner),
     F(HcclConfigGetInfo),
     F(HcclCommRegCommStateCallback), F(HcclCommSymWinRegister),
     F(HcclCommSymWinDeregister), F(HcclCommSymWinGet), F(HcclSymWinGetPeerPointer),
@@ -454,7 +460,8 @@ static void acl92_calls(const uint8_t *junk)
     EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_PHY_CHIP_ID, NULL), PARAM);
     EXPECT(aclrtGetDeviceInfo(99, ACL_DEV_ATTR_PHY_CHIP_ID, &i64), PARAM);
     EXPECT(aclrtGetDeviceInfo(0, (aclrtDevAttr)12345, &i64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    EXPECT(aclrtGetDevicesTopo(0, 1, &u64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetDevicesTopo(0, 1, NULL), PARAM);
+    EXPECT(aclrtGetDevicesTopo(0, 99, &u64), PARAM);
     EXPECT(aclrtGetLogicDevIdByPhyDevId(-1, &i32), PARAM);
     EXPECT(aclrtGetLogicDevIdByPhyDevId(0, NULL), PARAM);
     EXPECT(aclrtGetOpTimeOutInterval(&u64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
@@ -907,40 +914,52 @@ static void garbage_comm(HcclComm c)
     EXPECT(HcclThreadExportToCommEngine(c, 1, &t, COMM_ENGINE_CPU_TS, &t), want);
 }
 
-/* The built-in collectives (test_collectives covers them on live communicators). */
-static void collectives_on_garbage(HcclComm c)
-{
-    uint64_t v[2] = {0, 0};
-    uint8_t *junk = heap_junk + 64;
-    HcclSendRecvItem it = {HCCL_SEND, heap_junk, 1, HCCL_DATA_TYPE_INT8, 0};
-
-    EXPECT(HcclAllReduce(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c, heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclBroadcast(junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclReduceScatter(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c, heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclReduceScatterV(junk, v, v, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c,
-                              heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclScatter(junk, junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR,
-           HCCL_E_PARA);
-    EXPECT(HcclAllGather(junk, junk, 1, HCCL_DATA_TYPE_FP32, c, heap_junk), HCCL_E_PTR,
-           HCCL_E_PARA);
-    EXPECT(HcclAllGatherV(junk, 1, junk, v, v, HCCL_DATA_TYPE_FP32, c, heap_junk), HCCL_E_PTR,
-           HCCL_E_PARA);
-    EXPECT(HcclSend(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclRecv(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclAlltoAllVC(junk, v, HCCL_DATA_TYPE_FP32, junk, HCCL_DATA_TYPE_FP32, c, heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclAlltoAllV(junk, v, v, HCCL_DATA_TYPE_FP32, junk, v, v, HCCL_DATA_TYPE_FP32, c,
-                         heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclAlltoAll(junk, 1, HCCL_DATA_TYPE_FP32, junk, 1, HCCL_DATA_TYPE_FP32, c, heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclReduce(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, c, heap_junk),
-           HCCL_E_PTR, HCCL_E_PARA);
-    EXPECT(HcclBatchSendRecv(&it, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);
-}
+/* The built-in collectives (test_collectives covers them on live communicators), under their
+ * hccl.h names and under hcomm's inner names (hccl_inner.h): the same checks, the same codes. */
+#define COLLECTIVES_ON_GARBAGE(fn, S)                                                              \
+    static void fn(HcclComm c)                                                                     \
+    {                                                                                              \
+        uint64_t v[2] = {0, 0};                                                                    \
+        uint8_t *junk = heap_junk + 64;                                                            \
+        HcclSendRecvItem it = {HCCL_SEND, heap_junk, 1, HCCL_DATA_TYPE_INT8, 0};                   \
+                                                                                                   \
+        EXPECT(                                                                                    \
+            HcclAllReduce##S(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, c, heap_junk),   \
+            HCCL_E_PTR, HCCL_E_PARA);                                                              \
+        EXPECT(HcclBroadcast##S(junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR,        \
+               HCCL_E_PARA);                                                                       \
+        EXPECT(HcclReduceScatter##S(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c,        \
+                                    heap_junk),                                                    \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(HcclReduceScatterV##S(junk, v, v, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, c, \
+                                     heap_junk),                                                   \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(HcclScatter##S(junk, junk, 1, HCCL_DATA_TYPE_FP32, 0, c, heap_junk), HCCL_E_PTR,    \
+               HCCL_E_PARA);                                                                       \
+        EXPECT(HcclAllGather##S(junk, junk, 1, HCCL_DATA_TYPE_FP32, c, heap_junk), HCCL_E_PTR,     \
+               HCCL_E_PARA);                                                                       \
+        EXPECT(HcclAllGatherV##S(junk, 1, junk, v, v, HCCL_DATA_TYPE_FP32, c, heap_junk),          \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(HcclSend##S(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR,             \
+               HCCL_E_PARA);                                                                       \
+        EXPECT(HcclRecv##S(junk, 1, HCCL_DATA_TYPE_FP32, 1, c, heap_junk), HCCL_E_PTR,             \
+               HCCL_E_PARA);                                                                       \
+        EXPECT(HcclAlltoAllVC##S(junk, v, HCCL_DATA_TYPE_FP32, junk, HCCL_DATA_TYPE_FP32, c,       \
+                                 heap_junk),                                                       \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(HcclAlltoAllV##S(junk, v, v, HCCL_DATA_TYPE_FP32, junk, v, v, HCCL_DATA_TYPE_FP32,  \
+                                c, heap_junk),                                                     \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(HcclAlltoAll##S(junk, 1, HCCL_DATA_TYPE_FP32, junk, 1, HCCL_DATA_TYPE_FP32, c,      \
+                               heap_junk),                                                         \
+               HCCL_E_PTR, HCCL_E_PARA);                                                           \
+        EXPECT(                                                                                    \
+            HcclReduce##S(junk, junk, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 0, c, heap_junk),   \
+            HCCL_E_PTR, HCCL_E_PARA);                                                              \
+        EXPECT(HcclBatchSendRecv##S(&it, 1, c, heap_junk), HCCL_E_PTR, HCCL_E_PARA);               \
+    }
+COLLECTIVES_ON_GARBAGE(collectives_on_garbage, )
+COLLECTIVES_ON_GARBAGE(inner_collectives_on_garbage, Inner)
 
 /* The hcomm 9.2 additions (api_hccl_diag.c): reports accepted, bad pointers refused,
  * symmetric windows and HCCL-side launches not provided. */
@@ -999,6 +1018,7 @@ static void comm_stubs(HcclComm c)
     EXPECT(HcclGroupEnd(), HCCL_E_PARA);
     EXPECT(HcclGroupStatusGet(NULL), HCCL_E_PTR);
     collectives_on_garbage(c);
+    inner_collectives_on_garbage(c);
     EXPECT(HcclConfigGetInfo(c, HCCL_CONFIG_TYPE_INVALID, UINT32_MAX, NULL), ANY);
     hccl92_calls(c);
     EXPECT(HcclGetRemoteIpcHcclBuf(c, UINT64_MAX, &p, &u64), HCCL_E_NOT_SUPPORT);

@@ -1,7 +1,8 @@
 /* test_hccl92.c - the hcomm 9.2 level HCCL's own library relies on: the device functions
  * called from a kernel on a real 2-rank communicator (directly and through
  * dlopen("libccl_kernel.so")), a launch with host arguments, and the host answers HCCL
- * takes its decisions from (expansion mode, status, group state, versions, ids). */
+ * takes its decisions from (expansion mode, status, group state, versions, ids, link kinds),
+ * and hcomm's inner collectives HCCL falls back to, with real bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,12 +16,12 @@
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
+#include <hccl/hccl_inner.h>
+#include <pkg_inc/runtime/rt_external.h>
 
 #include "kernels/hccl92_params.h"
 #include "test_comm_util.h"
 
-/* The runtime-internal call HCCL uses (not in hcemu's headers). */
-int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId);
 
 static char job[256];
 static aclrtFuncHandle probe;
@@ -121,6 +122,54 @@ static void host_answers_for_a_live_communicator(void **state)
     assert_false(group);
 }
 
+/* Each rank gathers 4 ints of value rank*100+i through HcclAllGatherInner, then sums through
+ * HcclAllReduceInner: the inner names run the built-in collectives. */
+static void inner_collectives(struct cu_rank *r)
+{
+    enum { N = 4 };
+    int32_t in[N], out[2 * N], sum[N];
+    void *d_in = NULL, *d_out = NULL;
+    aclrtStream s = NULL;
+
+    for (int i = 0; i < N; i++)
+        in[i] = r->rank * 100 + i;
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&d_in, sizeof(in), ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&d_out, sizeof(out), ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMemcpy(d_in, sizeof(in), in, sizeof(in), ACL_MEMCPY_HOST_TO_DEVICE) ==
+                    ACL_SUCCESS);
+    CU_CHECK(r, HcclAllGatherInner(d_in, d_out, N, HCCL_DATA_TYPE_INT32, r->comm, s) ==
+                    HCCL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(s) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMemcpy(out, sizeof(out), d_out, sizeof(out), ACL_MEMCPY_DEVICE_TO_HOST) ==
+                    ACL_SUCCESS);
+    for (int i = 0; i < 2 * N; i++)
+        CU_CHECK(r, out[i] == (i / N) * 100 + i % N);
+    CU_CHECK(r, HcclAllReduceInner(d_in, d_out, N, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                                   s) == HCCL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(s) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMemcpy(sum, sizeof(sum), d_out, sizeof(sum), ACL_MEMCPY_DEVICE_TO_HOST) ==
+                    ACL_SUCCESS);
+    for (int i = 0; i < N; i++)
+        CU_CHECK(r, sum[i] == 100 + 2 * i);
+    aclrtFree(d_in);
+    aclrtFree(d_out);
+    aclrtDestroyStream(s);
+}
+
+static void inner_collectives_are_the_built_in_ones(void **state)
+{
+    HcclRootInfo root;
+    struct cu_rank ranks[2];
+    (void)state;
+
+    assert_int_equal(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    memset(ranks, 0, sizeof(ranks));
+    cu_run_ranks(ranks, 2, &root, inner_collectives, NULL);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(ranks[i].failures, 0);
+}
+
 static void runtime_answers_versions_ids_and_capture_state(void **state)
 {
     char pkg[] = "hcomm";
@@ -132,6 +181,7 @@ static void runtime_answers_versions_ids_and_capture_state(void **state)
     aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
     aclrtEvent ev = NULL;
     uint32_t task = 9, stream = 9;
+    uint64_t topo = 0;
     (void)state;
 
     assert_int_equal(aclrtSetDevice(1), ACL_SUCCESS);
@@ -143,6 +193,10 @@ static void runtime_answers_versions_ids_and_capture_state(void **state)
     assert_int_equal(attr, 1);
     assert_int_equal(aclrtGetDeviceInfo(1, ACL_DEV_ATTR_SUPER_POD_ID, &attr), ACL_SUCCESS);
     assert_int_equal(attr, 0);
+    assert_int_equal(aclrtGetDeviceInfo(1, ACL_DEV_ATTR_CUST_OP_PRIVILEGE, &attr), ACL_SUCCESS);
+    assert_int_equal(attr, 0);
+    assert_int_equal(aclrtGetDevicesTopo(0, 1, &topo), ACL_SUCCESS);
+    assert_int_equal(topo, ACL_RT_DEVS_TOPOLOGY_HCCS);
     assert_int_equal(aclrtCreateStream(&s0), ACL_SUCCESS);
     assert_int_equal(aclrtCreateStream(&s1), ACL_SUCCESS);
     assert_int_equal(aclrtStreamGetId(s0, &id0), ACL_SUCCESS);
@@ -183,6 +237,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_functions_answer_from_a_kernel_and_through_libccl_kernel),
         cmocka_unit_test(host_answers_for_a_live_communicator),
+        cmocka_unit_test(inner_collectives_are_the_built_in_ones),
         cmocka_unit_test(runtime_answers_versions_ids_and_capture_state),
     };
     cu_job_begin(job, sizeof(job), "2", "4");

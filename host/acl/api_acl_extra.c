@@ -3,6 +3,7 @@
  * Real answers where the question has one without an NPU; the rest refuse with one line.
  * See docs/CONTROL_PLANE.md "HCCL 9.2 additions". */
 #include <acl/acl.h>
+#include <pkg_inc/runtime/rt_external.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -12,9 +13,6 @@
 #include "runtime.h"
 #include "stream.h"
 
-/* Not in hcemu's headers (the vendor's internal runtime interface); rtError_t is int32_t. */
-int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId);
-int32_t rtStreamAddToModel(void *stm, void *captureMdl);
 
 static aclError out(emu_status s)
 {
@@ -107,6 +105,7 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value
     case ACL_DEV_ATTR_SMP_ID:
     case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
     case ACL_DEV_ATTR_SUPER_POD_ID:
+    case ACL_DEV_ATTR_CUST_OP_PRIVILEGE: /* custom operators load without extra privilege */
         *value = 0;
         return ACL_SUCCESS;
     default:
@@ -114,10 +113,20 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value
     }
 }
 
+/* The emulated devices of one job are one server whose devices all reach each other directly
+ * (the UB mesh of HcclRankGraph*); the closest vendor link kind for that is HCCS. */
 aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value)
 {
-    (void)deviceId, (void)otherDeviceId, (void)value;
-    return unsupported("aclrtGetDevicesTopo", "the link topology comes from HcclRankGraph*");
+    static const char fn[] = "aclrtGetDevicesTopo";
+    aclError e;
+
+    if (value == NULL)
+        return refuse_null(fn, "value");
+    if ((e = check_device(fn, deviceId)) != ACL_SUCCESS ||
+        (e = check_device(fn, otherDeviceId)) != ACL_SUCCESS)
+        return e;
+    *value = ACL_RT_DEVS_TOPOLOGY_HCCS;
+    return ACL_SUCCESS;
 }
 
 aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
@@ -229,7 +238,7 @@ aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum)
 }
 
 /* Asked by HCCL for its task records; the host thread runs no task: both ids 0. */
-int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId)
+rtError_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId)
 {
     if (taskId == NULL || streamId == NULL)
         return refuse_null("rtGetTaskIdAndStreamID", "taskId or streamId");
@@ -238,7 +247,7 @@ int32_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId)
     return 0;
 }
 
-int32_t rtStreamAddToModel(void *stm, void *captureMdl)
+rtError_t rtStreamAddToModel(rtStream_t stm, rtModel_t captureMdl)
 {
     (void)stm, (void)captureMdl;
     return unsupported("rtStreamAddToModel", "model capture is not emulated");

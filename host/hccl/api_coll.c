@@ -1,6 +1,7 @@
 /* api_coll.c - the boundary of the built-in collective operators of hccl.h: each forwards to
  * coll_args.c (argument checks and the operator's plan) and converts the status. */
 #include <hccl/hccl.h>
+#include <hccl/hccl_inner.h>
 
 #include "coll_args.h"
 #include "hccl.h"
@@ -117,5 +118,26 @@ HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 {
     return emu_hccl_leave(NULL, emu_coll_args_barrier(comm, stream));
 }
+
+/* ---- hcomm's inner collectives (hccl_inner.h) ---------------------------------------------- */
+
+/* HCCL's library falls back to these when it does not expand an operator itself. Each is an
+ * alias of the operator above: the same code, not a call through the exported HcclXxx name,
+ * which HCCL's own libhccl takes over when a program links it. */
+#define INNER(name) __typeof__(Hccl##name) Hccl##name##Inner __attribute__((alias("Hccl" #name)));
+INNER(AllReduce)
+INNER(Broadcast)
+INNER(ReduceScatter)
+INNER(ReduceScatterV)
+INNER(Scatter)
+INNER(AllGather)
+INNER(AllGatherV)
+INNER(Send)
+INNER(Recv)
+INNER(AlltoAllVC)
+INNER(AlltoAllV)
+INNER(AlltoAll)
+INNER(Reduce)
+INNER(BatchSendRecv)
 
 #pragma GCC visibility pop

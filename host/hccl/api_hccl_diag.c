@@ -12,15 +12,11 @@
 #include "hccl/hccl.h"
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_sym_win.h"
+#include "hccl/hcom.h"
 #include "hccl/hcomm_diag.h"
 #include "hccl.h"
 #include "hccl_comm.h"
 
-/* Not declared by hcemu's headers (HCCL's inner and hcom interfaces); defined so HCCL's
- * library links, refused because they belong to HCCL's own collectives. */
-HcclResult HcclAllGatherInner(void *sendBuf, void *recvBuf, uint64_t sendCount,
-                              HcclDataType dataType, HcclComm comm, aclrtStream stream);
-HcclResult HcomGetCommHandleByGroup(const char *group, HcclComm *commHandle);
 
 #define NOT_SUPPORTED(why)                                                                     \
     do {                                                                                       \
@@ -201,13 +197,6 @@ HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opInfo,
     (void)comm, (void)opInfo, (void)funcInfo, (void)aicpuThreadHandle, (void)userStream;
     (void)kernelLaunchCfg;
     NOT_SUPPORTED("launch with aclrtLaunchKernelWithConfig on an AICPU_TS thread");
-}
-
-HcclResult HcclAllGatherInner(void *sendBuf, void *recvBuf, uint64_t sendCount,
-                              HcclDataType dataType, HcclComm comm, aclrtStream stream)
-{
-    (void)sendBuf, (void)recvBuf, (void)sendCount, (void)dataType, (void)comm, (void)stream;
-    NOT_SUPPORTED("HCCL's inner collectives belong to HCCL's library");
 }
 
 HcclResult HcomGetCommHandleByGroup(const char *group, HcclComm *commHandle)

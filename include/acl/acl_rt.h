@@ -330,9 +330,20 @@ typedef enum {
     ACL_DEV_ATTR_SMP_ID = 401,
     ACL_DEV_ATTR_PHY_CHIP_ID = 402,
     ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403, /* the vendor's older spelling, same attribute */
     ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
-    ACL_DEV_ATTR_SUPER_POD_ID = 405
+    ACL_DEV_ATTR_SUPER_POD_ID = 405,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406
 } aclrtDevAttr;
+
+/* Link kinds aclrtGetDevicesTopo reports between two devices (a bit set). */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS 0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX 0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB 0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB 0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS 0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO 0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
 
 typedef enum {
     ACL_RT_DEV_RES_CUBE_CORE = 0,
@@ -356,6 +367,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream,
 /* Swaps the calling thread's capture mode with *mode. */
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
 /* aclrtCreateEvent; the flag bits select hardware event kinds hcemu does not distinguish. */
+#define ACL_EVENT_SYNC 0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U
+#define ACL_EVENT_EXTERNAL 0x00000020U
+#define ACL_EVENT_IPC 0x00000040U
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr,
                                                 int64_t *value);

@@ -85,6 +85,7 @@ typedef enum {
 #define HCCL_ROOT_INFO_BYTES 4108U
 #define HCCL_RES_TAG_MAX_LEN 255U /* ctxTag / memTag, characters */
 #define COMM_NAME_MAX_LENGTH 128U /* communicator name, bytes including the NUL */
+#define HCCL_COMM_ALGO_MAX_LENGTH 1600U /* an algorithm configuration string, bytes */
 
 /* Opaque blob from HcclGetRootInfo on the root; every rank passes identical bytes to
  * HcclCommInitRootInfo. Its format is private to the library. */

@@ -15,6 +15,21 @@ foreach(f include/acl/acl.h include/hccl/hccl.h include/hccl/hcomm_primitives.h
         message(FATAL_ERROR "installed tree lacks ${f}")
     endif()
 endforeach()
+# The kernel link library is the one libccl_kernel.so (the device functions) in each place a
+# CANN toolkit has it, and no archive that a -lccl_kernel link line could pick instead.
+foreach(dir lib lib/device/lib64 devlib/device)
+    if(NOT EXISTS ${prefix}/${dir}/libccl_kernel.so)
+        message(FATAL_ERROR "installed tree lacks ${dir}/libccl_kernel.so")
+    endif()
+    if(EXISTS ${prefix}/${dir}/libccl_kernel.a)
+        message(FATAL_ERROR "installed tree has a second kernel library ${dir}/libccl_kernel.a")
+    endif()
+    file(SHA256 ${prefix}/${dir}/libccl_kernel.so sum)
+    if(DEFINED first_sum AND NOT sum STREQUAL first_sum)
+        message(FATAL_ERROR "${dir}/libccl_kernel.so differs from lib/libccl_kernel.so")
+    endif()
+    set(first_sum ${sum})
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/consumer -DCMAKE_PREFIX_PATH=${prefix}
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc)

@@ -1,0 +1,2 @@
+/* Forwarder for the pkg_inc/ spelling of the vendor tree. */
+#include "../../hccl/hcom.h"
