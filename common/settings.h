@@ -85,6 +85,8 @@ enum emu_setting_reader {
       "topology file: servers and links")                                                          \
     X(DEVICE_BIN, "HCEMU_DEVICE_BIN", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                     \
       "path of hcemu-device (unset: next to the library)")                                         \
+    X(RPC_TIMEOUT_MS, "HCEMU_RPC_TIMEOUT_MS", EMU_SET_U64, "60000", 100, 86400000, "",             \
+      EMU_SET_HOST, "bound on an executor's answer to a request, image loading included, in ms")   \
     X(HANG_MS, "HCEMU_HANG_MS", EMU_SET_U64, "2000", 0, 86400000, "", EMU_SET_EXEC,                \
       "hang watchdog period in ms (0 = off)")                                                      \
     X(RACECHECK, "HCEMU_RACECHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_EXEC,                     \
@@ -97,10 +99,10 @@ enum emu_setting_reader {
       "algorithm of the built-in collectives per operator")                                        \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \
       EMU_SET_EXEC, "reduction kernel set")                                                        \
-    X(ASCEND_HOME_PATH, "ASCEND_HOME_PATH", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,              \
-      "toolkit whose package whitelist applies outside an opp/ tree (vendor)")                    \
+    X(ASCEND_HOME_PATH, "ASCEND_HOME_PATH", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,               \
+      "toolkit whose package whitelist applies outside an opp/ tree (vendor)")                     \
     X(ASCEND_GLOBAL_LOG_LEVEL, "ASCEND_GLOBAL_LOG_LEVEL", EMU_SET_U64, "3", 0, 4, "",              \
-      EMU_SET_HOST, "libunified_dlog level, read by that library itself (vendor)")               \
+      EMU_SET_HOST, "libunified_dlog level, read by that library itself (vendor)")                 \
     X(TIME, "HCEMU_TIME", EMU_SET_ENUM, "wall", 0, 0, "wall|model", EMU_SET_BOTH,                  \
       "event times: wall clock or the modelled Atlas 350 clock")                                   \
     X(MODEL, "HCEMU_MODEL", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                               \

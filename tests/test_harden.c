@@ -559,6 +559,47 @@ static void a_kernel_that_forks_leaves_no_process_behind(void **state)
     assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
 }
 
+/* An image whose constructor never returns: the launch that loads it fails within
+ * HCEMU_RPC_TIMEOUT_MS, the device is failed for every later call, and its executor (spinning
+ * in the constructor) is killed rather than left behind. */
+static void a_constructor_that_never_returns_fails_its_device_in_bounded_time(void **state)
+{
+    aclrtBinHandle bin = NULL;
+    aclrtFuncHandle f = NULL;
+    aclrtArgsHandle a = NULL;
+    aclrtParamHandle ph;
+    aclrtStream s = NULL;
+    void *out = NULL;
+    (void)state;
+
+    setenv("HCEMU_RPC_TIMEOUT_MS", "500", 1);
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    assert_int_equal(aclrtMalloc(&out, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateStream(&s), ACL_SUCCESS);
+    uint64_t addr = (uint64_t)(uintptr_t)out;
+    /* The image is loaded on the device by the first call that needs it there. */
+    aclError e = load(KPATH("harden_ctor.json"), &bin);
+    if (e == ACL_SUCCESS)
+        e = aclrtBinaryGetFunction(bin, "fault_ctor", &f);
+    if (e == ACL_SUCCESS) {
+        assert_int_equal(aclrtKernelArgsInit(f, &a), ACL_SUCCESS);
+        assert_int_equal(aclrtKernelArgsAppend(a, &addr, sizeof(addr), &ph), ACL_SUCCESS);
+        assert_int_equal(aclrtKernelArgsFinalize(a), ACL_SUCCESS);
+        e = aclrtLaunchKernelWithConfig(f, 1, s, NULL, a, NULL);
+    }
+    assert_int_not_equal(e, ACL_SUCCESS);
+    void *p = NULL;
+    assert_int_not_equal(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    (void)aclrtDestroyStream(s);
+    if (bin != NULL)
+        (void)aclrtBinaryUnLoad(bin);
+    (void)aclrtResetDevice(0);
+    (void)aclFinalize();
+    unsetenv("HCEMU_RPC_TIMEOUT_MS");
+    assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
+}
+
 static void an_executor_ends_with_its_host_even_if_a_child_holds_the_socket(void **state)
 {
     struct rt_child c;
@@ -938,6 +979,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_dev_zero_topology_is_refused),
         cmocka_unit_test(a_kernel_that_forks_leaves_no_process_behind),
         cmocka_unit_test(an_executor_ends_with_its_host_even_if_a_child_holds_the_socket),
+        cmocka_unit_test(a_constructor_that_never_returns_fails_its_device_in_bounded_time),
         cmocka_unit_test(a_signal_ends_rank_threads_with_its_status_and_leaves_nothing),
         cmocka_unit_test(threads_calling_exit_at_once_leave_nothing),
         cmocka_unit_test(a_killed_hcemu_run_with_ranks_leaves_nothing),

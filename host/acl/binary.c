@@ -264,8 +264,11 @@ emu_status emu_binary_image_on(struct emu_binary *b, struct emu_hdev *d, uint32_
             return EMU_EINVAL;
         }
         memcpy(q.text, b->so_path, strlen(b->so_path) + 1);
+        memset(&r, 0, sizeof(r));
         if ((s = emu_device_rpc(d, &q, &r)) != EMU_OK) {
-            EMU_LOG_ERR("device %u cannot load kernel image: %s", d->id, r.msg);
+            /* A timed-out or lost executor was reported by emu_device_rpc() itself. */
+            if (r.msg[0] != '\0')
+                EMU_LOG_ERR("device %u cannot load kernel image: %s", d->id, r.msg);
             return s;
         }
         b->image[d->id] = r.val0;

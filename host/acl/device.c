@@ -146,8 +146,8 @@ static emu_status spawn(uint32_t id, pid_t *child)
     snprintf(dev, sizeof(dev), "%u", id);
     snprintf(mem, sizeof(mem), "%llu", (unsigned long long)emu_rt.dev_mem);
     snprintf(rfd, sizeof(rfd), "%d", pfd[1]);
-    char *argv[] = {bin, "--job", emu_rt.job_dir, "--dev", dev, "--mem", mem,
-                    "--ready-fd", rfd, NULL};
+    char *argv[] = {bin,     "--job", emu_rt.job_dir, "--dev", dev,
+                    "--mem", mem,     "--ready-fd",   rfd,     NULL};
     emu_status s = start_child(bin, argv, pfd[1], &pid);
     close(pfd[1]);
     if (s != EMU_OK) {
@@ -358,15 +358,51 @@ emu_status emu_device_check_now(struct emu_hdev *d)
     return emu_device_check(d);
 }
 
+/* The executor answers every request quickly, except loading an image, which runs the
+ * image's constructors: one that never returns would block this thread forever. The reply
+ * is awaited in slices (a dead executor is noticed at once) up to HCEMU_RPC_TIMEOUT_MS;
+ * then the executor is killed and the device failed, so no executor is left behind. */
+static emu_status await_reply(struct emu_hdev *d, const struct emu_rpc_req *q)
+{
+    uint64_t limit_ms = emu_settings_u64(EMU_SET_RPC_TIMEOUT_MS);
+    uint64_t deadline = emu_os_now_ns() + limit_ms * 1000000ull;
+
+    for (;;) {
+        struct pollfd p = {.fd = d->sock, .events = POLLIN};
+        int n = poll(&p, 1, (int)(LIVENESS_SLICE_NS / 1000000ull));
+        if (n == 1)
+            return (p.revents & POLLIN) ? EMU_OK : EMU_EDEVLOST;
+        if (n < 0 && errno != EINTR)
+            return EMU_EDEVLOST;
+        if (emu_os_now_ns() >= deadline)
+            break;
+    }
+    EMU_LOG_ERR("device %u: its executor did not answer request %u%s%.*s within %llu ms "
+                "(HCEMU_RPC_TIMEOUT_MS; an image constructor that never returns?): the device "
+                "is failed and its executor killed",
+                d->id, (unsigned)q->op, q->text[0] != 0 ? " for " : "", (int)strnlen(q->text, 200),
+                q->text, (unsigned long long)limit_ms);
+    pthread_mutex_lock(&d->lock);
+    d->failed = true;
+    pthread_mutex_unlock(&d->lock);
+    if (d->exec_pid > 0)
+        kill(d->exec_pid, SIGKILL);
+    return EMU_ETIMEOUT;
+}
+
 emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struct emu_rpc_rep *r)
 {
     emu_status s = EMU_OK;
 
     pthread_mutex_lock(&d->rpc_lock);
-    if (send(d->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q) ||
-        recv(d->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
+    if (send(d->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
+        s = EMU_EDEVLOST;
+    else if ((s = await_reply(d, q)) == EMU_OK &&
+             recv(d->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
         s = EMU_EDEVLOST;
     pthread_mutex_unlock(&d->rpc_lock);
+    if (s == EMU_ETIMEOUT)
+        return EMU_ETIMEOUT;
     if (s != EMU_OK) {
         emu_store_relaxed(&d->next_poll_ns, 0); /* the socket just failed: poll it now */
         return emu_device_check(d) == EMU_OK ? EMU_EINTERNAL : EMU_EDEVLOST;
