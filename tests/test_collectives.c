@@ -1024,19 +1024,6 @@ static int run_as_rank_process(int rank, int n)
     return r.failures != 0;
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    aclFinalize();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1053,5 +1040,6 @@ int main(void)
     /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
      * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */
     setenv("HCEMU_HANG_MS", "30000", 0);
-    return cu_job_end(job, cmocka_run_group_tests_name("collectives", tests, setup, teardown));
+    return cu_job_end(
+        job, cmocka_run_group_tests_name("collectives", tests, cu_acl_setup, cu_acl_teardown));
 }

@@ -680,19 +680,6 @@ static void cluster_info_file_builds_two_servers(void **state)
     check_devices_clean(NULL);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    aclFinalize();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,5 +697,6 @@ int main(void)
         cmocka_unit_test(cluster_info_file_builds_two_servers),
     };
     cu_job_begin(job, sizeof(job), "8", "4");
-    return cu_job_end(job, cmocka_run_group_tests_name("comm", tests, setup, teardown));
+    return cu_job_end(job,
+                      cmocka_run_group_tests_name("comm", tests, cu_acl_setup, cu_acl_teardown));
 }

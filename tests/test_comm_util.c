@@ -339,3 +339,16 @@ int cu_job_end(const char *job, int rc)
     }
     return rc;
 }
+
+int cu_acl_setup(void **state)
+{
+    (void)state;
+    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
+}
+
+int cu_acl_teardown(void **state)
+{
+    (void)state;
+    aclFinalize();
+    return 0;
+}

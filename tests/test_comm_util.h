@@ -34,6 +34,9 @@ void cu_job_begin(char *job, size_t len, const char *devices, const char *buffsi
 /* After the group: wait (5 s) for the job's executors, remove the folder; returns rc, or 1
  * when executors are left. */
 int cu_job_end(const char *job, int rc);
+/* Group set-up and tear-down of those tests: aclInit once, aclFinalize at the end. */
+int cu_acl_setup(void **state);
+int cu_acl_teardown(void **state);
 
 /* ---- stderr capture ----------------------------------------------------------------- */
 

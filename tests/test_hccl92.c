@@ -219,19 +219,6 @@ static void runtime_answers_versions_ids_and_capture_state(void **state)
     assert_int_equal(aclrtDestroyStream(s1), ACL_SUCCESS);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return aclInit(NULL) == ACL_SUCCESS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    aclFinalize();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,5 +228,6 @@ int main(void)
         cmocka_unit_test(runtime_answers_versions_ids_and_capture_state),
     };
     cu_job_begin(job, sizeof(job), "2", "4");
-    return cu_job_end(job, cmocka_run_group_tests_name("hccl92", tests, setup, teardown));
+    return cu_job_end(job,
+                      cmocka_run_group_tests_name("hccl92", tests, cu_acl_setup, cu_acl_teardown));
 }
