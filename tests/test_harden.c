@@ -384,20 +384,29 @@ static void every_job_start_collects_a_killed_jobs_folder(void **state)
     assert_int_equal(rt_wait_executors_gone(parent, GONE_MS), 0);
 }
 
-static void a_killed_hcemu_runs_folder_is_collected(void **state)
+/* hcemu-run started with `argv`, its output discarded. */
+static pid_t start_hcemu_run(char *const argv[])
 {
-    char job[RT_PATH];
-    (void)state;
-
     pid_t run = fork();
+
     assert_true(run >= 0);
     if (run == 0) {
         int null = open("/dev/null", O_RDWR);
         dup2(null, 1);
         dup2(null, 2);
-        execl(RUN_BIN, RUN_BIN, "-n", "1", "--", "/bin/sleep", "30", (char *)NULL);
+        execv(RUN_BIN, argv);
         _exit(127);
     }
+    return run;
+}
+
+static void a_killed_hcemu_runs_folder_is_collected(void **state)
+{
+    char job[RT_PATH];
+    (void)state;
+
+    char *const argv[] = {RUN_BIN, "-n", "1", "--", "/bin/sleep", "30", NULL};
+    pid_t run = start_hcemu_run(argv);
     uint64_t end = rt_now_ms() + 10000;
     while (rt_job_dirs(parent, job, sizeof(job)) == 0 && rt_now_ms() < end)
         usleep(10000);
@@ -665,15 +674,8 @@ static void a_killed_hcemu_run_with_ranks_leaves_nothing(void **state)
 {
     (void)state;
 
-    pid_t run = fork();
-    assert_true(run >= 0);
-    if (run == 0) {
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 1);
-        dup2(null, 2);
-        execl(RUN_BIN, RUN_BIN, "-n", "2", "--", self_bin, "--child", "runrank", (char *)NULL);
-        _exit(127);
-    }
+    char *const argv[] = {RUN_BIN, "-n", "2", "--", (char *)self_bin, "--child", "runrank", NULL};
+    pid_t run = start_hcemu_run(argv);
     uint64_t end = rt_now_ms() + 30000;
     while (rt_executors(parent, -1, NULL, 0) < 2 && rt_now_ms() < end)
         usleep(10000);
