@@ -53,11 +53,39 @@ void emu_devctl_unlock(pthread_mutex_t *m)
     pthread_mutex_unlock(m);
 }
 
-void emu_devctl_ring(struct emu_devctl *ctl)
+/* The device this thread holds (emu_devctl_hold; NULL while `holding` = the first rung),
+ * and whether it rang it meanwhile. */
+static _Thread_local bool holding;
+static _Thread_local struct emu_devctl *held;
+static _Thread_local bool held_rang;
+
+void emu_devctl_hold(struct emu_devctl *ctl)
 {
-    /* Pairs with the acquire load of the doorbell in the executor's worker loop: what the
-     * caller published before ringing is visible to the worker that sees the new value. */
-    emu_fetch_add_release(&ctl->doorbell, 1);
+    holding = true;
+    held = ctl;
+    held_rang = false;
+}
+
+bool emu_devctl_unhold(void)
+{
+    bool rang = held_rang;
+
+    holding = false;
+    held = NULL;
+    held_rang = false;
+    return rang;
+}
+
+void emu_devctl_release(void)
+{
+    struct emu_devctl *ctl = held;
+
+    if (emu_devctl_unhold())
+        emu_devctl_wake(ctl);
+}
+
+void emu_devctl_wake(struct emu_devctl *ctl)
+{
     /* A spinning worker sees the new value without a wake-up, and wakes a sleeping one
      * itself when it finds more than one stream to run. Sequentially consistent with its
      * leaving the spin (it re-reads the doorbell after clearing `spinners`). */
@@ -66,6 +94,19 @@ void emu_devctl_ring(struct emu_devctl *ctl)
         return;
     if (emu_load_acquire(&ctl->sleepers) != 0)
         emu_os_futex_wake(&ctl->doorbell, 1);
+}
+
+void emu_devctl_ring(struct emu_devctl *ctl)
+{
+    /* Pairs with the acquire load of the doorbell in the executor's worker loop: what the
+     * caller published before ringing is visible to the worker that sees the new value. */
+    emu_fetch_add_release(&ctl->doorbell, 1);
+    if (holding && (ctl == held || held == NULL)) {
+        held = ctl;
+        held_rang = true; /* the holder wakes (or serves) the device when the hold ends */
+        return;
+    }
+    emu_devctl_wake(ctl);
 }
 
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)

@@ -220,6 +220,20 @@ void emu_devctl_lock(pthread_mutex_t *m);
 void emu_devctl_unlock(pthread_mutex_t *m);
 /* Ring the device's doorbell: wake its scheduler if it sleeps. Any process may call it. */
 void emu_devctl_ring(struct emu_devctl *ctl);
+/* Held rings: while the calling thread holds `ctl`, its rings of `ctl` bump the doorbell
+ * but wake nobody. For a thread that will serve the doorbell itself (an executor worker
+ * running one of the device's tasks: it scans the doorbell before it sleeps), or that rings
+ * the same device several times in a row (a host queueing a collective's start, kernel and
+ * wait: one wake at the end). `ctl` NULL holds the first device the thread rings; rings of
+ * other devices wake as usual. One hold per thread.
+ * emu_devctl_unhold() ends the hold and says whether a ring was held back (the caller
+ * serves it); emu_devctl_release() ends it and wakes the held device if it was rung: call
+ * it before anything that waits for the device. */
+void emu_devctl_hold(struct emu_devctl *ctl);
+bool emu_devctl_unhold(void);
+void emu_devctl_release(void);
+/* The wake half of a ring (after a held one): wake a sleeping worker unless one spins. */
+void emu_devctl_wake(struct emu_devctl *ctl);
 /* Set notify slot `slot` of `ctl` (binary: a second record before the wait is absorbed and
  * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);

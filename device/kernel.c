@@ -292,8 +292,12 @@ static void run_block(struct launch *l, uint32_t block, bool counted)
     }
     /* Pairs with the acquire load in emu_kernel_task_run(): the kernel's submissions and
      * the return value are visible once `remaining` reaches zero. */
-    if (emu_fetch_sub_acq_rel(&l->remaining, 1) == 1)
-        emu_sched_kick();
+    if (emu_fetch_sub_acq_rel(&l->remaining, 1) == 1) {
+        if (counted) /* run inline: the worker retires the launch itself, next */
+            emu_sched_kick_self();
+        else
+            emu_sched_kick();
+    }
     launch_put(l);
 }
 

@@ -23,6 +23,10 @@
 #define NONE UINT32_MAX
 #define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
 #define SPIN_NS 50000u   /* how long an idle worker spins before it sleeps */
+/* The longest an idle worker sleeps without looking again. A worker that starts a kernel
+ * inline wakes an idle one only when a parked deadline is nearer than that one's next look
+ * (run_deferred): a kernel's timeout is seconds away, so starting it costs no wake-up. */
+#define IDLE_MAX_NS 1000000000ull
 #define MAX_WORKERS 16u
 #define MAX_HOOKS 8u
 
@@ -354,6 +358,7 @@ static void run_stream(uint32_t s)
 {
     struct stream_rt *r = &streams[s];
     uint32_t done = 0;
+    bool held = false; /* a task rang this device and nobody was woken yet */
 
     r->state = S_RUNNING;
     for (uint32_t i = 0; i < quantum && r->head != NULL; i++) {
@@ -371,7 +376,11 @@ static void run_stream(uint32_t s)
             if (hook_mask & H_START)
                 hook_task(H_START, t);
         }
+        /* Rings of this device by the task (a notify record for another of its streams)
+         * wake nobody: this worker scans the doorbell when it leaves the stream. */
+        emu_devctl_hold(dc);
         enum emu_run_result res = t->run(t);
+        held |= emu_devctl_unhold();
         if (hook_mask & (H_END | H_PARK)) {
             if (res != EMU_RUN_PARK && (hook_mask & H_END))
                 hook_end(t, res);
@@ -386,6 +395,8 @@ static void run_stream(uint32_t s)
              * another worker may already have scanned before this stream was parked.
              * Make the next loop poll the parked heads again so that ring is not lost. */
             last_scan_bell = emu_load_relaxed(&dc->doorbell) - 1;
+            if (held && deferred_fn != NULL)
+                emu_devctl_wake(dc); /* this worker goes into a kernel, not to the scan */
             return;
         }
         if (res == EMU_RUN_FAIL) {
@@ -395,6 +406,12 @@ static void run_stream(uint32_t s)
         }
         emu_task_destroy(pop_head(s));
         done++;
+        /* A held ring must not wait behind a task that may take long: only a wait (a poll
+         * that parks or passes at once) may run before the woken stream is served. */
+        if (held && r->head != NULL && i + 1 < quantum && r->head->sync_op != EMU_SYNC_WAIT) {
+            held = false;
+            emu_devctl_wake(dc);
+        }
     }
     account(s, done);
     requeue(s);
@@ -600,6 +617,8 @@ static void *worker_main(void *arg)
         uint64_t deadline = nearest_deadline();
         if (gated && gate_since + GATE_MAX_NS < deadline)
             deadline = gate_since + GATE_MAX_NS;
+        if (now + IDLE_MAX_NS < deadline)
+            deadline = now + IDLE_MAX_NS;
         idle_until[me] = deadline;
         pthread_mutex_unlock(&lock);
         emu_spin_busy(-1);
@@ -707,6 +726,18 @@ bool emu_sched_defer(void (*fn)(void *), void *arg)
 void emu_sched_kick(void)
 {
     emu_devctl_ring(dc);
+}
+
+void emu_sched_kick_self(void)
+{
+    if (!on_worker) {
+        emu_devctl_ring(dc);
+        return;
+    }
+    /* This worker scans the doorbell when it is back in its loop: bump it, wake nobody. */
+    emu_devctl_hold(dc);
+    emu_devctl_ring(dc);
+    (void)emu_devctl_unhold();
 }
 
 bool emu_sched_stream_is_idle(uint32_t slot)

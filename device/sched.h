@@ -63,6 +63,10 @@ void emu_sched_stop(void);
  * false the workers are not woken (batch mode): call emu_sched_kick() later. Any thread. */
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake);
 void emu_sched_kick(void);
+/* A kick from work a worker runs for a task (emu_sched_defer: a kernel run inline), about
+ * to return to the scheduler: bumps the doorbell without waking anyone, since that worker
+ * scans it next. From any other thread it is emu_sched_kick(). */
+void emu_sched_kick_self(void);
 /* From a task's run() on a worker: run fn(arg) on this worker once the task has returned
  * PARK, its stream is parked and the lock dropped, instead of waking another thread for it
  * (a kernel started inline by the worker that took its launch). false (the caller does the

@@ -394,6 +394,7 @@ emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q, struc
 {
     emu_status s = EMU_OK;
 
+    emu_devctl_release(); /* a ring this thread held back may be what the reply needs */
     pthread_mutex_lock(&d->rpc_lock);
     if (send(d->sock, q, sizeof(*q), MSG_NOSIGNAL) != (ssize_t)sizeof(*q))
         s = EMU_EDEVLOST;
@@ -423,6 +424,8 @@ emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t 
                            uint64_t deadline)
 {
     uint64_t start = emu_os_now_ns(), hang_ns = UINT64_MAX; /* read once the wait is long */
+
+    emu_devctl_release(); /* a ring this thread held back may be what we wait for */
 
     for (;;) {
         if (emu_load_acquire(word) != seen)
