@@ -96,3 +96,11 @@ void emu_spin_end(_Atomic uint32_t *gate)
     if (gate != NULL)
         atomic_store(gate, 0);
 }
+
+bool emu_spin_core_free(void)
+{
+    int32_t cores = (int32_t)emu_os_cpu_count();
+
+    return emu_load_relaxed(&job->busy) + emu_load_relaxed(&job->spinners) < cores &&
+           runnable_now() < cores;
+}

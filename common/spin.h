@@ -22,5 +22,9 @@ void emu_spin_busy(int delta);
  * emu_spin_end() with the same gate leaves it. */
 bool emu_spin_begin(_Atomic uint32_t *gate);
 void emu_spin_end(_Atomic uint32_t *gate);
+/* Whether a core is free right now: fewer of the job's threads busy or spinning, and fewer
+ * runnable threads on the machine, than cores. Waking a second thread for work the caller
+ * could do in turn only pays when it can run beside the caller. */
+bool emu_spin_core_free(void);
 
 #endif

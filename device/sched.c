@@ -406,9 +406,11 @@ static void run_stream(uint32_t s)
         }
         emu_task_destroy(pop_head(s));
         done++;
-        /* A held ring must not wait behind a task that may take long: only a wait (a poll
-         * that parks or passes at once) may run before the woken stream is served. */
-        if (held && r->head != NULL && i + 1 < quantum && r->head->sync_op != EMU_SYNC_WAIT) {
+        /* A held ring must not wait behind a task that may take long: only a notify record
+         * or wait (no bytes to move: it parks or passes at once) may run before the woken
+         * stream is served. */
+        if (held && r->head != NULL && i + 1 < quantum &&
+            (r->head->sync_op == EMU_SYNC_NONE || r->head->n_acc != 0)) {
             held = false;
             emu_devctl_wake(dc);
         }
@@ -556,6 +558,8 @@ static void run_deferred(unsigned me)
     uint64_t due = nearest_deadline();
     bool watched = false, idle = false;
 
+    bool queued = runq_head != NONE;
+
     deferred_fn = NULL;
     emu_store_release(&in_deferred[me], 1);
     for (unsigned i = 0; i < n_workers; i++) {
@@ -566,8 +570,10 @@ static void run_deferred(unsigned me)
     }
     pthread_mutex_unlock(&lock);
     /* This worker would have slept until the nearest deadline (a kernel's timeout among
-     * them); an idle worker waiting past it must look again. Busy workers will. */
-    if (idle && !watched)
+     * them); an idle worker waiting past it must look again. Busy workers will. Runnable
+     * streams left in the queue need a worker while this one is in the kernel (which may
+     * wait for them). */
+    if (idle && (!watched || queued))
         emu_devctl_ring(dc);
     fn(deferred_arg);
     emu_store_release(&in_deferred[me], 0);
@@ -580,6 +586,11 @@ static void run_deferred(unsigned me)
 static void wake_another(void)
 {
     if (runq_head == NONE || emu_load_acquire(&dc->sleepers) == 0 || pick_hook != NULL)
+        return;
+    /* With no core free a second worker cannot run beside this one: it would only add a
+     * wake-up and a context switch. This worker serves the queue itself, in turn (a worker
+     * about to run a kernel inline wakes one first: run_deferred). */
+    if (!emu_spin_core_free())
         return;
     pthread_mutex_unlock(&lock);
     emu_os_futex_wake(&dc->doorbell, 1);
