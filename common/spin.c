@@ -13,6 +13,7 @@
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
     _Atomic int32_t spinners; /* waiting threads spinning right now, job-wide */
+    _Atomic int32_t yielding; /* those of them that give way (hosts in synchronisation) */
 };
 
 static struct budget local; /* used until (or unless) the job file is mapped */
@@ -79,12 +80,21 @@ bool emu_spin_begin(_Atomic uint32_t *gate)
     if (gate != NULL && !atomic_compare_exchange_strong(gate, &none, 1))
         return false;
     int32_t want = emu_fetch_add_acq_rel(&job->spinners, 1) + 1;
+    /* A thread without a gate (a host synchronising) gives way: it counts for the spinners
+     * that follow it only as long as it spins, and leaves when it is one too many
+     * (emu_spin_must_yield). A worker on the hand-off path ignores it. */
+    int32_t yielding = 0;
+    if (gate == NULL)
+        emu_fetch_add_acq_rel(&job->yielding, 1);
+    else
+        yielding = emu_load_relaxed(&job->yielding);
 
     /* Spin while runnable threads (the busy ones, which will ring, and the spinners) do not
      * outnumber cores. Counters of a crashed process may stay high: that only disables
      * spinning. */
     int32_t cores = (int32_t)emu_os_cpu_count();
-    if (emu_load_relaxed(&job->busy) + want <= cores && runnable_now() <= cores)
+    if (emu_load_relaxed(&job->busy) + want - yielding <= cores &&
+        runnable_now() - yielding <= cores)
         return true;
     emu_spin_end(gate);
     return false;
@@ -95,6 +105,14 @@ void emu_spin_end(_Atomic uint32_t *gate)
     emu_fetch_sub_acq_rel(&job->spinners, 1);
     if (gate != NULL)
         atomic_store(gate, 0);
+    else
+        emu_fetch_sub_acq_rel(&job->yielding, 1);
+}
+
+bool emu_spin_must_yield(void)
+{
+    return emu_load_relaxed(&job->busy) + emu_load_relaxed(&job->spinners) >
+           (int32_t)emu_os_cpu_count();
 }
 
 bool emu_spin_core_free(void)

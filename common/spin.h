@@ -22,6 +22,11 @@ void emu_spin_busy(int delta);
  * emu_spin_end() with the same gate leaves it. */
 bool emu_spin_begin(_Atomic uint32_t *gate);
 void emu_spin_end(_Atomic uint32_t *gate);
+/* For a spinner without a gate (a host synchronising, which is not on the hand-off path
+ * until the last task retires): true once the job's busy threads and spinners outnumber the
+ * cores, i.e. a worker that runs or passes on the job's tasks needs the core: leave the spin
+ * and sleep. Workers entering a spin do not count such spinners. */
+bool emu_spin_must_yield(void);
 /* Whether a core is free right now: fewer of the job's threads busy or spinning, and fewer
  * runnable threads on the machine, than cores. Waking a second thread for work the caller
  * could do in turn only pays when it can run beside the caller. */

@@ -212,7 +212,9 @@ bool emu_stream_memory_busy(uint64_t addr)
 
 /* Spin up to SYNC_SPIN_NS for `completed` to reach `target` while the job has a free core
  * (common/spin.h): a short kernel's last record then reaches this thread as a memory write,
- * and the executor's retirement needs no futex wake (we are not in `waiters`). */
+ * and the executor's retirement needs no futex wake (we are not in `waiters`). The workers
+ * running the stream's tasks are the critical path, not this thread: it gives its core way
+ * as soon as they need it (emu_spin_must_yield) and sleeps. */
 #define SYNC_SPIN_NS 50000u
 
 static void sync_spin(struct emu_stream_ctl *sc, uint32_t target)
@@ -220,7 +222,8 @@ static void sync_spin(struct emu_stream_ctl *sc, uint32_t target)
     if (!emu_spin_begin(NULL))
         return;
     uint64_t until = emu_os_now_ns() + SYNC_SPIN_NS;
-    while ((int32_t)(emu_load_acquire(&sc->completed) - target) < 0 && emu_os_now_ns() < until)
+    while ((int32_t)(emu_load_acquire(&sc->completed) - target) < 0 && emu_os_now_ns() < until &&
+           !emu_spin_must_yield())
         emu_cpu_relax();
     emu_spin_end(NULL);
 }
