@@ -2,8 +2,9 @@
  * the executor or any diagnostic: order of tasks on a stream, parking and waking on the
  * doorbell, failure propagation (the rest of the queue discarded, the stream's and the
  * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
- * submit/start/park/end/fail/free in order, and work a task defers
- * (emu_sched_defer) run by the worker once the task is parked. The control block lives in plain memory. */
+ * submit/start/park/end/fail/free in order, work a task defers (emu_sched_defer) run by
+ * the worker once the task is parked, and held rings (a task's ring of its own device wakes
+ * nobody; the worker that ran it polls the parked heads). The control block lives in plain memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +233,64 @@ static void test_park_and_wake(void **state)
     assert_int_equal(emu_load_acquire(&ctl->streams[2].completed), 2);
 }
 
+static void count_parked_800(uint32_t slot, const struct emu_task *head, void *arg)
+{
+    if (slot == 20 && id_of(head) == 800)
+        ++*(uint32_t *)arg;
+}
+
+/* A task that opens the gate and rings its own device, as a notify record for another of
+ * the device's streams does. */
+static enum emu_run_result run_opener(struct emu_task *t)
+{
+    note(id_of(t), EV_RUN);
+    emu_store_release(&gate, 1);
+    emu_devctl_ring(ctl);
+    return EMU_RUN_DONE;
+}
+
+static void test_own_ring_is_served(void **state)
+{
+    uint32_t ran[8], parked = 0;
+    (void)state;
+
+    emu_sched_submit(20, make(800, EMU_RUN_DONE, true), true);
+    for (uint64_t until = emu_os_now_ns() + WAIT_NS; parked == 0 && emu_os_now_ns() < until;)
+        emu_sched_inspect_parked(count_parked_800, &parked);
+    assert_int_equal(parked, 1);
+    /* The worker running 801 holds its device: the ring wakes nobody, and that worker polls
+     * the parked head itself when it leaves stream 21. */
+    struct emu_task *opener = make(801, EMU_RUN_DONE, false);
+    opener->run = run_opener;
+    emu_sched_submit(21, opener, true);
+    wait_idle(21);
+    wait_idle(20);
+    assert_int_equal(only(EV_RUN, ran, 8), 2);
+    assert_int_equal(ran[0], 801);
+    assert_int_equal(ran[1], 800);
+}
+
+static void test_held_ring_bumps_the_doorbell(void **state)
+{
+    (void)state;
+    /* Outside the workers (no scheduler thread involved): a held ring bumps the doorbell
+     * and is reported at the end of the hold; nothing held, nothing reported. */
+    uint32_t bell = emu_load_acquire(&ctl->doorbell);
+    assert_false(emu_devctl_unhold());
+    emu_devctl_hold(NULL);
+    emu_devctl_ring(ctl);
+    emu_devctl_ring(ctl);
+    assert_int_equal(emu_load_acquire(&ctl->doorbell), bell + 2);
+    assert_true(emu_devctl_unhold());
+    assert_false(emu_devctl_unhold());
+    emu_devctl_hold(ctl);
+    emu_devctl_release(); /* nothing rung: no wake */
+    emu_devctl_hold(ctl);
+    emu_devctl_ring(ctl);
+    emu_devctl_release(); /* rung: the wake half runs now */
+    assert_int_equal(emu_load_acquire(&ctl->doorbell), bell + 3);
+}
+
 static void test_fail_discards_and_sets_errors(void **state)
 {
     uint32_t ran[8];
@@ -377,6 +436,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_order_on_a_stream, reset),
         cmocka_unit_test_setup(test_park_and_wake, reset),
+        cmocka_unit_test_setup(test_own_ring_is_served, reset),
+        cmocka_unit_test_setup(test_held_ring_bumps_the_doorbell, reset),
         cmocka_unit_test_setup(test_fail_discards_and_sets_errors, reset),
         cmocka_unit_test_setup(test_fail_stream_from_outside, reset),
         cmocka_unit_test_setup(test_parked_deadline_fails, reset),
