@@ -556,9 +556,7 @@ static void run_deferred(unsigned me)
 {
     void (*fn)(void *) = deferred_fn;
     uint64_t due = nearest_deadline();
-    bool watched = false, idle = false;
-
-    bool queued = runq_head != NONE;
+    bool watched = false, idle = false, queued = runq_head != NONE;
 
     deferred_fn = NULL;
     emu_store_release(&in_deferred[me], 1);
