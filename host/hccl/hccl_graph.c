@@ -169,10 +169,12 @@ emu_status emu_graph_inst_ranks(struct emu_graph *g, uint32_t layer, uint32_t in
 }
 
 /* Layer 0 is described as hcomm describes a server of the product: on Atlas 350 its rank
- * graph comes from the server's topology file (net type TOPO_FILE_DESC, reported as
- * COMM_TOPO_CUSTOM), an A3 server is COMM_TOPO_910_93, an A2 server a 1D mesh. HCCL's
- * topology matchers for Atlas 350 accept only CUSTOM or CLOS there. */
-static CommTopo layer0_topo(void)
+ * graph comes from the server's topology file (net type TOPO_FILE_DESC, reported for the
+ * layer as COMM_TOPO_CUSTOM) and the file's topology instance is the devices' full mesh
+ * (COMM_TOPO_1DMESH); an A3 server is COMM_TOPO_910_93, an A2 server a 1D mesh. HCCL's
+ * Atlas 350 topology matchers accept only CUSTOM or CLOS for the layer and shape the
+ * server by its instances. */
+static CommTopo layer0_topo(bool instance)
 {
     switch (emu_product_current()) {
     case EMU_PRODUCT_A3:
@@ -180,7 +182,7 @@ static CommTopo layer0_topo(void)
     case EMU_PRODUCT_A2:
         return COMM_TOPO_1DMESH;
     default:
-        return COMM_TOPO_CUSTOM;
+        return instance ? COMM_TOPO_1DMESH : COMM_TOPO_CUSTOM;
     }
 }
 
@@ -193,7 +195,7 @@ emu_status emu_graph_topo_type(struct emu_graph *g, uint32_t layer, uint32_t ins
         return EMU_EINVAL;
     if (inst != UINT32_MAX && find_inst(g, L, layer, inst, fn) < 0)
         return EMU_EINVAL;
-    *type = layer == 0 ? layer0_topo() : COMM_TOPO_CLOS;
+    *type = layer == 0 ? layer0_topo(inst != UINT32_MAX) : COMM_TOPO_CLOS;
     return EMU_OK;
 }
 
