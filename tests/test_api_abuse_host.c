@@ -465,8 +465,8 @@ static void acl92_calls(const uint8_t *junk)
     EXPECT(aclrtGetLogicDevIdByPhyDevId(-1, &i32), PARAM);
     EXPECT(aclrtGetLogicDevIdByPhyDevId(0, NULL), PARAM);
     EXPECT(aclrtGetOpTimeOutInterval(&u64), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &u32),
-           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    EXPECT(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, NULL), PARAM);
+    EXPECT(aclrtGetResInCurrentThread((aclrtDevResLimitType)7, &u32), PARAM);
     EXPECT(aclrtStreamGetId(NULL, NULL), PARAM);
     EXPECT(aclrtStreamGetId((aclrtStream)heap_junk, &i32), ANY);
     EXPECT(aclrtLaunchKernelWithHostArgs(NULL, 1, NULL, NULL, NULL, 0, NULL, 1),

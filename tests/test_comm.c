@@ -616,7 +616,8 @@ static void body_cluster(struct cu_rank *r)
                     ranks[0] == 2 && ranks[1] == 3);
     CU_CHECK(r, HcclRankGraphGetRankSizeByLayer(r->comm, 1, &nr) == 0 && nr == 4);
     CU_CHECK(r,
-             HcclRankGraphGetTopoTypeByLayer(r->comm, 0, &topo) == 0 && topo == COMM_TOPO_1DMESH);
+             HcclRankGraphGetTopoTypeByLayer(r->comm, 0, &topo) == 0 && topo == COMM_TOPO_CUSTOM);
+    CU_CHECK(r, HcclRankGraphGetTopoType(r->comm, 0, 1, &topo) == 0 && topo == COMM_TOPO_1DMESH);
     CU_CHECK(r, HcclRankGraphGetTopoType(r->comm, 1, 0, &topo) == 0 && topo == COMM_TOPO_CLOS);
     /* Across servers: UBoE and RoCE at layer 1, nothing at layer 0. */
     uint32_t other = (uint32_t)(r->rank + 2) % 4;

@@ -244,6 +244,8 @@ static int child_a2(const char *arg)
     CHILD_CHECK(HcclCommInitAll(2, devs, c) == 0);
     CHILD_CHECK(HcclRankGraphGetLinks(c[0], 0, 0, 1, &l, &n) == 0 && n == 1 &&
                 l[0].linkAttr.linkProtocol == COMM_PROTOCOL_HCCS);
+    CommTopo topo;
+    CHILD_CHECK(HcclRankGraphGetTopoTypeByLayer(c[0], 0, &topo) == 0 && topo == COMM_TOPO_1DMESH);
     HcclChannelDescInit(&d, 1);
     d.remoteRank = 1;
     d.channelProtocol = COMM_PROTOCOL_UB_CTP;

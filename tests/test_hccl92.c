@@ -197,6 +197,9 @@ static void runtime_answers_versions_ids_and_capture_state(void **state)
     assert_int_equal(attr, 0);
     assert_int_equal(aclrtGetDevicesTopo(0, 1, &topo), ACL_SUCCESS);
     assert_int_equal(topo, ACL_RT_DEVS_TOPOLOGY_HCCS);
+    assert_int_equal(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &task), ACL_SUCCESS);
+    assert_int_equal(task, 0); /* no emulated vector cores */
+    task = 9;
     assert_int_equal(aclrtCreateStream(&s0), ACL_SUCCESS);
     assert_int_equal(aclrtCreateStream(&s1), ACL_SUCCESS);
     assert_int_equal(aclrtStreamGetId(s0, &id0), ACL_SUCCESS);

@@ -148,10 +148,21 @@ aclError aclrtGetOpTimeOutInterval(uint64_t *interval)
     return unsupported("aclrtGetOpTimeOutInterval", "there is no operator timeout hardware");
 }
 
+/* The cores this thread may use: no limit can be set here, so it is the hardware's count, and
+ * the emulated devices have no cube or vector cores: 0. (HCCL records the vector-core figure
+ * in its cross-rank consistency record; it never launches AIV kernels on hcemu.) */
 aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
-    (void)type, (void)value;
-    return unsupported("aclrtGetResInCurrentThread", "there are no cube or vector cores");
+    static const char fn[] = "aclrtGetResInCurrentThread";
+
+    if (value == NULL)
+        return refuse_null(fn, "value");
+    if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE) {
+        EMU_LOG_ERR("%s: resource type %d is unknown", fn, (int)type);
+        return out(EMU_EINVAL);
+    }
+    *value = 0;
+    return ACL_SUCCESS;
 }
 
 /* The stream's slot in its device's stream table: unique per device while it lives. */

@@ -1,6 +1,6 @@
 /* hccl_graph.c - the rank graph of one communicator (HcclRankGraph* queries).
  *
- * Layer 0 groups the ranks by server (one instance per server, id = server index, a 1D
+ * Layer 0 groups the ranks by server (one instance per server, id = server index, a full
  * mesh over the intra-server protocol); layer 1 exists when the ranks span several servers
  * and holds all of them in instance 0 (CLOS over the inter-server protocols). Built once at
  * init from the rendezvous announcements, so every member sees the same graph. */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/product.h"
 #include "hccl_graph_priv.h"
 #include "hccl_topo.h"
 
@@ -167,6 +168,24 @@ emu_status emu_graph_inst_ranks(struct emu_graph *g, uint32_t layer, uint32_t in
     return EMU_OK;
 }
 
+/* Layer 0 is described as hcomm describes a server of the product: on Atlas 350 its rank
+ * graph comes from the server's topology file (net type TOPO_FILE_DESC, reported for the
+ * layer as COMM_TOPO_CUSTOM) and the file's topology instance is the devices' full mesh
+ * (COMM_TOPO_1DMESH); an A3 server is COMM_TOPO_910_93, an A2 server a 1D mesh. HCCL's
+ * Atlas 350 topology matchers accept only CUSTOM or CLOS for the layer and shape the
+ * server by its instances. */
+static CommTopo layer0_topo(bool instance)
+{
+    switch (emu_product_current()) {
+    case EMU_PRODUCT_A3:
+        return COMM_TOPO_910_93;
+    case EMU_PRODUCT_A2:
+        return COMM_TOPO_1DMESH;
+    default:
+        return instance ? COMM_TOPO_1DMESH : COMM_TOPO_CUSTOM;
+    }
+}
+
 emu_status emu_graph_topo_type(struct emu_graph *g, uint32_t layer, uint32_t inst, CommTopo *type,
                                const char *fn)
 {
@@ -176,7 +195,7 @@ emu_status emu_graph_topo_type(struct emu_graph *g, uint32_t layer, uint32_t ins
         return EMU_EINVAL;
     if (inst != UINT32_MAX && find_inst(g, L, layer, inst, fn) < 0)
         return EMU_EINVAL;
-    *type = layer == 0 ? COMM_TOPO_1DMESH : COMM_TOPO_CLOS;
+    *type = layer == 0 ? layer0_topo(inst != UINT32_MAX) : COMM_TOPO_CLOS;
     return EMU_OK;
 }
 

@@ -2,16 +2,28 @@
 # CMake files for source lists and include directories instead of repeating them here.
 
 # hccl_sources_from(<cmake file> <dir the paths are relative to> <out var>): every
-# ${CMAKE_CURRENT_SOURCE_DIR}/x.cc (or bare x.cc) in the file that is not commented out.
+# ${CMAKE_CURRENT_SOURCE_DIR}/x.cc (or bare x.cc) in the file that is not commented out, also
+# when appended (`list(APPEND src_list ${CMAKE_CURRENT_SOURCE_DIR}/x.cc)`, as HCCL adds the
+# CCU template base for hcomm 9.x), except inside `if(STATIC_MODE)` (static-library only).
 function(hccl_sources_from file base out)
     file(STRINGS ${file} lines)
     set(result "")
+    set(static_block FALSE)
     foreach(line IN LISTS lines)
         string(STRIP "${line}" line)
         if(line MATCHES "^#")
             continue()
         endif()
-        if(line MATCHES "^\\$\\{CMAKE_CURRENT_SOURCE_DIR\\}/([^ )]+\\.cc)")
+        if(line MATCHES "^if\\(STATIC_MODE\\)")
+            set(static_block TRUE)
+        elseif(line MATCHES "^endif\\(")
+            set(static_block FALSE)
+        endif()
+        if(line MATCHES "^list\\(APPEND [A-Za-z_]+ \\$\\{CMAKE_CURRENT_SOURCE_DIR\\}/([^ )]+\\.cc)\\)$")
+            if(NOT static_block)
+                list(APPEND result ${base}/${CMAKE_MATCH_1})
+            endif()
+        elseif(line MATCHES "^\\$\\{CMAKE_CURRENT_SOURCE_DIR\\}/([^ )]+\\.cc)")
             list(APPEND result ${base}/${CMAKE_MATCH_1})
         elseif(line MATCHES "^([A-Za-z0-9_/]+\\.cc)\\)?$")
             list(APPEND result ${base}/${CMAKE_MATCH_1})
