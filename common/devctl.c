@@ -36,6 +36,21 @@ emu_status emu_devctl_init(struct emu_devctl *ctl, uint32_t dev, uint64_t mem_si
     return EMU_OK;
 }
 
+void emu_devctl_stream_taken(struct emu_devctl *ctl, uint32_t slot)
+{
+    /* Callers hold res_lock, so a plain compare and store cannot lose a raise; readers of
+     * other processes read it without the lock. */
+    if (slot < EMU_MAX_STREAMS && emu_load_relaxed(&ctl->streams_hwm) <= slot)
+        emu_store_release(&ctl->streams_hwm, slot + 1);
+}
+
+uint32_t emu_devctl_streams_span(const struct emu_devctl *ctl)
+{
+    uint32_t n = emu_load_acquire(&ctl->streams_hwm);
+
+    return n < EMU_MAX_STREAMS ? n : EMU_MAX_STREAMS;
+}
+
 void emu_devctl_lock(pthread_mutex_t *m)
 {
     int rc = pthread_mutex_lock(m);

@@ -19,7 +19,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 4u
+#define EMU_DEVCTL_VERSION 5u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -194,8 +194,17 @@ struct emu_devctl {
     /* pid of this executor while it is reported as stopped, 0 otherwise: the first process
      * (host or peer executor) that sees it stopped claims the one report with a CAS. */
     _Atomic int32_t stop_reported;
+    /* 1 + the highest streams[] slot ever taken (slots are taken lowest first): scans of
+     * the streams by diagnostics stop there instead of reading all EMU_MAX_STREAMS slots,
+     * which in a peer's block would fault in (and allocate) 86 pages it never used. */
+    _Atomic uint32_t streams_hwm;
     struct emu_fault_record fault;
+    /* What peers' executors touch comes first (the header above, the allocation table they
+     * check remote ranges against, the notify slots they record, lowest first): in every
+     * peer that maps this block, those pages then share one page-table page (2 MiB) instead
+     * of three. At 256 ranks each executor maps 255 peer blocks. */
     struct emu_alloc_table alloc;
+    struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
     pthread_mutex_t res_lock; /* streams, channels, notify pool, peers */
     struct emu_notify_table notify_ranges;
     struct emu_stream_ctl streams[EMU_MAX_STREAMS];
@@ -203,7 +212,6 @@ struct emu_devctl {
     struct emu_peer_ref peers[EMU_MAX_PEERS];
     struct emu_comm_ctl comms[EMU_MAX_COMMS];
     struct emu_sq sq;
-    struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
     /* Written by the host that starts the executor, before it starts (the executor adopts
      * it and writes it back after zeroing the block); read by hosts that join later. */
     struct emu_settings_block settings;
@@ -237,7 +245,10 @@ void emu_devctl_wake(struct emu_devctl *ctl);
 /* Set notify slot `slot` of `ctl` (binary: a second record before the wait is absorbed and
  * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);
-/* Whether the stream slot is live with generation `gen`. */
+/* Record that streams[slot] is taken (under res_lock): raises `streams_hwm`. */
+void emu_devctl_stream_taken(struct emu_devctl *ctl, uint32_t slot);
+/* How many streams[] slots scans must visit: `streams_hwm`, at most EMU_MAX_STREAMS. */
+uint32_t emu_devctl_streams_span(const struct emu_devctl *ctl);
 /* Whether the executor of `ctl` is stopped (SIGSTOP, job control). The first process of the
  * job to see a stop logs the one report of it; a running executor clears the claim. */
 bool emu_devctl_check_stopped(struct emu_devctl *ctl);

@@ -19,6 +19,12 @@
 /* Peer devices mapped: every other device of the job, and as many of other jobs (clusters
  * rendezvous through a shared folder). */
 #define MAX_MAPS (2u * EMU_MAX_DEVICES)
+/* A peer's memory is mapped in prefixes of whole multiples of this, on first use: a kernel
+ * reaches a peer's HCCL buffer and the regions its channels list, which a first-fit
+ * allocator keeps near the start. With the whole window (32 GiB) mapped, each touched peer
+ * cost a page-table page per GiB spanned; prefixes this small lie side by side and share
+ * them (at 256 ranks, 255 peers per executor). */
+#define PEER_REACH_STEP (256ull << 20)
 #define MAX_PINS 64u
 
 struct pin_map {
@@ -65,6 +71,7 @@ emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_
         return s;
     self->mem = p;
     self->mem_size = mem_size;
+    atomic_store(&self->reach, mem_size);
     maps[0] = self;
     atomic_store(&map_count, 1);
     return EMU_OK;
@@ -110,11 +117,7 @@ emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap 
         (s = map_file(path, sizeof(struct emu_devctl), NULL, &p)) != EMU_OK)
         goto fail;
     m->ctl = p;
-    m->mem_size = m->ctl->mem_size;
-    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.mem", dev)) != EMU_OK ||
-        (s = map_file(path, m->mem_size, NULL, &p)) != EMU_OK)
-        goto fail;
-    m->mem = p;
+    m->mem_size = m->ctl->mem_size; /* its memory is mapped on first use: emu_devmap_at */
     maps[atomic_load(&map_count)] = m;
     /* Pairs with the acquire in find_map(): the entry is complete before it is counted. */
     atomic_fetch_add_explicit(&map_count, 1, memory_order_release);
@@ -128,6 +131,40 @@ done:
     pthread_mutex_unlock(&map_lock);
     *out = m;
     return s;
+}
+
+/* Map a longer prefix of a peer's memory, covering `end` bytes. The earlier alias stays
+ * mapped: tasks already running may point into it. Under map_lock. */
+static bool grow_reach(struct emu_devmap *m, uint64_t end)
+{
+    uint64_t want = (end + PEER_REACH_STEP - 1) / PEER_REACH_STEP * PEER_REACH_STEP;
+    char path[512];
+    void *p;
+
+    if (want > m->mem_size)
+        want = m->mem_size;
+    if (emu_job_path(path, sizeof(path), m->job_dir, "dev%u.mem", m->dev) != EMU_OK ||
+        map_file(path, want, NULL, &p) != EMU_OK)
+        return false;
+    __atomic_store_n(&m->mem, (uint8_t *)p, __ATOMIC_RELAXED);
+    /* Pairs with the acquire in emu_devmap_at(): a reader that sees the new reach sees an
+     * alias at least this long. */
+    atomic_store_explicit(&m->reach, want, memory_order_release);
+    return true;
+}
+
+void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len)
+{
+    if (off > m->mem_size || len > m->mem_size - off)
+        return NULL;
+    if (off + len > atomic_load_explicit(&m->reach, memory_order_acquire)) {
+        pthread_mutex_lock(&map_lock);
+        bool ok = off + len <= atomic_load(&m->reach) || grow_reach(m, off + len);
+        pthread_mutex_unlock(&map_lock);
+        if (!ok)
+            return NULL;
+    }
+    return __atomic_load_n(&m->mem, __ATOMIC_RELAXED) + off;
 }
 
 static void *pin_ptr(uint32_t pid, uint64_t off, uint64_t len)
@@ -172,10 +209,7 @@ void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len)
     struct emu_devmap *m;
     if (emu_devmem_peer(emu_exec_g.job_dir, (uint32_t)dev, &m) != EMU_OK)
         return NULL;
-    uint64_t off = addr - emu_window_base((uint32_t)dev);
-    if (off > m->mem_size || len > m->mem_size - off)
-        return NULL;
-    return m->mem + off;
+    return emu_devmap_at(m, addr - emu_window_base((uint32_t)dev), len);
 }
 
 emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out)

@@ -19,9 +19,9 @@
 #include "reduce.h"
 #include "report.h"
 
-static inline void *ptr_of(const struct emu_devmap *m, uint64_t addr)
+static inline void *ptr_of(struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
-    return m->mem + (addr - emu_window_base(m->dev));
+    return emu_devmap_at(m, addr - emu_window_base(m->dev), len);
 }
 
 static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint64_t addr,
@@ -71,11 +71,15 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
         return fail_range(t, "src", o->src, o->len, o->src_map->dev);
     if (!emu_dp_check_range_alive(o->dst_map, o->dst, o->len))
         return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
+    void *dst = ptr_of(o->dst_map, o->dst, o->len), *src = ptr_of(o->src_map, o->src, o->len);
+    if (src == NULL)
+        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
+    if (dst == NULL)
+        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
     if (reduce)
-        emu_reduce(ptr_of(o->dst_map, o->dst), ptr_of(o->src_map, o->src), o->count, o->dtype,
-                   o->op);
+        emu_reduce(dst, src, o->count, o->dtype, o->op);
     else
-        memcpy(ptr_of(o->dst_map, o->dst), ptr_of(o->src_map, o->src), o->len);
+        memcpy(dst, src, o->len);
     return EMU_RUN_DONE;
 }
 

@@ -16,8 +16,12 @@ struct emu_devmap {
     char job_dir[EMU_PATH_MAX];
     uint32_t dev;
     struct emu_devctl *ctl;
-    uint8_t *mem; /* where the device's memory is mapped in this process */
+    /* Where the device's memory is mapped in this process: this device's own at its window,
+     * in full; a peer's at a private alias of its first `reach` bytes, mapped on first use
+     * and grown when needed (emu_devmap_at). Read both through emu_devmap_at. */
+    uint8_t *mem;
     uint64_t mem_size;
+    _Atomic uint64_t reach;
 };
 
 struct emu_exec {
@@ -39,6 +43,9 @@ emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_
 /* Find or map another device. Mappings live until the executor exits. */
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
                            struct emu_devmap **out) EMU_MUST_CHECK;
+/* Pointer to [off, off+len) of the memory of the device mapped by `m`, or NULL when the
+ * range is outside it or cannot be mapped. */
+void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
 /* Pointer through which this process reaches [addr, addr+len) of device memory of this job
  * (this device: the address itself; another device: its alias), or of the pinned host
  * memory of host process `space`. Checks only that the range is inside the device memory

@@ -35,7 +35,7 @@ static void publish_failure(struct emu_devctl *ctl)
 {
     emu_store_release(&ctl->state, EMU_DEV_FAILED);
     emu_os_futex_wake(&ctl->state, INT32_MAX);
-    for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++) {
+    for (uint32_t s = 0, n = emu_devctl_streams_span(ctl); s < n; s++) {
         if (emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE &&
             emu_load_relaxed(&ctl->streams[s].waiters) != 0)
             emu_os_futex_wake(&ctl->streams[s].completed, INT32_MAX);

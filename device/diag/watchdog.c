@@ -143,7 +143,7 @@ static bool job_quiet(uint64_t *sum)
         if (emu_load_acquire(&ctl->sq.head) != emu_load_acquire(&ctl->sq.tail) ||
             emu_load_acquire(&ctl->busy) != 0)
             return false;
-        for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++)
+        for (uint32_t s = 0, n = emu_devctl_streams_span(ctl); s < n; s++)
             if (emu_load_relaxed(&ctl->streams[s].parked) == EMU_PARK_KERNEL)
                 return false;
     }
@@ -168,7 +168,7 @@ static uint32_t collect_waits(struct wait_node *w, uint64_t now)
         struct emu_devctl *ctl;
         if (!dev_live(d, &ctl))
             continue;
-        for (uint32_t s = 0; s < EMU_MAX_STREAMS && n < MAX_WAITS; s++) {
+        for (uint32_t s = 0, span = emu_devctl_streams_span(ctl); s < span && n < MAX_WAITS; s++) {
             struct emu_stream_ctl *sc = &ctl->streams[s];
             uint32_t park = emu_load_acquire(&sc->parked);
             if (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT)
@@ -282,9 +282,9 @@ static bool find_cycle(const struct wait_node *w, uint32_t n, uint32_t at, uint3
 static void hint_siblings(const struct wait_node *w)
 {
     struct emu_devctl *ctl = emu_diag_ctl(w->dev);
-    uint32_t base = 0, num = 0;
+    uint32_t base = 0, num = 0, span = ctl != NULL ? emu_devctl_streams_span(ctl) : 0;
 
-    for (uint32_t s = 0; ctl != NULL && s < EMU_MAX_STREAMS && num == 0; s++) {
+    for (uint32_t s = 0; s < span && num == 0; s++) {
         const struct emu_stream_ctl *sc = &ctl->streams[s];
         if (emu_load_relaxed(&sc->kind) != EMU_STREAM_FREE && sc->notify_num != 0 &&
             w->slot >= sc->notify_base && w->slot < sc->notify_base + sc->notify_num) {
@@ -458,8 +458,9 @@ static bool job_runnable(void)
         struct emu_devctl *ctl;
         if (!dev_live(d, &ctl))
             continue;
-        for (uint32_t s = 0; s <= EMU_MAX_STREAMS && n < (int)MAX_PIDS; s++) {
-            int pid = s == EMU_MAX_STREAMS ? ctl->exec_pid
+        uint32_t span = emu_devctl_streams_span(ctl);
+        for (uint32_t s = 0; s <= span && n < (int)MAX_PIDS; s++) {
+            int pid = s == span ? ctl->exec_pid
                       : emu_load_relaxed(&ctl->streams[s].kind) != EMU_STREAM_FREE
                           ? ctl->streams[s].owner_pid
                           : 0;
@@ -601,7 +602,8 @@ static void *watchdog_main(void *arg)
         tick_ms = tick_ms == 0 && emu_diag_cfg.hang_ms != 0 ? 1 : 200;
     while (emu_load_acquire(&stop_word) == 0) {
         (void)emu_os_futex_wait(&stop_word, 0, emu_os_deadline_ms((int64_t)tick_ms));
-        if (emu_diag_cfg.hang_ms != 0) {
+        /* Woken to stop: no last scan of the job (every executor of a job ends at once). */
+        if (emu_diag_cfg.hang_ms != 0 && emu_load_acquire(&stop_word) == 0) {
             publish_parked();
             check_kernels();
             if (job_leader()) {

@@ -207,7 +207,7 @@ static void running_kernels(const struct emu_devctl *ctl, char *out, size_t len)
     size_t off = 0;
 
     out[0] = '\0';
-    for (uint32_t s = 0; s < EMU_MAX_STREAMS && off + 64 < len; s++) {
+    for (uint32_t s = 0, n = emu_devctl_streams_span(ctl); s < n && off + 64 < len; s++) {
         const struct emu_stream_ctl *sc = &ctl->streams[s];
         if (emu_load_acquire(&sc->parked) != EMU_PARK_KERNEL)
             continue;

@@ -44,6 +44,7 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hst
         snprintf(sc->label, sizeof(sc->label), "%s", is_default ? "default" : "");
         /* Pairs with the executor's acquire of `kind` when it validates tasks. */
         emu_store_release(&sc->kind, EMU_STREAM_ACL);
+        emu_devctl_stream_taken(d->ctl, i);
     }
     emu_devctl_unlock(&d->ctl->res_lock);
     if (slot == UINT32_MAX) {

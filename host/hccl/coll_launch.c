@@ -135,11 +135,15 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     if (res.size > HCOLL_MAX_RANKS)
         return EMU_ENOTSUP;
     STEP(fn, HcclGetHcclBuffer(comm, &res.buf, &res.buf_size), from_hccl);
-    /* threads[0] joins one thread per peer (notifies 0..n-2) and is started on n-1. */
+    /* threads[0] joins one thread per peer (notifies 0..n-2) and is started on n-1; a peer
+     * thread is only ever started by it, on its notify 0. One notify each for those, not
+     * n: at 256 ranks n notifies per thread were 65536 notify slots (2 MiB) per device. */
     res.thread_num = res.size;
     res.start_idx = res.size - 1;
-    STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, res.thread_num, res.size, res.threads),
-         from_hccl);
+    STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, res.size, res.threads), from_hccl);
+    if (res.size > 1)
+        STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, res.size - 1, 1, &res.threads[1]),
+             from_hccl);
     STEP(fn,
          HcclThreadExportToCommEngine(comm, 1, &res.threads[0], COMM_ENGINE_CPU_TS, &main_on_cpu),
          from_hccl);

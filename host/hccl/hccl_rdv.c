@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -215,6 +216,68 @@ static bool is_stale(const struct emu_rdv *r)
     return false;
 }
 
+/* One mapping of a rendezvous file per process, shared by the members it holds (ranks as
+ * threads): a member writes its row of offers and reads the column of offers made to it,
+ * one page in each row, so each mapping of it costs a page-table page per rank. With 256
+ * members in one process and a mapping each, that was 256 x 256 page-table pages (256 MiB);
+ * one shared mapping costs one per 2 MiB of the file. */
+#define MAX_SHARED_MAPS 64u
+
+struct shared_map {
+    dev_t dev;
+    ino_t ino;
+    uint8_t *base;
+    size_t len;
+    uint32_t refs;
+};
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shared_map shared[MAX_SHARED_MAPS];
+
+/* Map `len` bytes of the file open as `fd`, or take another reference to this process's
+ * mapping of it. While mapped, the file's inode cannot be reused, so (dev, ino) names it. */
+static emu_status map_shared_file(int fd, const struct stat *st, size_t len, void **out)
+{
+    struct shared_map *free_slot = NULL;
+    emu_status s = EMU_OK;
+
+    pthread_mutex_lock(&shared_lock);
+    for (uint32_t i = 0; i < MAX_SHARED_MAPS; i++) {
+        struct shared_map *m = &shared[i];
+        if (m->refs != 0 && m->dev == st->st_dev && m->ino == st->st_ino && m->len == len) {
+            m->refs++;
+            *out = m->base;
+            goto out;
+        }
+        if (m->refs == 0 && free_slot == NULL)
+            free_slot = m;
+    }
+    s = emu_os_map_shared(fd, 0, len, NULL, 0, out);
+    if (s == EMU_OK && free_slot != NULL)
+        *free_slot = (struct shared_map){st->st_dev, st->st_ino, *out, len, 1};
+out:
+    pthread_mutex_unlock(&shared_lock);
+    return s;
+}
+
+/* Drop a reference taken by map_shared_file(); the last one unmaps. A mapping the table had
+ * no room for is not in it and is unmapped at once. */
+static void unmap_shared_file(void *base, size_t len)
+{
+    bool last = true;
+
+    pthread_mutex_lock(&shared_lock);
+    for (uint32_t i = 0; i < MAX_SHARED_MAPS; i++) {
+        if (shared[i].refs != 0 && shared[i].base == base) {
+            last = --shared[i].refs == 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&shared_lock);
+    if (last)
+        emu_os_unmap(base, len);
+}
+
 static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const char *fn,
                            uint32_t rank)
 {
@@ -239,7 +302,7 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
         return EMU_EINVAL;
     }
     r->len = file_bytes(nranks);
-    if (emu_os_map_shared(fd, 0, r->len, NULL, 0, &p) != EMU_OK)
+    if (map_shared_file(fd, &st, r->len, &p) != EMU_OK)
         return EMU_ESYSCALL;
     r->base = p;
     r->nranks = nranks;
@@ -278,7 +341,7 @@ static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, 
         close(fd);
         if (s == EMU_OK && is_stale(r)) {
             *stale = true;
-            emu_os_unmap(r->base, r->len);
+            unmap_shared_file(r->base, r->len);
             r->base = NULL;
         }
         return s;
@@ -314,7 +377,7 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
     }
     if (s != EMU_OK || stale) {
         if (r->base != NULL)
-            emu_os_unmap(r->base, r->len);
+            unmap_shared_file(r->base, r->len);
         free(r);
         return s != EMU_OK ? s : EMU_EINTERNAL;
     }
@@ -474,7 +537,7 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
             rmdir(r->dir); /* fails while other communicators' files are in it */
     }
     emu_rdvnet_close(r->net);
-    emu_os_unmap(r->base, r->len);
+    unmap_shared_file(r->base, r->len);
     free(r);
 }
 

@@ -95,6 +95,7 @@ static emu_status device_slot_take(struct emu_comm *c, struct emu_thread_rec *t)
         atomic_store(&sc->completed, atomic_load(&sc->submitted));
         /* Pairs with the executor's acquire of `kind` when it validates a thread. */
         emu_store_release(&sc->kind, EMU_STREAM_DEVICE);
+        emu_devctl_stream_taken(ctl, i);
         t->slot = i;
         t->gen = sc->gen;
         s = EMU_OK;
