@@ -136,10 +136,12 @@ static bool job_quiet(uint64_t *sum)
         struct emu_devctl *ctl;
         if (!dev_live(d, &ctl))
             continue;
-        /* Submissions, notify records (doorbell) and allocations by host processes count
-         * as activity too: a rank still setting up is not hung. */
+        /* Submissions, notify records (doorbell), allocations and notify ranges taken by
+         * host processes count as activity too: a rank still setting up is not hung (at 256
+         * ranks acquiring 255 channels each takes seconds and submits nothing). */
         *sum += emu_load_acquire(&ctl->progress) + emu_load_acquire(&ctl->sq.tail) +
-                emu_load_acquire(&ctl->doorbell) + ctl->alloc.set.next_gen;
+                emu_load_acquire(&ctl->doorbell) + ctl->alloc.set.next_gen +
+                ctl->notify_ranges.set.next_gen;
         if (emu_load_acquire(&ctl->sq.head) != emu_load_acquire(&ctl->sq.tail) ||
             emu_load_acquire(&ctl->busy) != 0)
             return false;
