@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EMU_HOST_NAME_MAX 64u /* display name, NUL included (longer names are cut) */
+#define EMU_HOST_NAME_MAX 64u  /* display name, NUL included (longer names are cut) */
+#define EMU_HOST_ADDR_MAX 448u /* an executor's network address in a rendezvous row */
 
 struct emu_host_id {
     uint64_t key; /* never 0 */
