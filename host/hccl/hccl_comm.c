@@ -37,7 +37,7 @@ const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r)
 
 bool emu_comm_same_host(const struct emu_comm *c, uint32_t r)
 {
-    return r < c->size && emu_host_is_mine(c->ranks[r].host_key);
+    return r < c->size && c->ranks[r].host_key == c->ranks[c->rank].host_key;
 }
 
 uint64_t emu_comm_default_buf_bytes(void)
@@ -125,9 +125,10 @@ static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_inf
     me->dev = a->d->id;
     me->pid = (int32_t)getpid();
     snprintf(me->job_dir, sizeof(me->job_dir), "%s", emu_rt.job_dir);
-    me->host_key = emu_host_self()->key;
-    snprintf(me->host, sizeof(me->host), "%s", emu_host_self()->name);
-    if (a->multi_host)
+    const struct emu_host_id *host = emu_host_of_device(a->d->id);
+    me->host_key = host->key;
+    snprintf(me->host, sizeof(me->host), "%s", host->name);
+    if (a->multi_host || emu_settings_u64(EMU_SET_HOST_SPLIT) != 0)
         net_address(a, me);
     if (a->has_table) {
         me->server = a->server;
