@@ -73,7 +73,7 @@ struct conn {
     char job_dir[EMU_PATH_MAX];
     ucp_ep_h ep;
     _Atomic bool failed;
-    char why[200];
+    char why[320];
 };
 
 /* An operation of a task in flight. Three references: the task (dropped at its release),
@@ -148,7 +148,7 @@ static void op_finish(struct net_op *op, emu_status st, const char *why)
     op->next = op->prev = op;
     op->status = st;
     if (why != NULL)
-        snprintf(op->why, sizeof(op->why), "%s", why);
+        snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1, why);
     atomic_store_explicit(&op->done, 1, memory_order_release);
     emu_devctl_ring(emu_exec_ctl());
     op_put(op);
@@ -171,8 +171,8 @@ static void conn_fail(uint32_t peer, const char *why)
     if (atomic_load(&c->failed))
         return;
     char tmp[sizeof(c->why)];
-    snprintf(tmp, sizeof(tmp), "the connection to device %u of another host (job folder %s) "
-             "failed: %s; its executor or host is gone", c->dev, c->job_dir, why);
+    snprintf(tmp, sizeof(tmp), "the connection to device %u of another host (job folder %.120s) "
+             "failed: %.60s; its executor or host is gone", c->dev, c->job_dir, why);
     memcpy(c->why, tmp, sizeof(tmp));
     atomic_store(&c->failed, true);
     uint32_t lost = 0;
@@ -724,7 +724,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     struct conn *c = &conns[peer];
     if (c->ep == NULL || atomic_load(&c->failed)) {
         op->next = op->prev = op;
-        snprintf(op->why, sizeof(op->why), "%s",
+        snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1,
                  c->ep == NULL ? "the peer of another host was never connected (no UCX address "
                                  "in its rendezvous row)" : c->why);
         op->status = EMU_EREMOTE;
