@@ -80,6 +80,7 @@ enum emu_park_kind {
     EMU_PARK_EVENT = 2,  /* an event wait */
     EMU_PARK_KERNEL = 3, /* a kernel task whose entry has not returned */
     EMU_PARK_DEFER = 4,  /* a remote delivery deferred by the seeded schedule (HCEMU_SEED) */
+    EMU_PARK_NET = 5,    /* a transfer to another host, waiting for its acknowledgement */
 };
 
 struct emu_stream_ctl {
@@ -160,6 +161,7 @@ struct emu_peer_ref {
     uint32_t used; /* live channels naming this entry; 0 = free */
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
+    uint64_t host_key; /* the peer's host (common/host_id.h): another host is not mapped */
 };
 
 struct emu_sq {

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "net.h"
 #include "reduce.h"
 #include "report.h"
 
@@ -111,6 +112,13 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 
     if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
+    /* A channel to another host: its records come from the peer's executor, which the
+     * network declared gone - nothing will set this notify any more. */
+    if (o->net && emu_net_failed(emu_exec_ctl()->channels[o->channel].peer, t->note,
+                                 sizeof(t->note))) {
+        t->status = EMU_EREMOTE;
+        return EMU_RUN_FAIL;
+    }
     if (t->deadline_ns == 0) {
         t->deadline_ns = emu_os_deadline_s(o->timeout_s);
         t->park = EMU_PARK_NOTIFY;
@@ -130,6 +138,8 @@ static enum emu_run_result run(struct emu_task *t)
 
     if (f & EMU_DPF_WAIT)
         return wait_notify(t);
+    if (emu_dp_op_of(t)->net)
+        return emu_net_run(t);
     if (f & EMU_DPF_MOVE) {
         enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
         if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
@@ -170,15 +180,20 @@ void emu_dp_task_describe(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+
     t->n_acc = 0;
-    if (o->src_map != NULL && o->len > 0)
-        add_access(t, o->src, o->len, o->src_map->dev, 0);
-    if (o->dst_map != NULL && o->len > 0)
-        add_access(t, o->dst, o->len, o->dst_map->dev, 1);
+    /* The network side of a transfer to another host has no mapping: it is described with the
+     * peer's device only when the peer shares this job folder (and so the race detector's and
+     * the modelled clock's files); otherwise those diagnostics stop at this host. */
+    if (o->len > 0 && (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
+        add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
+    if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
+        add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);
     t->sync_op = EMU_SYNC_NONE;
-    if (o->notify_slot == EMU_DP_NONE)
+    if (o->notify_slot == EMU_DP_NONE || (o->net && !o->net_diag && !(f & EMU_DPF_WAIT)))
         return;
-    t->sync_op = emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_op = f & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
     t->sync_dev = o->notify_dev;
     t->sync_slot = o->notify_slot;
 }

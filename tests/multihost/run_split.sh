@@ -4,7 +4,9 @@
 # loopback. LAUNCHER: hcemu-run (one hcemu-run per host) or mpirun (one mpirun, two app
 # contexts). Passes when every rank reports PASS (MH_EXPECT=success: the hccl_test tools'
 # verdict line) and both hosts exit 0 (MH_EXPECT=refused: see below); exit 77 (skip) when
-# mpirun is asked for and absent.
+# mpirun is asked for and absent. MH_NET=1: each host gets its own HCEMU_HOST, so channels
+# between the two hosts take the network (UCX) path instead of shared memory; exit 77 when
+# this build has no UCX.
 set -u
 bin=$1 launcher=$2 a=$3 b=$4
 shift 4
@@ -15,15 +17,20 @@ trap 'rm -rf "$out"' EXIT
 # A free loopback port: the kernel picks one for a throw-away listener.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 root=127.0.0.1:$port
+host_a="" host_b=""
+if [ "${MH_NET:-0}" = 1 ]; then
+    [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hcemu was built without UCX: skipped"; exit 77; }
+    host_a="HCEMU_HOST=mh-a-$$" host_b="HCEMU_HOST=mh-b-$$"
+fi
 
 case $launcher in
 hcemu-run)
-    "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
+    env $host_a "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
         --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
     pa=$!
     secret_b=split-$$
     [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
-    "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
+    env $host_b "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
         --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
     pb=$!
     wait $pa; ra=$?
@@ -37,7 +44,7 @@ mpirun)
     # Each app context is one host; -x would reach only the first, so env sets the variables.
     common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
     timeout 200 mpirun $asroot --oversubscribe \
-        -np "$a" env $common "$@" : -np "$b" env $common "$@" \
+        -np "$a" env $common $host_a "$@" : -np "$b" env $common $host_b "$@" \
         >"$out/a" 2>&1
     ra=$? rb=0
     cat "$out/a"
