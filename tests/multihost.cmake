@@ -35,3 +35,30 @@ add_test(NAME multihost_wrong_secret
 set_tests_properties(multihost_wrong_secret PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
                      PROCESSORS 2 ENVIRONMENT
                      "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=5;MH_EXPECT=refused")
+
+# mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
+# collectives' bytes) from every rank.
+add_executable(mh_probe ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_probe.c)
+target_include_directories(mh_probe PRIVATE ${CMAKE_SOURCE_DIR}/examples/common)
+target_link_libraries(mh_probe PRIVATE hcemu)
+set_target_properties(mh_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+
+# Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
+# skipped otherwise, and when namespaces are unavailable). The rank graph and rendezvous
+# need nothing else; the examples and tools need the network data plane between the hosts
+# (skipped, with that reason, by a build without it).
+set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
+function(mh_netns_test name expect a b)
+    add_test(NAME ${name} COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${a} ${b} ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns" TIMEOUT 240
+                         SKIP_RETURN_CODE 77 ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect}"
+                         PROCESSORS 2 RESOURCE_LOCK netns)
+endfunction()
+mh_netns_test(multihost_netns_graph_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4)
+foreach(ex p2p allgather allreduce)
+    mh_netns_test(multihost_netns_${ex}_4_4 PASS 4 4 $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+endforeach()
+foreach(tool all_reduce_test all_gather_test)
+    mh_netns_test(multihost_netns_${tool}_4_4 success 4 4 $<TARGET_FILE:${tool}>
+                  -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+endforeach()

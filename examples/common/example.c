@@ -598,7 +598,7 @@ static void print_job_verdict(const struct ex_example *ex, const struct ex_rank 
     /* Ranks of other hosts leave their results in their own job folders. */
     if (job == NULL || getenv("HCEMU_ROOT") != NULL) {
         printf("%s: %s - rank %u only (the other ranks report on their own hosts)\n", ex->name,
-               res->ok ? "PASS" : "FAIL", r->rank);
+               res->ok && !res->api_failed ? "PASS" : "FAIL", r->rank);
         return;
     }
     for (uint32_t k = 0; k < r->size; k++) {
