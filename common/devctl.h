@@ -160,6 +160,7 @@ struct emu_peer_ref {
     uint32_t used; /* live channels naming this entry; 0 = free */
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
+    uint64_t host_key; /* the peer's host (common/host_id.h): another host is not mapped */
 };
 
 struct emu_sq {

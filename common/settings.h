@@ -61,6 +61,8 @@ enum emu_setting_reader {
       "HOST:PORT of rank 0's rendezvous listener (multi-host jobs)")                               \
     X(SECRET, "HCEMU_SECRET", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                              \
       "shared secret of a multi-host job whose ranks derive the root info")                        \
+    X(HOST_NAME, "HCEMU_HOST", EMU_SET_STR, "", 0, 0, "", EMU_SET_BOTH,                            \
+      "this process's host; different names are different hosts (forces the network path)")      \
     X(OMPI_RANK, "OMPI_COMM_WORLD_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \
       "rank set by Open MPI's mpirun (launcher)")                                                  \
     X(OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \

@@ -1,5 +1,6 @@
 /* test_launch.c - common/launch.c: the rank identity a launcher hands a process (hcemu-run
- * first, then Open MPI, then Slurm), bad values refused with one line. */
+ * first, then Open MPI, then Slurm), bad values refused with one line; common/host_id.c: the
+ * host a process is on. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "common/host_id.h"
 #include "common/launch.h"
 
 static const char *const all_vars[] = {
@@ -98,6 +100,36 @@ static void bad_values(void **state)
     assert_false(emu_launch_identity(&l));
 }
 
+/* The key separates boots, network namespaces, /dev/shm mounts and HCEMU_HOST names. */
+static void host_keys_differ_per_host(void **state)
+{
+    const char *boot = "0b7c4a8e-1111-2222-3333-444455556666";
+    uint64_t base = emu_host_key_of(boot, 4026531840u, 25, 1, "");
+
+    (void)state;
+    assert_int_not_equal(base, 0);
+    assert_int_equal(base, emu_host_key_of(boot, 4026531840u, 25, 1, ""));
+    assert_int_not_equal(base, emu_host_key_of("other-boot", 4026531840u, 25, 1, ""));
+    assert_int_not_equal(base, emu_host_key_of(boot, 4026532001u, 25, 1, ""));
+    assert_int_not_equal(base, emu_host_key_of(boot, 4026531840u, 26, 1, ""));
+    assert_int_not_equal(base, emu_host_key_of(boot, 4026531840u, 25, 1, "a"));
+    assert_int_not_equal(emu_host_key_of(boot, 4026531840u, 25, 1, "a"),
+                         emu_host_key_of(boot, 4026531840u, 25, 1, "b"));
+}
+
+/* HCEMU_HOST names the process's host (read once, at the first use). */
+static void host_setting_names_this_host(void **state)
+{
+    (void)state;
+    setenv("HCEMU_HOST", "hostA", 1);
+    const struct emu_host_id *me = emu_host_self();
+    assert_string_equal(me->name, "hostA");
+    assert_true(emu_host_is_mine(me->key));
+    assert_true(emu_host_is_mine(0));
+    assert_false(emu_host_is_mine(me->key ^ 1));
+    unsetenv("HCEMU_HOST");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +138,8 @@ int main(void)
         cmocka_unit_test_setup(slurm_without_local_id, clear),
         cmocka_unit_test_setup(hcemu_run_first, clear),
         cmocka_unit_test_setup(bad_values, clear),
+        cmocka_unit_test(host_keys_differ_per_host),
+        cmocka_unit_test(host_setting_names_this_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,16 @@ uint64_t emu_comm_connect_timeout_ms(void)
     return emu_settings_u64(EMU_SET_HCCL_CONNECT_TIMEOUT) * 1000u;
 }
 
+const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r)
+{
+    return r < c->size ? c->ranks[r].host : "?";
+}
+
+bool emu_comm_same_host(const struct emu_comm *c, uint32_t r)
+{
+    return r < c->size && emu_host_is_mine(c->ranks[r].host_key);
+}
+
 uint64_t emu_comm_default_buf_bytes(void)
 {
     /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */
@@ -97,6 +107,8 @@ static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_inf
     me->dev = a->d->id;
     me->pid = (int32_t)getpid();
     snprintf(me->job_dir, sizeof(me->job_dir), "%s", emu_rt.job_dir);
+    me->host_key = emu_host_self()->key;
+    snprintf(me->host, sizeof(me->host), "%s", emu_host_self()->name);
     if (a->has_table) {
         me->server = a->server;
         me->phy_id = a->phy_id;
@@ -119,6 +131,7 @@ static emu_status check_distinct(const struct emu_comm *c, const char *fn)
     for (uint32_t i = 0; i < c->size; i++)
         for (uint32_t j = i + 1; j < c->size; j++)
             if (c->ranks[i].dev == c->ranks[j].dev &&
+                c->ranks[i].host_key == c->ranks[j].host_key &&
                 strcmp(c->ranks[i].job_dir, c->ranks[j].job_dir) == 0) {
                 EMU_COMM_ERR(c, fn, "ranks %u and %u both use device %u (one device per rank)", i,
                              j, c->ranks[i].dev);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/devctl.h"
+#include "common/host_id.h"
 #include "common/status.h"
 #include "hccl/hccl.h"
 #include "host/acl/runtime.h"
@@ -32,6 +33,8 @@ struct emu_rank_info {
     uint32_t ip;     /* device NIC IPv4, network byte order */
     int32_t pid;
     char job_dir[EMU_PATH_MAX];
+    uint64_t host_key;                /* emu_host_self() of the rank's process (host_id.h) */
+    char host[EMU_HOST_NAME_MAX];     /* its display name */
 };
 
 enum emu_thread_kind {
@@ -159,6 +162,10 @@ void emu_comm_put(struct emu_comm *c);
 struct emu_comm *emu_comm_find_name(const char *name);
 /* Settings from the environment. */
 uint64_t emu_comm_connect_timeout_ms(void);
+/* The display name of the host of rank r of c ("?" for a rank out of range). */
+const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r);
+/* Whether rank r of c is on this process's host (shared memory reaches its device). */
+bool emu_comm_same_host(const struct emu_comm *c, uint32_t r);
 uint64_t emu_comm_default_buf_bytes(void);
 /* Validate an HcclCommConfig (fn/rank for the message). */
 emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn,

@@ -143,7 +143,8 @@ static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
 
     for (uint32_t i = 0; i < EMU_MAX_PEERS; i++) {
         struct emu_peer_ref *e = &ctl->peers[i];
-        if (e->used && e->dev == pi->dev && strcmp(e->job_dir, pi->job_dir) == 0) {
+        if (e->used && e->dev == pi->dev && e->host_key == pi->host_key &&
+            strcmp(e->job_dir, pi->job_dir) == 0) {
             e->used++;
             return i;
         }
@@ -153,6 +154,7 @@ static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
     if (free_i != UINT32_MAX) {
         struct emu_peer_ref *e = &ctl->peers[free_i];
         e->dev = pi->dev;
+        e->host_key = pi->host_key;
         snprintf(e->job_dir, sizeof(e->job_dir), "%s", pi->job_dir);
         e->used = 1;
     }
