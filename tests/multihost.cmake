@@ -3,29 +3,30 @@
 # host and by mpirun (skipped when mpirun is absent). Examples and hccl_test tools, with the
 # bytes checked by the programs themselves.
 set(MH_RUN ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_split.sh)
+set(MH_EXTRA_ENV "")
 set(MH_ENV "HCCL_BUFFSIZE=1" "HCEMU_LOG_LEVEL=warn" "HCCL_CONNECT_TIMEOUT=60")
 
 function(mh_test name expect)
     add_test(NAME ${name} COMMAND bash ${MH_RUN} ${CMAKE_BINARY_DIR}/bin ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost" TIMEOUT 240 SKIP_RETURN_CODE 77
-                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect}" PROCESSORS 2)
+                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA_ENV}" PROCESSORS 2)
 endfunction()
 
 # hcemu-run: both splits, every example and the tools; mpirun: fewer (same code paths).
-function(mh_set launcher a b exs tools)
+function(mh_set prefix launcher a b exs tools)
     foreach(ex ${exs})
-        mh_test(multihost_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
+        mh_test(${prefix}_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
                 $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
     endforeach()
     foreach(tool ${tools})
-        mh_test(multihost_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
+        mh_test(${prefix}_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
                 $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
     endforeach()
 endfunction()
-mh_set(hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
-mh_set(hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
-mh_set(mpirun 4 4 "allreduce" "all_gather_test")
-mh_set(mpirun 1 7 "allreduce" "")
+mh_set(multihost hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
+mh_set(multihost hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
+mh_set(multihost mpirun 4 4 "allreduce" "all_gather_test")
+mh_set(multihost mpirun 1 7 "allreduce" "")
 
 # Ranks of host b present another secret: refused by the root's listener with one line each;
 # every wait is bounded (HCCL_CONNECT_TIMEOUT=5 here).
@@ -62,3 +63,20 @@ foreach(tool all_reduce_test all_gather_test)
     mh_netns_test(multihost_netns_${tool}_4_4 success 4 4 $<TARGET_FILE:${tool}>
                   -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
 endforeach()
+
+# The same split with HCEMU_HOST forcing two hosts (MH_HOSTS): the rank graph puts them on two
+# servers (mh_probe checks it); channels between them take the network data plane (skipped
+# with that reason by a build without one), by hcemu-run and by mpirun.
+set(MH_EXTRA_ENV "MH_HOSTS=host-a host-b")
+foreach(launcher hcemu-run mpirun)
+    mh_test(multihost_forced_graph_4_4_${launcher} PASS ${launcher} 4 4
+            $<TARGET_FILE:mh_probe> --servers 4,4)
+    mh_test(multihost_forced_graph_1_7_${launcher} PASS ${launcher} 1 7
+            $<TARGET_FILE:mh_probe> --servers 1,7)
+    mh_test(multihost_forced_hier_4_4_${launcher} PASS ${launcher} 4 4
+            $<TARGET_FILE:mh_probe> --servers 4,4 --collectives 1000004)
+endforeach()
+mh_set(multihost_forced hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
+mh_set(multihost_forced hcemu-run 1 7 "allreduce" "all_reduce_test")
+mh_set(multihost_forced mpirun 4 4 "allreduce;allgather" "all_reduce_test;all_gather_test")
+set(MH_EXTRA_ENV "")

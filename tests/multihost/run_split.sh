@@ -64,5 +64,6 @@ if [ "${MH_EXPECT:-}" = refused ]; then
     echo "run_split: FAILED: ranks without the secret were not refused (exit $ra/$rb)"
     exit 1
 fi
+[ -n "${MH_HOSTS:-}" ] && mh_awaits_dataplane run_split "$ra" "$rb" "$out"/*
 mh_verdict run_split "$ra" "$rb" "$n" "$out"/* || exit 1
 echo "run_split: $n ranks over two hosts ($a+$b) by $launcher passed"
