@@ -80,3 +80,10 @@ mh_set(multihost_forced hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test
 mh_set(multihost_forced hcemu-run 1 7 "allreduce" "all_reduce_test")
 mh_set(multihost_forced mpirun 4 4 "allreduce;allgather" "all_reduce_test;all_gather_test")
 set(MH_EXTRA_ENV "")
+
+# A hang across hosts: the watchdog's report names the remote rank and its host.
+add_test(NAME multihost_hang_names_remote_host
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/hang_remote.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:test_diag_host>)
+set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "${MH_ENV}")
