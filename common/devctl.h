@@ -81,6 +81,7 @@ enum emu_park_kind {
     EMU_PARK_EVENT = 2,  /* an event wait */
     EMU_PARK_KERNEL = 3, /* a kernel task whose entry has not returned */
     EMU_PARK_DEFER = 4,  /* a remote delivery deferred by the seeded schedule (HCEMU_SEED) */
+    EMU_PARK_NET = 5,    /* a transfer to another host, waiting for its acknowledgement */
 };
 
 struct emu_stream_ctl {

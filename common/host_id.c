@@ -10,7 +10,8 @@
 
 #include "settings.h"
 
-static struct emu_host_id self;
+static struct emu_host_id self, split;
+static uint64_t split_from; /* HCEMU_HOST_SPLIT; 0 = no second host */
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -70,13 +71,33 @@ static void compute(void)
     self.name[sizeof(self.name) - 1] = '\0';
 }
 
+static void compute_all(void)
+{
+    compute();
+    split_from = emu_settings_u64(EMU_SET_HOST_SPLIT);
+    split.key = emu_host_key_of("split", self.key, 0, 0, "split");
+    snprintf(split.name, sizeof(split.name), "%.*s+split", (int)sizeof(split.name) - 7, self.name);
+}
+
 const struct emu_host_id *emu_host_self(void)
 {
-    pthread_once(&self_once, compute);
+    pthread_once(&self_once, compute_all);
     return &self;
 }
 
 bool emu_host_is_mine(uint64_t key)
 {
     return key == 0 || key == emu_host_self()->key;
+}
+
+const struct emu_host_id *emu_host_of_device(uint32_t dev)
+{
+    const struct emu_host_id *me = emu_host_self();
+
+    return split_from != 0 && dev >= split_from ? &split : me;
+}
+
+bool emu_host_is_devices(uint32_t dev, uint64_t key)
+{
+    return key == 0 || key == emu_host_of_device(dev)->key;
 }

@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EMU_HOST_NAME_MAX 64u /* display name, NUL included (longer names are cut) */
+#define EMU_HOST_NAME_MAX 64u  /* display name, NUL included (longer names are cut) */
+#define EMU_HOST_ADDR_MAX 448u /* an executor's network address in a rendezvous row */
 
 struct emu_host_id {
     uint64_t key; /* never 0 */
@@ -29,6 +30,13 @@ const struct emu_host_id *emu_host_self(void);
 /* Whether `key` (another process's emu_host_self()->key) is this process's host. 0 (not
  * known: a row from a build without host identity) counts as this host. */
 bool emu_host_is_mine(uint64_t key);
+
+/* The host of device `dev` of this process: emu_host_self(), except under the test aid
+ * HCEMU_HOST_SPLIT=N (N > 0), where devices N and above form a second host, "<name>+split",
+ * so one process's ranks talk over the network path (tests of every primitive). */
+const struct emu_host_id *emu_host_of_device(uint32_t dev);
+/* Whether `key` is the host of this process's device `dev` (0 counts as yes). */
+bool emu_host_is_devices(uint32_t dev, uint64_t key);
 
 /* The key for a given boot id, namespace identity and HCEMU_HOST text (exposed for tests). */
 uint64_t emu_host_key_of(const char *boot_id, uint64_t netns_ino, uint64_t shm_dev,

@@ -63,6 +63,8 @@ enum emu_setting_reader {
       "shared secret of a multi-host job whose ranks derive the root info")                        \
     X(HOST_NAME, "HCEMU_HOST", EMU_SET_STR, "", 0, 0, "", EMU_SET_BOTH,                            \
       "this process's host; different names are different hosts (forces the network path)")      \
+    X(HOST_SPLIT, "HCEMU_HOST_SPLIT", EMU_SET_U64, "0", 0, EMU_MAX_DEVICES, "", EMU_SET_BOTH,      \
+      "test aid: devices from this index on are a second host (0 = off)")                        \
     X(OMPI_RANK, "OMPI_COMM_WORLD_RANK", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \
       "rank set by Open MPI's mpirun (launcher)")                                                  \
     X(OMPI_SIZE, "OMPI_COMM_WORLD_SIZE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                   \

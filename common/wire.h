@@ -88,6 +88,8 @@ enum emu_rpc_op {
     EMU_RPC_MAP_PIN,       /* arg0 = pid: map that host's pinned memory file now */
     EMU_RPC_POPULATE,      /* arg1 = offset, arg2 = len: fault in device memory */
     EMU_RPC_MAP_PEER,      /* arg0 = dev, text = job folder: map a peer device now */
+    EMU_RPC_NET_ADDR,      /* -> val0 = length, msg = the executor's network address */
+    EMU_RPC_NET_CONNECT,   /* arg0 = peers[] index, arg1 = length, text = the peer's address */
 };
 
 struct emu_rpc_req {

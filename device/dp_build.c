@@ -6,6 +6,7 @@
  * and no task exists then. The batch-transfer call uses the same builders for every entry. */
 #include "common/product.h"
 #include "dp.h"
+#include "net.h"
 
 /* A task of `kind`; `ch` is kept for the kinds that go through a channel (dp_kinds.h). */
 static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
@@ -13,8 +14,10 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
     *out = emu_dp_task_new(kind);
     if (*out == NULL)
         return EMU_EINTERNAL;
-    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL)
+    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL) {
         emu_dp_op_of(*out)->channel = ch;
+        emu_dp_op_of(*out)->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
+    }
     return EMU_OK;
 }
 

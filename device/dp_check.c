@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/product.h"
 #include "dp.h"
+#include "net.h"
 #include "kernel.h"
 #include "reduce.h"
 #include "symbols.h"
@@ -164,6 +165,10 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
         return EMU_EINVAL;
     }
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[ch->peer];
+    if (emu_net_is_remote(ch->peer)) {
+        *map = NULL; /* another host: the peer's executor applies it (device/net.h) */
+        return EMU_OK;
+    }
     int dev = emu_window_device(addr);
     if (len == 0 && dev < 0)
         dev = (int)p->dev;
@@ -210,6 +215,10 @@ emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs,
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[ch->peer];
     struct emu_devmap *m;
 
+    if (emu_net_is_remote(ch->peer)) {
+        *out = NULL; /* another host: the record travels to the peer's executor */
+        return EMU_OK;
+    }
     if (emu_devmem_peer(p->job_dir, p->dev, &m) != EMU_OK) {
         emu_hcomm_check_refuse(c, "cannot reach device %u of the peer rank %u", p->dev,
                                ch->remote_rank);

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "net.h"
 #include "reduce.h"
 #include "report.h"
 
@@ -107,6 +108,13 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 
     if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
+    /* A channel to another host: its records come from the peer's executor, which the
+     * network declared gone - nothing will set this notify any more. */
+    if (o->net && emu_net_failed(emu_exec_ctl()->channels[o->channel].peer, t->note,
+                                 sizeof(t->note))) {
+        t->status = EMU_EREMOTE;
+        return EMU_RUN_FAIL;
+    }
     if (t->deadline_ns == 0) {
         t->deadline_ns = emu_os_deadline_s(o->timeout_s);
         t->park = EMU_PARK_NOTIFY;
@@ -126,6 +134,8 @@ static enum emu_run_result run(struct emu_task *t)
 
     if (f & EMU_DPF_WAIT)
         return wait_notify(t);
+    if (emu_dp_op_of(t)->net)
+        return emu_net_run(t);
     if (f & EMU_DPF_MOVE) {
         enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
         if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
@@ -172,7 +182,8 @@ void emu_dp_task_describe(struct emu_task *t)
     if (o->dst_map != NULL && o->len > 0)
         add_access(t, o->dst, o->len, o->dst_map->dev, 1);
     t->sync_op = EMU_SYNC_NONE;
-    if (o->notify_slot == EMU_DP_NONE)
+    /* A record on another host's device: that device's diagnostics do not see this one's. */
+    if (o->notify_slot == EMU_DP_NONE || (o->net && !(emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT)))
         return;
     t->sync_op = emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
     t->sync_dev = o->notify_dev;

@@ -27,6 +27,7 @@
 #include "diag/diagnostics.h"
 #include "exec.h"
 #include "fault.h"
+#include "net.h"
 #include "kernel.h"
 #include "report.h"
 #include "sched.h"
@@ -159,6 +160,7 @@ int main(int argc, char **argv)
         close(o.ready_fd);
     }
     emu_server_run(lfd);
+    emu_net_stop();
     emu_diagnostics_stop();
     /* A job folder is removed by the host that made it. When its users are all gone (a
      * SIGKILLed host, a killed hcemu-run whose ranks died with it), the last executor to

@@ -22,6 +22,7 @@
 #include "exec.h"
 #include "fault.h"
 #include "kernel.h"
+#include "net.h"
 
 #define MAX_CLIENTS 256
 #define FIRST_CLIENT_MS 10000 /* an executor nobody connects to ends by itself */
@@ -49,6 +50,15 @@ static void handle(const struct emu_rpc_req *q, struct emu_rpc_rep *r)
         r->status = emu_devmem_peer(q->text, q->arg0, &m);
         if (r->status != EMU_OK)
             snprintf(r->msg, sizeof(r->msg), "%s", emu_status_str((emu_status)r->status));
+        return;
+    case EMU_RPC_NET_ADDR:
+        r->status = emu_net_address((uint8_t *)r->msg, sizeof(r->msg), &r->val0, r->msg,
+                                    sizeof(r->msg));
+        return;
+    case EMU_RPC_NET_CONNECT:
+        r->status = emu_net_connect(q->arg0, (const uint8_t *)q->text,
+                                    q->arg1 <= sizeof(q->text) ? (uint32_t)q->arg1 : 0, r->msg,
+                                    sizeof(r->msg));
         return;
     case EMU_RPC_POPULATE: {
         void *p = emu_devmem_ptr(q->arg1, 0, q->arg2);

@@ -12,3 +12,11 @@ emu_add_test(dataplane_comm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dataplane_c
 target_compile_definitions(test_dataplane_comm PRIVATE
     DPC_KERNELS_JSON="${CMAKE_BINARY_DIR}/kernels/dpc_kernels.json")
 add_dependencies(test_dataplane_comm dpc_kernels hcemu-device)
+
+# The same tests with devices 1 and above on a second "host" (HCEMU_HOST_SPLIT): every
+# primitive, its bytes and its refusals through the network (UCX) path.
+if(UCX_FOUND)
+    add_test(NAME dataplane_comm_net COMMAND test_dataplane_comm)
+    set_tests_properties(dataplane_comm_net PROPERTIES TIMEOUT 180 LABELS "dataplane;multihost"
+                         ENVIRONMENT "HCEMU_HOST_SPLIT=1" PROCESSORS 2)
+endif()

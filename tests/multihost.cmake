@@ -3,30 +3,55 @@
 # host and by mpirun (skipped when mpirun is absent). Examples and hccl_test tools, with the
 # bytes checked by the programs themselves.
 set(MH_RUN ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_split.sh)
-set(MH_EXTRA_ENV "")
 set(MH_ENV "HCCL_BUFFSIZE=1" "HCEMU_LOG_LEVEL=warn" "HCCL_CONNECT_TIMEOUT=60")
 
 function(mh_test name expect)
     add_test(NAME ${name} COMMAND bash ${MH_RUN} ${CMAKE_BINARY_DIR}/bin ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost" TIMEOUT 240 SKIP_RETURN_CODE 77
-                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA_ENV}" PROCESSORS 2)
+                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA}" PROCESSORS 2)
 endfunction()
+if(UCX_FOUND)
+    set(MH_HAVE_UCX 1)
+else()
+    set(MH_HAVE_UCX 0)
+endif()
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
 
 # hcemu-run: both splits, every example and the tools; mpirun: fewer (same code paths).
-function(mh_set prefix launcher a b exs tools)
+function(mh_set launcher a b exs tools)
     foreach(ex ${exs})
-        mh_test(${prefix}_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
+        mh_test(multihost_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
                 $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
     endforeach()
     foreach(tool ${tools})
-        mh_test(${prefix}_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
+        mh_test(multihost_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
                 $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
     endforeach()
 endfunction()
-mh_set(multihost hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
-mh_set(multihost hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
-mh_set(multihost mpirun 4 4 "allreduce" "all_gather_test")
-mh_set(multihost mpirun 1 7 "allreduce" "")
+mh_set(hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
+mh_set(hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
+mh_set(mpirun 4 4 "allreduce" "all_gather_test")
+mh_set(mpirun 1 7 "allreduce" "")
+
+# The same splits with the network path forced (each host its own HCEMU_HOST): every channel
+# between the two hosts goes through UCX. Skipped (77) without UCX.
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+function(mh_net_set launcher a b exs tools)
+    foreach(ex ${exs})
+        mh_test(multihost_net_${ex}_${a}_${b}_${launcher} PASS ${launcher} ${a} ${b}
+                $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+    endforeach()
+    foreach(tool ${tools})
+        mh_test(multihost_net_${tool}_${a}_${b}_${launcher} success ${launcher} ${a} ${b}
+                $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+    endforeach()
+endfunction()
+mh_net_set(hcemu-run 4 4 "p2p;allgather;allreduce;alltoall;broadcast;reduce_scatter"
+           "all_reduce_test;all_gather_test")
+mh_net_set(hcemu-run 1 7 "p2p;allgather;allreduce" "all_reduce_test")
+mh_net_set(mpirun 4 4 "allreduce" "all_gather_test")
+mh_net_set(mpirun 1 7 "allreduce" "")
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
 
 # Ranks of host b present another secret: refused by the root's listener with one line each;
 # every wait is bounded (HCCL_CONNECT_TIMEOUT=5 here).
@@ -44,46 +69,55 @@ target_include_directories(mh_probe PRIVATE ${CMAKE_SOURCE_DIR}/examples/common)
 target_link_libraries(mh_probe PRIVATE hcemu)
 set_target_properties(mh_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 
-# Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
-# skipped otherwise, and when namespaces are unavailable). The rank graph and rendezvous
-# need nothing else; the examples and tools need the network data plane between the hosts
-# (skipped, with that reason, by a build without it).
-set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
-function(mh_netns_test name expect a b)
-    add_test(NAME ${name} COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${a} ${b} ${ARGN})
-    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns" TIMEOUT 240
-                         SKIP_RETURN_CODE 77 ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect}"
-                         PROCESSORS 2 RESOURCE_LOCK netns)
-endfunction()
-mh_netns_test(multihost_netns_graph_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4)
-foreach(ex p2p allgather allreduce)
-    mh_netns_test(multihost_netns_${ex}_4_4 PASS 4 4 $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
-endforeach()
-foreach(tool all_reduce_test all_gather_test)
-    mh_netns_test(multihost_netns_${tool}_4_4 success 4 4 $<TARGET_FILE:${tool}>
-                  -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
-endforeach()
-
-# The same split with HCEMU_HOST forcing two hosts (MH_HOSTS): the rank graph puts them on two
-# servers (mh_probe checks it); channels between them take the network data plane (skipped
-# with that reason by a build without one), by hcemu-run and by mpirun.
-set(MH_EXTRA_ENV "MH_HOSTS=host-a host-b")
+# Two hosts by HCEMU_HOST on loopback: the rank graph puts them on two servers (4+4, 1+7; no
+# data plane needed), and the hierarchical allreduce and allgather (4+4: two servers of four)
+# give every byte right over the network path; by hcemu-run and by mpirun.
 foreach(launcher hcemu-run mpirun)
-    mh_test(multihost_forced_graph_4_4_${launcher} PASS ${launcher} 4 4
+    set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_HOSTS=host-a host-b")
+    mh_test(multihost_graph_4_4_${launcher} PASS ${launcher} 4 4
             $<TARGET_FILE:mh_probe> --servers 4,4)
-    mh_test(multihost_forced_graph_1_7_${launcher} PASS ${launcher} 1 7
+    mh_test(multihost_graph_1_7_${launcher} PASS ${launcher} 1 7
             $<TARGET_FILE:mh_probe> --servers 1,7)
-    mh_test(multihost_forced_hier_4_4_${launcher} PASS ${launcher} 4 4
+    set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+    mh_test(multihost_net_hier_4_4_${launcher} PASS ${launcher} 4 4
             $<TARGET_FILE:mh_probe> --servers 4,4 --collectives 1000004)
 endforeach()
-mh_set(multihost_forced hcemu-run 4 4 "p2p;allgather;allreduce" "all_reduce_test;all_gather_test")
-mh_set(multihost_forced hcemu-run 1 7 "allreduce" "all_reduce_test")
-mh_set(multihost_forced mpirun 4 4 "allreduce;allgather" "all_reduce_test;all_gather_test")
-set(MH_EXTRA_ENV "")
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
 
 # A hang across hosts: the watchdog's report names the remote rank and its host.
 add_test(NAME multihost_hang_names_remote_host
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/hang_remote.sh ${CMAKE_BINARY_DIR}/bin
                  $<TARGET_FILE:test_diag_host>)
 set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;multihost"
-                     TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "${MH_ENV}")
+                     TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
+# skipped otherwise, and when namespaces are unavailable): two hosts as far as the kernel is
+# concerned, found as such without HCEMU_HOST. The rank graph needs only the rendezvous; the
+# examples and tools need the network data plane (skipped by a build without UCX).
+set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
+function(mh_netns_test name expect a b)
+    add_test(NAME ${name} COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${a} ${b} ${ARGN})
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns" TIMEOUT 240
+                         SKIP_RETURN_CODE 77 PROCESSORS 2 RESOURCE_LOCK netns
+                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA}")
+endfunction()
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+mh_netns_test(multihost_netns_graph_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4)
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+foreach(split "4;4" "1;7")
+    list(GET split 0 a)
+    list(GET split 1 b)
+    foreach(ex p2p allgather allreduce alltoall broadcast reduce_scatter)
+        mh_netns_test(multihost_netns_${ex}_${a}_${b} PASS ${a} ${b}
+                      $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+    endforeach()
+    foreach(tool all_reduce_test all_gather_test)
+        mh_netns_test(multihost_netns_${tool}_${a}_${b} success ${a} ${b} $<TARGET_FILE:${tool}>
+                      -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+    endforeach()
+endforeach()
+mh_netns_test(multihost_netns_hier_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4
+              --collectives 1000004)
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")

@@ -51,6 +51,7 @@ static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
         return emu_hccl_leave(NULL, s);
     snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", info.dir);
     a.nonce = info.nonce;
+    a.multi_host = info.net_port != 0;
     /* Not the root's process: meet in our own job folder, kept in step over TCP. */
     if (info.net_port != 0 && !emu_rdvnet_is_listener(info.net_ip, info.net_port)) {
         snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", emu_rt.job_dir);

@@ -37,7 +37,7 @@ const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r)
 
 bool emu_comm_same_host(const struct emu_comm *c, uint32_t r)
 {
-    return r < c->size && emu_host_is_mine(c->ranks[r].host_key);
+    return r < c->size && c->ranks[r].host_key == c->ranks[c->rank].host_key;
 }
 
 uint64_t emu_comm_default_buf_bytes(void)
@@ -101,14 +101,35 @@ static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
         snprintf(c->name, sizeof(c->name), "%s", cfg->hcclCommName);
 }
 
+/* Ranks of a multi-host job carry their executor's network address, so peers of other hosts
+ * can connect to it. Without one (no UCX) channels to other hosts are refused later, with
+ * the reason. */
+static void net_address(const struct emu_comm_args *a, struct emu_rank_info *me)
+{
+    struct emu_rpc_req q = {.op = EMU_RPC_NET_ADDR};
+    struct emu_rpc_rep r;
+
+    if (emu_device_rpc(a->d, &q, &r) != EMU_OK || r.status != EMU_OK ||
+        r.val0 > sizeof(me->net_addr)) {
+        EMU_LOG_INFO("%s: rank %u: no network transport (%s); ranks of other hosts will be "
+                     "unreachable", a->fn, a->rank, r.msg);
+        return;
+    }
+    me->net_len = r.val0;
+    memcpy(me->net_addr, r.msg, r.val0);
+}
+
 static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_info *me)
 {
     memset(me, 0, sizeof(*me));
     me->dev = a->d->id;
     me->pid = (int32_t)getpid();
     snprintf(me->job_dir, sizeof(me->job_dir), "%s", emu_rt.job_dir);
-    me->host_key = emu_host_self()->key;
-    snprintf(me->host, sizeof(me->host), "%s", emu_host_self()->name);
+    const struct emu_host_id *host = emu_host_of_device(a->d->id);
+    me->host_key = host->key;
+    snprintf(me->host, sizeof(me->host), "%s", host->name);
+    if (a->multi_host || emu_settings_u64(EMU_SET_HOST_SPLIT) != 0)
+        net_address(a, me);
     if (a->has_table) {
         me->server = a->server;
         me->phy_id = a->phy_id;

@@ -33,8 +33,10 @@ struct emu_rank_info {
     uint32_t ip;     /* device NIC IPv4, network byte order */
     int32_t pid;
     char job_dir[EMU_PATH_MAX];
-    uint64_t host_key;                /* emu_host_self() of the rank's process (host_id.h) */
+    uint64_t host_key;                /* emu_host_of_device() of the rank (host_id.h) */
     char host[EMU_HOST_NAME_MAX];     /* its display name */
+    uint32_t net_len;                 /* bytes of net_addr; 0 = not reachable from other hosts */
+    uint8_t net_addr[EMU_HOST_ADDR_MAX]; /* its executor's network (UCX worker) address */
 };
 
 enum emu_thread_kind {
@@ -130,6 +132,7 @@ struct emu_comm_args {
     uint32_t net_ip;
     uint16_t net_port;
     uint8_t secret[32];
+    bool multi_host; /* the root info has a TCP listener: ranks may be on other hosts */
     const HcclCommConfig *config; /* NULL = defaults */
     /* From a rank table (cluster info); has_table = false for root info. */
     bool has_table;

@@ -413,7 +413,7 @@ static void map_peers(struct emu_comm *c, const struct pending *p, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         const struct emu_rank_info *pi = &c->ranks[p[i].peer];
-        if (c->peer_mapped[p[i].peer])
+        if (c->peer_mapped[p[i].peer] || !emu_comm_same_host(c, p[i].peer))
             continue;
         struct emu_rpc_req q = {.op = EMU_RPC_MAP_PEER, .arg0 = pi->dev};
         struct emu_rpc_rep r;
@@ -520,20 +520,57 @@ static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChanne
     return s;
 }
 
-/* A peer of another machine (its job folder is not here): the data plane reaches peers
- * through their device memory files, and hcemu has no network data plane yet. */
+/* A peer of another host is reached through the executors' network transport
+ * (device/net.h): both ranks need its address in their rendezvous rows. A peer of this host
+ * whose job folder is missing cannot be mapped either. */
 static emu_status reachable(const struct emu_comm *c, const struct pending *p, uint32_t n,
                             const char *fn)
 {
+    const struct emu_rank_info *me = &c->ranks[c->rank];
     struct stat st;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct emu_rank_info *pi = &c->ranks[p[i].peer];
-        if (stat(pi->job_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            EMU_LOG_ERR("%s: rank %u: rank %u is on another machine (its job folder %s is not "
-                        "here) and hcemu has no network data plane yet; channel refused",
-                        fn, c->rank, p[i].peer, pi->job_dir);
+        if (!emu_comm_same_host(c, p[i].peer)) {
+            if (me->net_len != 0 && pi->net_len != 0)
+                continue;
+            EMU_LOG_ERR("%s: rank %u (host %s): rank %u is on host %s and rank %u's executor "
+                        "has no network transport (hcemu built without UCX, UCX failed to "
+                        "start, or the job is not multi-host); channel refused",
+                        fn, c->rank, me->host, p[i].peer, pi->host,
+                        me->net_len == 0 ? c->rank : p[i].peer);
             return EMU_ENOTSUP;
+        }
+        if (stat(pi->job_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            EMU_LOG_ERR("%s: rank %u: rank %u's job folder %s is not on this host although "
+                        "both name the same host; channel refused", fn, c->rank, p[i].peer,
+                        pi->job_dir);
+            return EMU_ENOTSUP;
+        }
+    }
+    return EMU_OK;
+}
+
+/* Connect this device's executor to the executors of peers of other hosts. */
+static emu_status connect_remote(struct emu_comm *c, const struct pending *p, uint32_t n,
+                                 const char *fn)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct emu_rank_info *pi = &c->ranks[p[i].peer];
+        if (emu_comm_same_host(c, p[i].peer))
+            continue;
+        struct emu_rpc_req q = {.op = EMU_RPC_NET_CONNECT,
+                                .arg0 = c->d->ctl->channels[p[i].rec.slot].peer,
+                                .arg1 = pi->net_len};
+        struct emu_rpc_rep r;
+        memcpy(q.text, pi->net_addr, pi->net_len < sizeof(q.text) ? pi->net_len : sizeof(q.text));
+        emu_status s = emu_device_rpc(c->d, &q, &r);
+        if (s == EMU_OK)
+            s = (emu_status)r.status;
+        if (s != EMU_OK) {
+            EMU_LOG_ERR("%s: rank %u: connecting to rank %u on host %s failed: %s", fn, c->rank,
+                        p[i].peer, pi->host, r.msg);
+            return s;
         }
     }
     return EMU_OK;
@@ -553,6 +590,12 @@ emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChanne
         return s;
     }
     s = handshake(c, engine, d, p, np, fn);
+    if (s != EMU_OK) {
+        rollback(c, p, np);
+        free(p);
+        return s;
+    }
+    s = connect_remote(c, p, np, fn);
     if (s != EMU_OK) {
         rollback(c, p, np);
         free(p);

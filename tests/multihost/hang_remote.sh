@@ -4,6 +4,7 @@
 # (tests/kernels/diag_bugs.c, diag_nobody). Host a's watchdog must name the remote rank and
 # its host in the wait and in who would record it, and fail the wait (the job fails).
 set -u
+[ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hang_remote: skipped: hcemu was built without UCX"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$1 prog=$2
 out=$(DIAG_CASE=diag_nobody MH_HOSTS="host-a host-b" HCEMU_HANG_MS=1000 \

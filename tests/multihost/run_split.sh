@@ -4,9 +4,10 @@
 # loopback. LAUNCHER: hcemu-run (one hcemu-run per host) or mpirun (one mpirun, two app
 # contexts). Passes when every rank reports PASS (MH_EXPECT=success: the hccl_test tools'
 # verdict line) and both hosts exit 0 (MH_EXPECT=refused: see below); exit 77 (skip) when
-# mpirun is asked for and absent. MH_HOSTS="NAME_A NAME_B": each host's processes get
-# HCEMU_HOST=NAME (different names are different hosts: the network path between them, as
-# between machines); unset, both halves are one host as far as the data plane goes.
+# mpirun is asked for and absent. MH_NET=1: each host gets its own HCEMU_HOST, so channels
+# between the two hosts take the network (UCX) path instead of shared memory; exit 77 when
+# this build has no UCX. MH_HOSTS="NAME_A NAME_B": the HCEMU_HOST of each host by name (the
+# rank graph and reports see two hosts; channels between them need the network path).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/verdict.sh"
@@ -19,10 +20,15 @@ trap 'rm -rf "$out"' EXIT
 # A free loopback port: the kernel picks one for a throw-away listener.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 root=127.0.0.1:$port
-read -r host_a host_b <<<"${MH_HOSTS:-}"
+host_a="" host_b=""
+if [ "${MH_NET:-0}" = 1 ]; then
+    [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hcemu was built without UCX: skipped"; exit 77; }
+    host_a=mh-a-$$ host_b=mh-b-$$
+fi
+[ -n "${MH_HOSTS:-}" ] && read -r host_a host_b <<<"$MH_HOSTS"
 env_a=() env_b=()
-[ -n "${host_a:-}" ] && env_a=("HCEMU_HOST=$host_a")
-[ -n "${host_b:-}" ] && env_b=("HCEMU_HOST=$host_b")
+[ -n "$host_a" ] && env_a=("HCEMU_HOST=$host_a")
+[ -n "$host_b" ] && env_b=("HCEMU_HOST=$host_b")
 
 case $launcher in
 hcemu-run)
@@ -64,6 +70,5 @@ if [ "${MH_EXPECT:-}" = refused ]; then
     echo "run_split: FAILED: ranks without the secret were not refused (exit $ra/$rb)"
     exit 1
 fi
-[ -n "${MH_HOSTS:-}" ] && mh_awaits_dataplane run_split "$ra" "$rb" "$out"/*
 mh_verdict run_split "$ra" "$rb" "$n" "$out"/* || exit 1
 echo "run_split: $n ranks over two hosts ($a+$b) by $launcher passed"

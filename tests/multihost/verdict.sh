@@ -17,14 +17,3 @@ mh_verdict() {
     return 0
 }
 
-# mh_awaits_dataplane NAME RA RB OUTPUT...: exit 77 (skip) when the job failed because this
-# build has no network data plane (a build without UCX refuses channels between hosts with
-# one line naming that): the rendezvous and the rank graph ran, the rest cannot.
-mh_awaits_dataplane() {
-    local name=$1 ra=$2 rb=$3
-    shift 3
-    if [ "$ra$rb" != 00 ] && cat "$@" | grep -q "no network data plane"; then
-        echo "$name: skipped: this build has no network data plane (UCX): channels between hosts refused"
-        exit 77
-    fi
-}

@@ -1,0 +1,45 @@
+/* net.h - the executor's transport to devices of other hosts (docs/MULTIHOST.md).
+ *
+ * A channel whose peer is on another host (common/host_id.h) cannot map the peer's device:
+ * its transfers and notifies travel as messages to the peer's executor, which applies them
+ * to its own memory and notify pool. net_ucx.c does this over UCX (active messages); without
+ * UCX at build time net_none.c refuses every remote peer with one line.
+ *
+ * Threads: every UCX call is made by one progress thread of the executor. A data-plane task
+ * hands its operation over and parks; the progress thread completes it (the peer's
+ * acknowledgement, or the peer's failure) and rings this device's doorbell. Incoming
+ * messages (the peer's writes, reads and notifies) are applied by the progress thread: data
+ * first, then the notify, then the doorbell, so waiters wake normally. */
+#ifndef HCEMU_DEVICE_NET_H
+#define HCEMU_DEVICE_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/host_id.h"
+#include "common/status.h"
+#include "task.h"
+
+#define EMU_NET_ADDR_MAX EMU_HOST_ADDR_MAX /* a worker address in a rendezvous row */
+
+/* This executor's address (starting the transport on first use). EMU_ENOTSUP when hcemu was
+ * built without UCX; msg says why on failure. */
+emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg,
+                           size_t msg_len) EMU_MUST_CHECK;
+/* Connect peers[peer] (its host, device and folder as the control block has them now) to the
+ * executor at `addr`. */
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
+                           size_t msg_len) EMU_MUST_CHECK;
+/* Whether peers[peer] is on another host (so only the network reaches it). */
+bool emu_net_is_remote(uint32_t peer);
+/* Whether the connection to peers[peer] failed (the peer's host or executor died); `why`
+ * gets the report. */
+bool emu_net_failed(uint32_t peer, char *why, size_t len);
+/* Run a data-plane task whose channel peer is remote (dp_task.c): hand the operation to the
+ * progress thread on the first call, PARK until it is acknowledged, then DONE or FAIL. */
+enum emu_run_result emu_net_run(struct emu_task *t);
+/* Stop the progress thread and close UCX (executor exit). */
+void emu_net_stop(void);
+
+#endif

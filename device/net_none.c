@@ -1,0 +1,52 @@
+/* net_none.c - the transport of an hcemu built without UCX: no peer of another host is
+ * reachable (net.h). */
+#include <stdio.h>
+
+#include "common/host_id.h"
+#include "exec.h"
+#include "net.h"
+
+static const char why[] = "hcemu was built without UCX (libucx-dev): ranks of other hosts are "
+                          "unreachable";
+
+emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+{
+    (void)buf;
+    (void)cap;
+    *len = 0;
+    snprintf(msg, msg_len, "%s", why);
+    return EMU_ENOTSUP;
+}
+
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
+                           size_t msg_len)
+{
+    (void)peer;
+    (void)addr;
+    (void)len;
+    snprintf(msg, msg_len, "%s", why);
+    return EMU_ENOTSUP;
+}
+
+bool emu_net_is_remote(uint32_t peer)
+{
+    return peer < EMU_MAX_PEERS && !emu_host_is_devices(emu_exec_g.dev, emu_exec_ctl()->peers[peer].host_key);
+}
+
+bool emu_net_failed(uint32_t peer, char *out, size_t len)
+{
+    (void)peer;
+    snprintf(out, len, "%s", why);
+    return true;
+}
+
+enum emu_run_result emu_net_run(struct emu_task *t)
+{
+    snprintf(t->note, sizeof(t->note), "%s", why);
+    t->status = EMU_ENOTSUP;
+    return EMU_RUN_FAIL;
+}
+
+void emu_net_stop(void)
+{
+}

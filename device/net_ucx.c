@@ -1,0 +1,746 @@
+/* net_ucx.c - the transport to devices of other hosts over UCX's UCP layer (net.h).
+ *
+ * Every operation is an active message to the peer's executor, which applies it to its own
+ * memory with its own checks and reduce kernels and answers with a reply message:
+ *
+ *   REQ WRITE  {dst, len[, dtype, op][, notify]} + data -> data in place (copied, or reduced
+ *              by emu_reduce at the target), then the notify set, then the doorbell; REP.
+ *   REQ READ   {src, len}                        -> REP + the bytes of src.
+ *   REQ NOTIFY {slot}                            -> notify set, doorbell; REP.
+ *
+ * Large payloads use UCX's rendezvous protocol: the target receives them straight into the
+ * destination (a plain write) or into a staging buffer it then reduces. Nothing is registered
+ * ahead: only the ranges a message names are touched, never the device's sparse window.
+ * A task completes at the reply, so "one thread is FIFO" holds as on one host: a notify recorded
+ * after a write on the same thread is sent only after the write's reply arrived.
+ *
+ * One progress thread drives the worker; every UCX call happens under `ucx_lock` (the worker
+ * runs in serialized mode), from that thread, from data-plane tasks (sends) or from the
+ * request server (connects). A peer's failure (its executor or host gone: UCX's error handler,
+ * TCP reset or keepalive) fails every operation waiting on it and every wait on its channels
+ * with EMU_EREMOTE, and rings the doorbell so they see it at once. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <ucp/api/ucp.h>
+
+#include "common/atomic.h"
+#include "common/host_id.h"
+#include "common/layout.h"
+#include "common/log.h"
+#include "common/os.h"
+#include "dp.h"
+#include "net.h"
+#include "reduce.h"
+
+#define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
+#define AM_REQ 11u
+#define AM_REP 12u
+#define SPIN_ROUNDS 256u   /* progress calls without work before the thread sleeps */
+#define SLEEP_MS 100       /* longest sleep: the stop flag is seen within it */
+#define OP_LIMIT_S 1836u   /* bound of one operation without a reply (the default wait) */
+
+enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3 };
+#define NF_REDUCE 1u
+#define NF_NOTIFY 2u
+
+struct net_hdr {
+    uint64_t magic;
+    uint64_t token;   /* the requester's operation */
+    uint64_t addr;    /* on the target: write dst, read src */
+    uint64_t len;     /* bytes */
+    uint64_t count;   /* elements (reduce) */
+    uint64_t seq;     /* the requester's task number, for reports */
+    int32_t dtype, op;
+    uint32_t kind, flags;
+    uint32_t notify_slot;
+    uint32_t src_dev;
+    int32_t status;   /* replies: emu_status */
+    uint32_t reserved;
+};
+
+/* One peer device of another host, as the control block's peers[] entry named it when it
+ * was connected. */
+struct conn {
+    uint64_t host_key;
+    uint32_t dev;
+    char job_dir[EMU_PATH_MAX];
+    ucp_ep_h ep;
+    _Atomic bool failed;
+    char why[200];
+};
+
+/* An operation of a task in flight. Three references: the task (dropped at its release),
+ * the send (dropped by the send's completion) and the reply (dropped when the reply was
+ * applied or the peer failed). */
+struct net_op {
+    struct net_op *next, *prev; /* pending replies, under ucx_lock */
+    _Atomic uint32_t refs;
+    _Atomic uint32_t done;
+    emu_status status;
+    uint32_t peer;
+    struct net_hdr h;
+    uint8_t *local; /* write: source bytes; read: destination */
+    void *tmp;      /* read-reduce staging */
+    char why[160];
+};
+
+/* A message received by rendezvous, completed later. */
+struct inbound {
+    struct net_hdr h;
+    ucp_ep_h reply_ep;
+    void *tmp;
+    struct net_op *op; /* replies carrying read data */
+};
+
+/* A reply being sent: its header must live until the send completes. */
+struct outbound {
+    struct net_hdr h;
+};
+
+static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static emu_status start_status = EMU_EINTERNAL;
+static char start_why[200];
+static ucp_context_h ctx;
+static ucp_worker_h worker;
+static uint8_t my_addr[EMU_NET_ADDR_MAX];
+static uint32_t my_addr_len;
+static int wake_fd = -1, epoll_fd = -1;
+static pthread_t progress_tid;
+static _Atomic bool stopping;
+static struct conn conns[EMU_MAX_PEERS];
+static struct net_op pending = {.next = &pending, .prev = &pending};
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static void *self_ptr(uint64_t addr)
+{
+    return emu_exec_g.self.mem + (addr - emu_window_base(emu_exec_g.dev));
+}
+
+static void wake_progress(void)
+{
+    uint64_t one = 1;
+    ssize_t ignored = write(wake_fd, &one, sizeof(one));
+    (void)ignored;
+}
+
+static void op_put(struct net_op *op)
+{
+    if (atomic_fetch_sub_explicit(&op->refs, 1, memory_order_acq_rel) == 1) {
+        free(op->tmp);
+        free(op);
+    }
+}
+
+/* Complete op (under ucx_lock): unlink it, publish the result, wake its task. */
+static void op_finish(struct net_op *op, emu_status st, const char *why)
+{
+    op->next->prev = op->prev;
+    op->prev->next = op->next;
+    op->next = op->prev = op;
+    op->status = st;
+    if (why != NULL)
+        snprintf(op->why, sizeof(op->why), "%s", why);
+    atomic_store_explicit(&op->done, 1, memory_order_release);
+    emu_devctl_ring(emu_exec_ctl());
+    op_put(op);
+}
+
+static struct net_op *op_find(uint64_t token)
+{
+    for (struct net_op *p = pending.next; p != &pending; p = p->next)
+        if ((uint64_t)(uintptr_t)p == token)
+            return p;
+    return NULL;
+}
+
+/* ---- failures --------------------------------------------------------------------------- */
+
+static void conn_fail(uint32_t peer, const char *why)
+{
+    struct conn *c = &conns[peer];
+
+    if (atomic_load(&c->failed))
+        return;
+    char tmp[sizeof(c->why)];
+    snprintf(tmp, sizeof(tmp), "the connection to device %u of another host (job folder %s) "
+             "failed: %s; its executor or host is gone", c->dev, c->job_dir, why);
+    memcpy(c->why, tmp, sizeof(tmp));
+    atomic_store(&c->failed, true);
+    uint32_t lost = 0;
+    for (struct net_op *p = pending.next, *n; p != &pending; p = n) {
+        n = p->next;
+        if (p->peer == peer) {
+            op_finish(p, EMU_EREMOTE, c->why);
+            lost++;
+        }
+    }
+    /* A peer that ends its job closes its connections too: only a loss of operations is an
+     * error here; waits on the peer's channels fail (and are reported) on their own. */
+    if (lost > 0)
+        EMU_LOG_ERR("device %u: %s (%u transfers lost)", emu_exec_g.dev, c->why, lost);
+    else
+        EMU_LOG_INFO("device %u: %s", emu_exec_g.dev, c->why);
+    emu_devctl_ring(emu_exec_ctl());
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    conn_fail((uint32_t)(uintptr_t)arg, ucs_status_string(status));
+}
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+static void op_sent(void *req, ucs_status_t status, void *user)
+{
+    struct net_op *op = user;
+
+    if (status != UCS_OK && atomic_load_explicit(&op->done, memory_order_acquire) == 0) {
+        char why[120];
+        snprintf(why, sizeof(why), "sending to the peer failed: %s", ucs_status_string(status));
+        op_finish(op, EMU_EREMOTE, why);
+    }
+    op_put(op);
+    if (req != NULL)
+        ucp_request_free(req);
+}
+
+static void reply_sent(void *req, ucs_status_t status, void *user)
+{
+    (void)status;
+    free(user);
+    if (req != NULL)
+        ucp_request_free(req);
+}
+
+/* Send a reply {token, status} (+ data) on reply_ep. Under ucx_lock. */
+static void reply(ucp_ep_h ep, const struct net_hdr *req, emu_status st, const void *data,
+                  uint64_t len)
+{
+    struct outbound *o = malloc(sizeof(*o));
+
+    if (o == NULL || ep == NULL) {
+        free(o);
+        EMU_LOG_ERR("device %u: cannot answer a peer's request (out of memory or no reply "
+                    "path); its operation will fail by its own bound", emu_exec_g.dev);
+        return;
+    }
+    o->h = *req;
+    o->h.status = st;
+    o->h.len = st == EMU_OK ? len : 0;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = reply_sent,
+        .user_data = o,
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, AM_REP, &o->h, sizeof(o->h), data, o->h.len, &p);
+    if (r == NULL)
+        free(o);
+    else if (UCS_PTR_IS_ERR(r)) {
+        free(o);
+        EMU_LOG_WARN("device %u: a reply to a peer was not sent: %s", emu_exec_g.dev,
+                     ucs_status_string(UCS_PTR_STATUS(r)));
+    }
+}
+
+/* ---- the target side -------------------------------------------------------------------- */
+
+static bool notify_ok(uint32_t slot)
+{
+    struct emu_devctl *x = emu_exec_ctl();
+
+    if (slot >= EMU_MAX_NOTIFIES)
+        return false;
+    emu_devctl_lock(&x->res_lock);
+    int i = emu_range_find(&x->notify_ranges.set, x->notify_ranges.recs, slot);
+    emu_devctl_unlock(&x->res_lock);
+    return i >= 0;
+}
+
+/* The data of a write is in place (or staged in tmp): reduce it, set the notify, answer. */
+static void write_landed(const struct net_hdr *h, ucp_ep_h ep, const void *staged)
+{
+    if (h->flags & NF_REDUCE)
+        emu_reduce(self_ptr(h->addr), staged, h->count, h->dtype, h->op);
+    if (h->flags & NF_NOTIFY)
+        emu_devctl_notify_record(emu_exec_ctl(), h->notify_slot, (h->src_dev << 24) | 0xFFFFFFu);
+    reply(ep, h, EMU_OK, NULL, 0);
+}
+
+static void inbound_done(void *req, ucs_status_t status, size_t length, void *user)
+{
+    struct inbound *in = user;
+
+    (void)length;
+    if (in->op != NULL) { /* read data arrived at the requester */
+        struct net_op *op = in->op;
+        if (atomic_load_explicit(&op->done, memory_order_acquire) == 0) {
+            if (status == UCS_OK && op->tmp != NULL)
+                emu_reduce(op->local, op->tmp, op->h.count, op->h.dtype, op->h.op);
+            op_finish(op, status == UCS_OK ? EMU_OK : EMU_EREMOTE,
+                      status == UCS_OK ? NULL : "receiving the read data failed");
+        }
+        op_put(op); /* the reception's reference */
+    } else if (status == UCS_OK) {
+        write_landed(&in->h, in->reply_ep, in->tmp);
+    } else {
+        reply(in->reply_ep, &in->h, EMU_EREMOTE, NULL, 0);
+    }
+    free(in->tmp);
+    free(in);
+    if (req != NULL)
+        ucp_request_free(req);
+}
+
+/* Receive a rendezvous payload into dst; inbound_done() finishes. */
+static void receive(void *desc, void *dst, uint64_t len, struct inbound *in)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.recv_am = inbound_done,
+        .user_data = in,
+    };
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker, desc, dst, len, &p);
+    if (r == NULL)
+        inbound_done(NULL, UCS_OK, len, in);
+    else if (UCS_PTR_IS_ERR(r))
+        inbound_done(NULL, UCS_PTR_STATUS(r), 0, in);
+}
+
+static ucs_status_t on_request(void *arg, const void *header, size_t header_len, void *data,
+                               size_t len, const ucp_am_recv_param_t *param)
+{
+    struct net_hdr h;
+    ucp_ep_h ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : NULL;
+    bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+
+    (void)arg;
+    if (header_len != sizeof(h))
+        return UCS_OK;
+    memcpy(&h, header, sizeof(h));
+    if (h.magic != NET_MAGIC)
+        return UCS_OK;
+    bool range_ok = emu_dp_check_range_alive(&emu_exec_g.self, h.addr, h.len);
+    bool notify = (h.flags & NF_NOTIFY) != 0 || h.kind == NK_NOTIFY;
+    if ((h.kind != NK_NOTIFY && !range_ok) || (notify && !notify_ok(h.notify_slot))) {
+        EMU_LOG_ERR("device %u: a request of device %u of another host names %s on this "
+                    "device (freed after the call?); refused", emu_exec_g.dev, h.src_dev,
+                    range_ok ? "a notify that is not live" : "memory that is not allocated");
+        reply(ep, &h, EMU_EINVAL, NULL, 0);
+        return UCS_OK;
+    }
+    switch (h.kind) {
+    case NK_WRITE: {
+        if (!rndv) {
+            if (h.flags & NF_REDUCE)
+                write_landed(&h, ep, data);
+            else {
+                memcpy(self_ptr(h.addr), data, len < h.len ? len : h.len);
+                write_landed(&h, ep, NULL);
+            }
+            return UCS_OK;
+        }
+        struct inbound *in = calloc(1, sizeof(*in));
+        if (in == NULL || ((h.flags & NF_REDUCE) && (in->tmp = malloc(h.len)) == NULL)) {
+            free(in);
+            reply(ep, &h, EMU_ENOMEM, NULL, 0);
+            return UCS_OK;
+        }
+        in->h = h;
+        in->reply_ep = ep;
+        receive(data, in->tmp != NULL ? in->tmp : self_ptr(h.addr), h.len, in);
+        return UCS_OK;
+    }
+    case NK_READ:
+        reply(ep, &h, EMU_OK, self_ptr(h.addr), h.len);
+        return UCS_OK;
+    case NK_NOTIFY:
+        emu_devctl_notify_record(emu_exec_ctl(), h.notify_slot, (h.src_dev << 24) | 0xFFFFFFu);
+        reply(ep, &h, EMU_OK, NULL, 0);
+        return UCS_OK;
+    default:
+        reply(ep, &h, EMU_EINVAL, NULL, 0);
+        return UCS_OK;
+    }
+}
+
+/* ---- the requester side: replies -------------------------------------------------------- */
+
+static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, void *data,
+                             size_t len, const ucp_am_recv_param_t *param)
+{
+    struct net_hdr h;
+
+    (void)arg;
+    if (header_len != sizeof(h))
+        return UCS_OK;
+    memcpy(&h, header, sizeof(h));
+    struct net_op *op = h.magic == NET_MAGIC ? op_find(h.token) : NULL;
+    if (op == NULL)
+        return UCS_OK; /* its task failed meanwhile (the peer was declared dead) */
+    if (h.status != EMU_OK) {
+        char why[120];
+        snprintf(why, sizeof(why), "the peer's executor refused the %s: %s",
+                 op->h.kind == NK_READ ? "read" : "write", emu_status_str((emu_status)h.status));
+        op_finish(op, (emu_status)h.status, why);
+        return UCS_OK;
+    }
+    if (op->h.kind != NK_READ) {
+        op_finish(op, EMU_OK, NULL);
+        return UCS_OK;
+    }
+    if (len != op->h.len) {
+        op_finish(op, EMU_EREMOTE, "the peer sent a read of another length");
+        return UCS_OK;
+    }
+    void *dst = op->tmp != NULL ? op->tmp : op->local;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        struct inbound *in = calloc(1, sizeof(*in));
+        if (in == NULL) {
+            op_finish(op, EMU_ENOMEM, "out of memory receiving a read");
+            return UCS_OK;
+        }
+        in->op = op;
+        atomic_fetch_add_explicit(&op->refs, 1, memory_order_relaxed); /* the reception's */
+        receive(data, dst, len, in);
+        return UCS_OK;
+    }
+    memcpy(dst, data, len);
+    if (op->tmp != NULL)
+        emu_reduce(op->local, op->tmp, op->h.count, op->h.dtype, op->h.op);
+    op_finish(op, EMU_OK, NULL);
+    return UCS_OK;
+}
+
+/* ---- start, progress, stop -------------------------------------------------------------- */
+
+static void *progress_main(void *arg)
+{
+    uint32_t idle = 0;
+
+    (void)arg;
+    while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
+        pthread_mutex_lock(&ucx_lock);
+        unsigned n = ucp_worker_progress(worker);
+        pthread_mutex_unlock(&ucx_lock);
+        if (n != 0 || ++idle < SPIN_ROUNDS)
+            continue;
+        idle = 0;
+        pthread_mutex_lock(&ucx_lock);
+        ucs_status_t st = ucp_worker_arm(worker);
+        pthread_mutex_unlock(&ucx_lock);
+        if (st == UCS_ERR_BUSY)
+            continue;
+        struct epoll_event ev[2];
+        int k = epoll_wait(epoll_fd, ev, 2, SLEEP_MS);
+        for (int i = 0; i < k; i++)
+            if (ev[i].data.fd == wake_fd) {
+                uint64_t v;
+                ssize_t ignored = read(wake_fd, &v, sizeof(v));
+                (void)ignored;
+            }
+    }
+    return NULL;
+}
+
+static bool fail_start(const char *what, ucs_status_t st)
+{
+    snprintf(start_why, sizeof(start_why), "UCX: %s failed: %s", what, ucs_status_string(st));
+    return false;
+}
+
+static bool start_ucx(void)
+{
+    ucp_config_t *cfg;
+    ucs_status_t st;
+
+    /* Defaults for a transport between hosts; a user's UCX_* variables win (no overwrite).
+     * TCP only: the shared-memory transports would leave files in /dev/shm and are of no use
+     * between hosts. No memory hooks: nothing is registered, and the executor's kernels must
+     * not see UCX patching mmap. Large TCP segments: 4x the bandwidth of the default. */
+    setenv("UCX_TLS", "tcp", 0);
+    setenv("UCX_TCP_TX_SEG_SIZE", "512k", 0);
+    setenv("UCX_TCP_RX_SEG_SIZE", "512k", 0);
+    setenv("UCX_MEM_MALLOC_HOOKS", "n", 0);
+    setenv("UCX_MEM_EVENTS", "n", 0);
+    setenv("UCX_WARN_UNUSED_ENV_VARS", "n", 0);
+    if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
+        return fail_start("reading the configuration", st);
+    ucp_params_t p = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
+        .name = "hcemu-device",
+    };
+    st = ucp_init(&p, cfg, &ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return fail_start("ucp_init", st);
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SERIALIZED,
+    };
+    if ((st = ucp_worker_create(ctx, &wp, &worker)) != UCS_OK)
+        return fail_start("ucp_worker_create", st);
+    ucp_worker_attr_t wa = {
+        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+        .address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY,
+    };
+    if ((st = ucp_worker_query(worker, &wa)) != UCS_OK)
+        return fail_start("ucp_worker_query", st);
+    if (wa.address_length > sizeof(my_addr)) {
+        ucp_worker_release_address(worker, wa.address);
+        snprintf(start_why, sizeof(start_why), "UCX: the worker address has %zu bytes, more than "
+                 "the %u a rendezvous row holds (limit UCX_NET_DEVICES)", wa.address_length,
+                 EMU_NET_ADDR_MAX);
+        return false;
+    }
+    memcpy(my_addr, wa.address, wa.address_length);
+    my_addr_len = (uint32_t)wa.address_length;
+    ucp_worker_release_address(worker, wa.address);
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+    };
+    hp.id = AM_REQ;
+    hp.cb = on_request;
+    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
+        return fail_start("setting the request handler", st);
+    hp.id = AM_REP;
+    hp.cb = on_reply;
+    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
+        return fail_start("setting the reply handler", st);
+    int efd;
+    if ((st = ucp_worker_get_efd(worker, &efd)) != UCS_OK)
+        return fail_start("ucp_worker_get_efd", st);
+    wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event e1 = {.events = EPOLLIN, .data.fd = efd};
+    struct epoll_event e2 = {.events = EPOLLIN, .data.fd = wake_fd};
+    if (wake_fd < 0 || epoll_fd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, efd, &e1) != 0 ||
+        epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &e2) != 0) {
+        snprintf(start_why, sizeof(start_why), "UCX: no wake-up descriptors: %s", strerror(errno));
+        return false;
+    }
+    if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
+        snprintf(start_why, sizeof(start_why), "UCX: no progress thread");
+        return false;
+    }
+    return true;
+}
+
+static void start_once_fn(void)
+{
+    start_status = start_ucx() ? EMU_OK : EMU_ENOTSUP;
+    if (start_status != EMU_OK)
+        EMU_LOG_ERR("device %u: %s; ranks of other hosts are unreachable", emu_exec_g.dev,
+                    start_why);
+}
+
+emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+{
+    pthread_once(&start_once, start_once_fn);
+    *len = 0;
+    if (start_status != EMU_OK) {
+        snprintf(msg, msg_len, "%s", start_why);
+        return start_status;
+    }
+    if (cap < my_addr_len)
+        return EMU_EINVAL;
+    memcpy(buf, my_addr, my_addr_len);
+    *len = my_addr_len;
+    return EMU_OK;
+}
+
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
+                           size_t msg_len)
+{
+    const struct emu_peer_ref *p;
+
+    pthread_once(&start_once, start_once_fn);
+    if (start_status != EMU_OK) {
+        snprintf(msg, msg_len, "%s", start_why);
+        return start_status;
+    }
+    if (peer >= EMU_MAX_PEERS || len == 0 || len > EMU_NET_ADDR_MAX) {
+        snprintf(msg, msg_len, "bad peer %u or address length %u", peer, len);
+        return EMU_EINVAL;
+    }
+    p = &emu_exec_ctl()->peers[peer];
+    struct conn *c = &conns[peer];
+    pthread_mutex_lock(&ucx_lock);
+    if (c->ep != NULL && !atomic_load(&c->failed) && c->host_key == p->host_key &&
+        c->dev == p->dev && strcmp(c->job_dir, p->job_dir) == 0) {
+        pthread_mutex_unlock(&ucx_lock);
+        return EMU_OK; /* already connected to this device */
+    }
+    /* The entry names another device now (the old one's channels are gone): a new
+     * connection; the old endpoint is left to the process's end. */
+    c->host_key = p->host_key;
+    c->dev = p->dev;
+    snprintf(c->job_dir, sizeof(c->job_dir), "%s", p->job_dir);
+    atomic_store(&c->failed, false);
+    c->why[0] = '\0';
+    ucp_ep_params_t ep = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = on_ep_error, .arg = (void *)(uintptr_t)peer},
+    };
+    ucs_status_t st = ucp_ep_create(worker, &ep, &c->ep);
+    pthread_mutex_unlock(&ucx_lock);
+    if (st != UCS_OK) {
+        c->ep = NULL;
+        snprintf(msg, msg_len, "UCX: connecting to device %u of the peer's host failed: %s",
+                 p->dev, ucs_status_string(st));
+        return EMU_EREMOTE;
+    }
+    wake_progress();
+    return EMU_OK;
+}
+
+bool emu_net_is_remote(uint32_t peer)
+{
+    return peer < EMU_MAX_PEERS && !emu_host_is_devices(emu_exec_g.dev, emu_exec_ctl()->peers[peer].host_key);
+}
+
+bool emu_net_failed(uint32_t peer, char *why, size_t len)
+{
+    if (peer >= EMU_MAX_PEERS || !atomic_load(&conns[peer].failed))
+        return false;
+    snprintf(why, len, "%s", conns[peer].why);
+    return true;
+}
+
+void emu_net_stop(void)
+{
+    if (start_status != EMU_OK)
+        return;
+    atomic_store_explicit(&stopping, true, memory_order_release);
+    wake_progress();
+    pthread_join(progress_tid, NULL);
+}
+
+/* ---- tasks ------------------------------------------------------------------------------ */
+
+static void release_op(struct emu_task *t)
+{
+    if (t->priv != NULL)
+        op_put(t->priv);
+    t->priv = NULL;
+}
+
+static enum emu_run_result finished(struct emu_task *t, struct net_op *op)
+{
+    if (op->status == EMU_OK)
+        return EMU_RUN_DONE;
+    t->status = op->status;
+    snprintf(t->note, sizeof(t->note), "%s", op->why);
+    return EMU_RUN_FAIL;
+}
+
+/* Start t's operation: build the request and send it. */
+static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint32_t peer)
+{
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+    struct net_op *op = calloc(1, sizeof(*op));
+
+    if (op == NULL) {
+        snprintf(t->note, sizeof(t->note), "out of memory for a transfer to another host");
+        t->status = EMU_ENOMEM;
+        return EMU_RUN_FAIL;
+    }
+    bool read = (f & EMU_DPF_REMOTE_SRC) != 0, move = (f & EMU_DPF_MOVE) != 0;
+    op->peer = peer;
+    op->h = (struct net_hdr){
+        .magic = NET_MAGIC,
+        .token = (uint64_t)(uintptr_t)op,
+        .kind = !move ? NK_NOTIFY : read ? NK_READ : NK_WRITE,
+        .addr = !move ? 0 : read ? o->src : o->dst,
+        .len = move ? o->len : 0,
+        .count = o->count,
+        .dtype = o->dtype,
+        .op = o->op,
+        .seq = t->seq,
+        .src_dev = emu_exec_g.dev,
+        .notify_slot = o->notify_slot,
+    };
+    if (move && (f & EMU_DPF_REDUCE) && !read)
+        op->h.flags |= NF_REDUCE;
+    if (move && (f & EMU_DPF_RECORD))
+        op->h.flags |= NF_NOTIFY;
+    op->local = read ? self_ptr(o->dst) : self_ptr(o->src);
+    if (read && (f & EMU_DPF_REDUCE) && (op->tmp = malloc(o->len ? o->len : 1)) == NULL) {
+        free(op);
+        snprintf(t->note, sizeof(t->note), "out of memory for a read-reduce from another host");
+        t->status = EMU_ENOMEM;
+        return EMU_RUN_FAIL;
+    }
+    atomic_store(&op->refs, 3);
+    t->priv = op;
+    t->release = release_op;
+    t->park = EMU_PARK_NET;
+    t->deadline_ns = emu_os_deadline_s(OP_LIMIT_S);
+    t->timeout_status = EMU_EREMOTE;
+    snprintf(t->note, sizeof(t->note), "no answer from device %u of another host within %u s",
+             emu_exec_ctl()->peers[peer].dev, OP_LIMIT_S);
+
+    pthread_mutex_lock(&ucx_lock);
+    struct conn *c = &conns[peer];
+    if (c->ep == NULL || atomic_load(&c->failed)) {
+        op->next = op->prev = op;
+        snprintf(op->why, sizeof(op->why), "%s",
+                 c->ep == NULL ? "the peer of another host was never connected (no UCX address "
+                                 "in its rendezvous row)" : c->why);
+        op->status = EMU_EREMOTE;
+        atomic_store(&op->done, 1);
+        atomic_store(&op->refs, 1);
+        pthread_mutex_unlock(&ucx_lock);
+        return finished(t, op);
+    }
+    op->next = &pending;
+    op->prev = pending.prev;
+    pending.prev->next = op;
+    pending.prev = op;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = op_sent,
+        .user_data = op,
+        .flags = UCP_AM_SEND_FLAG_REPLY,
+    };
+    p.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+    const void *payload = op->h.kind == NK_WRITE ? op->local : NULL;
+    size_t plen = op->h.kind == NK_WRITE ? op->h.len : 0;
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, &op->h, sizeof(op->h), payload, plen, &p);
+    if (r == NULL)
+        op_put(op); /* sent at once: the send's reference */
+    else if (UCS_PTR_IS_ERR(r))
+        op_sent(NULL, UCS_PTR_STATUS(r), op);
+    pthread_mutex_unlock(&ucx_lock);
+    wake_progress();
+    return EMU_RUN_PARK;
+}
+
+enum emu_run_result emu_net_run(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+    struct net_op *op = t->priv;
+
+    if (op == NULL) {
+        uint32_t peer = emu_exec_ctl()->channels[o->channel].peer;
+        return launch(t, o, peer);
+    }
+    if (atomic_load_explicit(&op->done, memory_order_acquire) == 0)
+        return EMU_RUN_PARK;
+    return finished(t, op);
+}
