@@ -58,6 +58,15 @@ ip -n "$nsa" addr add 10.77.0.1/24 dev "$vea" &&
     ip -n "$nsa" link set lo up && ip -n "$nsb" link set lo up &&
     ip -n "$nsa" link set "$vea" up && ip -n "$nsb" link set "$veb" up ||
     { echo "run_netns: FAILED: cannot configure the veth pair"; exit 1; }
+# The link comes up asynchronously; the ranks' UCX lists the interfaces that are running when
+# it starts, so wait until both ends are up (at most 10 s).
+for _ in $(seq 100); do
+    ip -n "$nsa" -o link show dev "$vea" | grep -q "state UP" &&
+        ip -n "$nsb" -o link show dev "$veb" | grep -q "state UP" && break
+    sleep 0.1
+done
+ip -n "$nsb" -o link show dev "$veb" | grep -q "state UP" ||
+    { echo "run_netns: FAILED: the veth pair did not come up"; exit 1; }
 # A private /dev/shm must be possible (a mount namespace inside the network namespace).
 ip netns exec "$nsa" unshare -m --propagation private \
     sh -c 'mount -t tmpfs -o mode=1777 hcemu-shm /dev/shm' 2>/dev/null ||
