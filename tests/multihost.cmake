@@ -97,27 +97,40 @@ set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;mul
 # concerned, found as such without HCEMU_HOST. The rank graph needs only the rendezvous; the
 # examples and tools need the network data plane (skipped by a build without UCX).
 set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
-function(mh_netns_test name expect a b)
-    add_test(NAME ${name} COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${a} ${b} ${ARGN})
+function(mh_netns_test name expect launcher a b)
+    add_test(NAME ${name}
+             COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${launcher} ${a} ${b} ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns" TIMEOUT 240
                          SKIP_RETURN_CODE 77 PROCESSORS 2 RESOURCE_LOCK netns
                          ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA}")
 endfunction()
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
-mh_netns_test(multihost_netns_graph_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4)
+foreach(launcher hcemu-run mpirun)
+    mh_netns_test(multihost_netns_graph_4_4_${launcher} PASS ${launcher} 4 4
+                  $<TARGET_FILE:mh_probe> --servers 4,4)
+endforeach()
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+# hcemu-run: every example and both tools, 4+4 and 1+7; mpirun: fewer (same data plane).
 foreach(split "4;4" "1;7")
     list(GET split 0 a)
     list(GET split 1 b)
     foreach(ex p2p allgather allreduce alltoall broadcast reduce_scatter)
-        mh_netns_test(multihost_netns_${ex}_${a}_${b} PASS ${a} ${b}
+        mh_netns_test(multihost_netns_${ex}_${a}_${b}_hcemu-run PASS hcemu-run ${a} ${b}
                       $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
     endforeach()
     foreach(tool all_reduce_test all_gather_test)
-        mh_netns_test(multihost_netns_${tool}_${a}_${b} success ${a} ${b} $<TARGET_FILE:${tool}>
-                      -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+        mh_netns_test(multihost_netns_${tool}_${a}_${b}_hcemu-run success hcemu-run ${a} ${b}
+                      $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
     endforeach()
 endforeach()
-mh_netns_test(multihost_netns_hier_4_4 PASS 4 4 $<TARGET_FILE:mh_probe> --servers 4,4
-              --collectives 1000004)
+foreach(ex allgather allreduce)
+    mh_netns_test(multihost_netns_${ex}_4_4_mpirun PASS mpirun 4 4
+                  $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+endforeach()
+foreach(tool all_reduce_test all_gather_test)
+    mh_netns_test(multihost_netns_${tool}_4_4_mpirun success mpirun 4 4 $<TARGET_FILE:${tool}>
+                  -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+endforeach()
+mh_netns_test(multihost_netns_hier_4_4_hcemu-run PASS hcemu-run 4 4 $<TARGET_FILE:mh_probe>
+              --servers 4,4 --collectives 1000004)
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")

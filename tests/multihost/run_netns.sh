@@ -1,17 +1,19 @@
 #!/bin/bash
-# run_netns.sh BIN A B PROGRAM [ARGS...] - one job of A+B ranks split over two "hosts" that
-# are two network namespaces of this machine, joined by a veth pair (10.77.0.1 and
-# 10.77.0.2/24: private addresses, no route out), each with its own private /dev/shm (so no
-# shared-memory path exists between them). One hcemu-run per namespace, with --root on host
-# a's veth address and HCCL_IF_IP on each host's own. Passes per verdict.sh (MH_EXPECT as in
+# run_netns.sh BIN LAUNCHER A B PROGRAM [ARGS...] - one job of A+B ranks split over two
+# "hosts" that are two network namespaces of this machine, joined by a veth pair (10.77.0.1
+# and 10.77.0.2/24: private addresses, no route out), each with its own private /dev/shm (so
+# no shared-memory path exists between them). LAUNCHER hcemu-run: one hcemu-run per
+# namespace, with --root on host a's veth address and HCCL_IF_IP on each host's own. mpirun:
+# one mpirun in namespace a over the hosts "ha" and "hb", whose daemons its rsh agent starts
+# in the namespaces (skipped when mpirun is absent). Passes per verdict.sh (MH_EXPECT as in
 # run_split.sh). Exit 77 (skip) with a message when not root or when namespaces, veth pairs
 # or mounts are unavailable. Everything it creates (namespaces, veth pair, mounts, processes)
 # is removed on every exit path.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/verdict.sh"
-bin=$1 a=$2 b=$3
-shift 3
+bin=$1 launcher=$2 a=$3 b=$4
+shift 4
 n=$((a + b))
 
 skip() { echo "run_netns: skipped: $*"; exit 77; }
@@ -20,6 +22,7 @@ skip() { echo "run_netns: skipped: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, mounts)"
 command -v ip >/dev/null || skip "the ip command (iproute2) is not installed"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+[ "$launcher" = mpirun ] && ! command -v mpirun >/dev/null && skip "mpirun is not installed"
 
 tag=$$
 nsa=hcemu-a-$tag nsb=hcemu-b-$tag
@@ -86,14 +89,43 @@ on_host() {
         --secret "$secret" --timeout 200 -- "$@" >"$log" 2>&1
 }
 
-on_host "$nsa" 10.77.0.1 0 "$a" "$out/a" "$@" &
-pa=$!
-on_host "$nsb" 10.77.0.2 "$a" "$b" "$out/b" "$@" &
-pb=$!
-pids="$pa $pb"
-wait $pa; ra=$?
-wait $pb; rb=$?
+case $launcher in
+hcemu-run)
+    on_host "$nsa" 10.77.0.1 0 "$a" "$out/a" "$@" &
+    pa=$!
+    on_host "$nsb" 10.77.0.2 "$a" "$b" "$out/b" "$@" &
+    pb=$!
+    pids="$pa $pb"
+    wait $pa; ra=$?
+    wait $pb; rb=$?
+    ;;
+mpirun)
+    # Open MPI starts one daemon per host through an rsh agent ("AGENT HOST COMMAND"): this
+    # one runs the daemon of host ha (hb) in namespace a (b), with a private /dev/shm that
+    # the host's ranks share. mpirun itself runs in namespace a.
+    cat >"$out/agent" <<AGENT
+#!/bin/bash
+case \$1 in ha) ns=$nsa ip=10.77.0.1 ;; hb) ns=$nsb ip=10.77.0.2 ;; *) exit 1 ;; esac
+shift
+exec ip netns exec "\$ns" unshare -m --propagation private sh -c \
+    'mount -t tmpfs -o mode=1777 hcemu-shm /dev/shm && HCCL_IF_IP=\$1 && export HCCL_IF_IP && exec sh -c "\$0"' "\$*" "\$ip"
+AGENT
+    chmod 700 "$out/agent"
+    asroot=""
+    [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
+    ip netns exec "$nsa" timeout 200 mpirun $asroot --host "ha:$a,hb:$b" -np "$n" \
+        --mca plm_rsh_agent "$out/agent" --mca oob_tcp_if_include 10.77.0.0/24 \
+        -x HCEMU_ROOT="$root" -x HCEMU_SECRET="$secret" "$@" >"$out/a" 2>&1 &
+    pa=$!
+    pids=$pa
+    wait $pa; ra=$?
+    rb=0
+    : >"$out/b"
+    ;;
+*)
+    echo "run_netns: unknown launcher $launcher"; exit 2 ;;
+esac
 pids=""
 cat "$out/a" "$out/b"
 mh_verdict run_netns "$ra" "$rb" "$n" "$out/a" "$out/b" || exit 1
-echo "run_netns: $n ranks over two network namespaces ($a+$b) by hcemu-run passed"
+echo "run_netns: $n ranks over two network namespaces ($a+$b) by $launcher passed"
