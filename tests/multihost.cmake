@@ -100,7 +100,8 @@ set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
 function(mh_netns_test name expect launcher a b)
     add_test(NAME ${name}
              COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${launcher} ${a} ${b} ${ARGN})
-    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns" TIMEOUT 240
+    # no-asan: the same code paths run sanitized in the loopback tests above.
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns;no-asan" TIMEOUT 240
                          SKIP_RETURN_CODE 77 PROCESSORS 2 RESOURCE_LOCK netns
                          ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA}")
 endfunction()
@@ -134,3 +135,20 @@ endforeach()
 mh_netns_test(multihost_netns_hier_4_4_hcemu-run PASS hcemu-run 4 4 $<TARGET_FILE:mh_probe>
               --servers 4,4 --collectives 1000004)
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# The hierarchical collectives inside one job whose devices HCEMU_TOPOLOGY splits into
+# servers (4+4 and 2+2+2), forced with HCEMU_ALGO: every byte of allreduce and allgather, at a
+# count below the ranks per server, one not divisible by them, and one of several rounds.
+foreach(shape "4_4;8;4,4" "2_2_2;6;2,2,2")
+    list(GET shape 0 tag)
+    list(GET shape 1 n)
+    list(GET shape 2 servers)
+    foreach(bytes 4 12 1000004)
+        add_test(NAME multihost_topology_hier_${tag}_${bytes}
+                 COMMAND ${CMAKE_BINARY_DIR}/bin/hcemu-run -n ${n} --timeout 200 --
+                         $<TARGET_FILE:mh_probe> --servers ${servers} --collectives ${bytes})
+        set_tests_properties(multihost_topology_hier_${tag}_${bytes} PROPERTIES
+            LABELS "e2e;multihost" TIMEOUT 240 PROCESSORS 2 FAIL_REGULAR_EXPRESSION "FAIL"
+            ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:hier,allgather:hier;HCEMU_TOPOLOGY=${CMAKE_CURRENT_SOURCE_DIR}/multihost/topo_${tag}.json")
+    endforeach()
+endforeach()
