@@ -8,6 +8,7 @@
 # between the two hosts take the network (UCX) path instead of shared memory; exit 77 when
 # this build has no UCX. MH_HOSTS="NAME_A NAME_B": the HCEMU_HOST of each host by name (the
 # rank graph and reports see two hosts; channels between them need the network path).
+# MH_ENV_A, MH_ENV_B: more VAR=VALUE words for host a's (b's) processes only.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/verdict.sh"
@@ -29,6 +30,9 @@ fi
 env_a=() env_b=()
 [ -n "$host_a" ] && env_a=("HCEMU_HOST=$host_a")
 [ -n "$host_b" ] && env_b=("HCEMU_HOST=$host_b")
+read -r -a more_a <<<"${MH_ENV_A:-}"
+read -r -a more_b <<<"${MH_ENV_B:-}"
+env_a+=("${more_a[@]}") env_b+=("${more_b[@]}")
 
 case $launcher in
 hcemu-run)
