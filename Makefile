@@ -39,6 +39,7 @@ bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
 	@echo "== bench_startup 64"; $(BUILD)/bin/bench_startup 64
 	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
+	@echo "== bench/net.sh"; bench/net.sh $(BUILD)
 	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
 
 # 256 ranks as threads and as processes, peak memory and start-up times; minutes, not in CI.

@@ -46,6 +46,8 @@ struct emu_dp_op {
     uint32_t timeout_s;   /* waits: seconds, 0 = forever */
     uint32_t channel;     /* channel slot, EMU_DP_NONE for thread-only tasks */
     uint32_t net;         /* 1: the channel's peer is on another host (device/net.h) */
+    uint32_t net_dev;     /* that peer's device */
+    uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
 };
 _Static_assert(sizeof(struct emu_dp_op) <= sizeof(((struct emu_task *)0)->u.raw),
                "data-plane payload fits in a task");

@@ -4,6 +4,8 @@
  * indices; the thread and channel handles were checked by the caller) and returns the task,
  * ready for emu_dp_submit_task(). A refusal has been logged once when a builder returns an error,
  * and no task exists then. The batch-transfer call uses the same builders for every entry. */
+#include <string.h>
+
 #include "common/product.h"
 #include "dp.h"
 #include "net.h"
@@ -15,8 +17,12 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
     if (*out == NULL)
         return EMU_EINTERNAL;
     if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL) {
-        emu_dp_op_of(*out)->channel = ch;
-        emu_dp_op_of(*out)->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
+        struct emu_dp_op *o = emu_dp_op_of(*out);
+        const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
+        o->channel = ch;
+        o->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
+        o->net_dev = p->dev;
+        o->net_diag = o->net && strcmp(p->job_dir, emu_exec_g.job_dir) == 0;
     }
     return EMU_OK;
 }

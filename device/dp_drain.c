@@ -29,10 +29,13 @@ emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot, uint
         emu_hcomm_check_refuse(c, "thread still busy after %u s (timeout)", timeout_s);
         return EMU_ETIMEOUT;
     }
-    if (emu_load_acquire(&sc->error) != 0) {
+    emu_status err = (emu_status)emu_load_acquire(&sc->error);
+    if (err != 0) {
         emu_hcomm_check_refuse(c, "the thread failed (%s); its queue was discarded",
-                               emu_status_str((emu_status)emu_load_acquire(&sc->error)));
-        return EMU_ETASK_FAIL;
+                               emu_status_str(err));
+        /* A peer of another host that died is the vendor's HCCL_E_REMOTE, not an internal
+         * failure of this thread. */
+        return err == EMU_EREMOTE ? EMU_EREMOTE : EMU_ETASK_FAIL;
     }
     return EMU_OK;
 }

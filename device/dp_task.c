@@ -176,16 +176,20 @@ void emu_dp_task_describe(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+
     t->n_acc = 0;
-    if (o->src_map != NULL && o->len > 0)
-        add_access(t, o->src, o->len, o->src_map->dev, 0);
-    if (o->dst_map != NULL && o->len > 0)
-        add_access(t, o->dst, o->len, o->dst_map->dev, 1);
+    /* The network side of a transfer to another host has no mapping: it is described with the
+     * peer's device only when the peer shares this job folder (and so the race detector's and
+     * the modelled clock's files); otherwise those diagnostics stop at this host. */
+    if (o->len > 0 && (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
+        add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
+    if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
+        add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);
     t->sync_op = EMU_SYNC_NONE;
-    /* A record on another host's device: that device's diagnostics do not see this one's. */
-    if (o->notify_slot == EMU_DP_NONE || (o->net && !(emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT)))
+    if (o->notify_slot == EMU_DP_NONE || (o->net && !o->net_diag && !(f & EMU_DPF_WAIT)))
         return;
-    t->sync_op = emu_dp_kinds_flags(t->kind) & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_op = f & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
     t->sync_dev = o->notify_dev;
     t->sync_slot = o->notify_slot;
 }

@@ -31,7 +31,7 @@ emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg,
  * executor at `addr`. */
 emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
                            size_t msg_len) EMU_MUST_CHECK;
-/* Whether peers[peer] is on another host (so only the network reaches it). */
+/* Whether peers[peer] is on another host (so only the network reaches it); net_peer.c. */
 bool emu_net_is_remote(uint32_t peer);
 /* Whether the connection to peers[peer] failed (the peer's host or executor died); `why`
  * gets the report. */

@@ -2,7 +2,6 @@
  * reachable (net.h). */
 #include <stdio.h>
 
-#include "common/host_id.h"
 #include "exec.h"
 #include "net.h"
 
@@ -26,11 +25,6 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
     (void)len;
     snprintf(msg, msg_len, "%s", why);
     return EMU_ENOTSUP;
-}
-
-bool emu_net_is_remote(uint32_t peer)
-{
-    return peer < EMU_MAX_PEERS && !emu_host_is_devices(emu_exec_g.dev, emu_exec_ctl()->peers[peer].host_key);
 }
 
 bool emu_net_failed(uint32_t peer, char *out, size_t len)

@@ -266,6 +266,21 @@ static bool notify_ok(uint32_t slot)
     return i >= 0;
 }
 
+/* Whether a write request describes itself consistently: the payload has the announced
+ * length, and a reduction's type, op and count are ones the calls accept and cover exactly
+ * that length (the requester checked them; a peer of another build or a corrupt message must
+ * not make this executor read past the payload). */
+static bool write_ok(const struct net_hdr *h, size_t len)
+{
+    if (len != h->len)
+        return false;
+    if (!(h->flags & NF_REDUCE))
+        return true;
+    size_t es = emu_reduce_dtype_size(h->dtype);
+    return emu_reduce_check(h->dtype, h->op, EMU_REDUCE_REMOTE_950) == EMU_OK && es != 0 &&
+           h->count <= UINT64_MAX / es && h->count * es == h->len;
+}
+
 /* The data of a write is in place (or staged in tmp): reduce it, set the notify, answer. */
 static void write_landed(const struct net_hdr *h, ucp_ep_h ep, const void *staged)
 {
@@ -340,11 +355,18 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
     }
     switch (h.kind) {
     case NK_WRITE: {
+        if (!write_ok(&h, len)) {
+            EMU_LOG_ERR("device %u: a write of device %u of another host announces %llu bytes "
+                        "but carries %zu, or a reduction this device does not accept; refused",
+                        emu_exec_g.dev, h.src_dev, (unsigned long long)h.len, len);
+            reply(ep, &h, EMU_EINVAL, NULL, 0);
+            return UCS_OK;
+        }
         if (!rndv) {
             if (h.flags & NF_REDUCE)
                 write_landed(&h, ep, data);
             else {
-                memcpy(self_ptr(h.addr), data, len < h.len ? len : h.len);
+                memcpy(self_ptr(h.addr), data, h.len);
                 write_landed(&h, ep, NULL);
             }
             return UCS_OK;
@@ -473,6 +495,12 @@ static bool start_ucx(void)
     setenv("UCX_MEM_MALLOC_HOOKS", "n", 0);
     setenv("UCX_MEM_EVENTS", "n", 0);
     setenv("UCX_WARN_UNUSED_ENV_VARS", "n", 0);
+    /* A peer that vanished without closing its sockets (or whose close UCX's TCP transport
+     * does not map to the endpoint) is found by keepalive: the default 20 s interval took
+     * ~50 s to fail the waits on a killed host; 1 s takes a few seconds. */
+    setenv("UCX_KEEPALIVE_INTERVAL", "1s", 0);
+    setenv("UCX_TCP_KEEPIDLE", "1s", 0);
+    setenv("UCX_TCP_KEEPINTVL", "1s", 0);
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
         return fail_start("reading the configuration", st);
     ucp_params_t p = {
@@ -606,12 +634,9 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
         return EMU_EREMOTE;
     }
     wake_progress();
+    EMU_LOG_INFO("device %u: connected to device %u of another host (job folder %s)",
+                 emu_exec_g.dev, p->dev, p->job_dir);
     return EMU_OK;
-}
-
-bool emu_net_is_remote(uint32_t peer)
-{
-    return peer < EMU_MAX_PEERS && !emu_host_is_devices(emu_exec_g.dev, emu_exec_ctl()->peers[peer].host_key);
 }
 
 bool emu_net_failed(uint32_t peer, char *why, size_t len)

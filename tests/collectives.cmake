@@ -45,3 +45,10 @@ foreach(tool all_gather_test broadcast_test alltoall_test scatter_test)
         ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
         PASS_REGULAR_EXPRESSION "success")
 endforeach()
+# The built-in collectives with devices 2 and above on a second "host" (HCEMU_HOST_SPLIT):
+# every operator's bytes through the network (UCX) path between the two.
+if(UCX_FOUND)
+    add_test(NAME collectives_net COMMAND test_collectives)
+    set_tests_properties(collectives_net PROPERTIES TIMEOUT 300 LABELS "multihost"
+        ENVIRONMENT "TEST_COLL_QUICK=1;HCEMU_HOST_SPLIT=2;HCEMU_LOG_LEVEL=warn")
+endif()

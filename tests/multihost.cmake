@@ -62,6 +62,16 @@ set_tests_properties(multihost_wrong_secret PROPERTIES LABELS "e2e;multihost" TI
                      PROCESSORS 2 ENVIRONMENT
                      "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=5;MH_EXPECT=refused")
 
+# A dead remote host: host b of a 2+2 job over the network path is killed mid-allreduce; host
+# a's waits on it fail with the network's report (HCCL_E_REMOTE, "peer rank failed") and host
+# a exits by itself. Skipped (77) without UCX.
+add_test(NAME multihost_net_dead_host
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_host.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:all_reduce_test>)
+set_tests_properties(multihost_net_dead_host PROPERTIES LABELS "e2e;multihost" TIMEOUT 150
+                     SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
+                     "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX}")
+
 # mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
 # collectives' bytes) from every rank.
 add_executable(mh_probe ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_probe.c)

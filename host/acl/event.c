@@ -18,7 +18,10 @@ struct emu_event {
     uint32_t slot;
     _Atomic uint32_t seq;       /* records queued so far */
     _Atomic uint64_t wait_mask; /* bit d % 64: devices with streams that waited on it */
+    _Atomic uint32_t rec_slot;  /* stream slot of the last record + 1 (0: none) */
 };
+
+#define SYNC_SLICE_NS 20000000ull /* how often a sync looks at the recording stream's error */
 
 emu_status emu_event_create(struct emu_hdev *d, struct emu_event **out)
 {
@@ -57,6 +60,7 @@ emu_status emu_event_record(struct emu_event *e, struct emu_hstream *s, uint64_t
     w.u.event.dev = e->d->id;
     w.u.event.slot = e->slot;
     w.u.event.seq = emu_fetch_add_acq_rel(&e->seq, 1) + 1;
+    emu_store_release(&e->rec_slot, s->slot + 1);
     w.u.event.ring_mask = emu_load_acquire(&e->wait_mask);
     return emu_stream_submit(s, &w);
 }
@@ -83,13 +87,21 @@ emu_status emu_event_sync(struct emu_event *e)
     uint32_t target = emu_load_acquire(&e->seq);
     _Atomic uint32_t *v = &e->d->ctl->notifies[e->slot].value;
 
+    uint32_t rec = emu_load_acquire(&e->rec_slot);
+
     for (;;) {
         /* Pairs with the release store in the executor's event record. */
         uint32_t now = emu_load_acquire(v);
         if ((int32_t)(now - target) >= 0)
             return EMU_OK;
-        emu_status s = emu_device_wait(e->d, v, now, UINT64_MAX);
-        if (s != EMU_OK)
+        /* The recording stream failed: its record was discarded with the rest of its queue
+         * and will never come (e.g. a kernel whose peer's host died). The stream keeps its
+         * error for its own synchronisation. */
+        int32_t err = rec != 0 ? emu_load_acquire(&e->d->ctl->streams[rec - 1].error) : 0;
+        if (err != 0)
+            return (emu_status)err;
+        emu_status s = emu_device_wait(e->d, v, now, emu_os_now_ns() + SYNC_SLICE_NS);
+        if (s != EMU_OK && s != EMU_ETIMEOUT)
             return s;
     }
 }
