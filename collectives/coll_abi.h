@@ -36,9 +36,10 @@ enum hcoll_engine {
 };
 
 /* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.
- * REDUCE: every peer sends the same length; per round the main thread reduces my own
- * contribution and every peer's, in rank order, into out + pairs[me].recv_off with
- * HcommLocalReduceOnThread. KEEP: one round (round_first) only; bytes stay in the HCCL
+ * REDUCE: every peer taking part (a non-empty pair) sends the same length; per round the
+ * main thread reduces my own contribution and every such peer's, in rank order, into
+ * out + pairs[me].recv_off with HcommLocalReduceOnThread (peers with empty pairs sit out:
+ * the hierarchical steps reduce over one server, or over one rank per server). KEEP: one round (round_first) only; bytes stay in the HCCL
  * buffer for a following hcemu_coll_compute launch (types/ops the data plane cannot reduce). */
 enum hcoll_recv_mode { HCOLL_RECV_COPY = 0, HCOLL_RECV_REDUCE = 1, HCOLL_RECV_KEEP = 2 };
 

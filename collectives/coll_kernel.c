@@ -159,28 +159,41 @@ static int pairs_copy(const struct run *g)
     return 0;
 }
 
-/* REDUCE, round k: every rank's part k in rank order into my result, so every rank that
- * computes an element computes it with the same operations in the same order. */
+/* Whether peer q takes part in this PAIRS launch: a hierarchical step exchanges with some
+ * peers only (the ranks of my server, or my counterparts on the other servers). */
+static bool takes_part(const struct run *g, uint32_t q)
+{
+    return q == g->me || pair_rounds(g, q) > 0;
+}
+
+/* REDUCE, round k: the part k of every rank taking part, in rank order, into my result, so
+ * every rank that computes an element computes it with the same operations in the same
+ * order. */
 static int reduce_round(const struct run *g, uint64_t k)
 {
     const struct hcoll_pair *mine = &g->a->pairs[g->me];
     uint64_t rl = part(g, mine->recv_len, k);
     uint8_t *dst = g->a->out + mine->recv_off + k * g->slot;
     const uint8_t *own = g->a->in + mine->send_off + k * g->slot;
+    uint32_t first = 0;
 
     if (rl == 0)
         return 0;
+    while (!takes_part(g, first))
+        first++;
     if (own != dst && overlaps(own, dst, rl))
         return 1; /* the host never plans this */
-    if (own == dst && g->me != 0) { /* in place: keep my part before rank 0's lands on it */
+    if (own == dst && g->me != first) { /* in place: keep my part before the first lands on it */
         TRY(HcommLocalCopyOnThread(g->main, slot_of(g, g->me), own, rl));
         own = slot_of(g, g->me);
     }
-    for (uint32_t q = 0; q < g->n; q++) {
+    for (uint32_t q = first; q < g->n; q++) {
         const uint8_t *src = q == g->me ? own : slot_of(g, q);
-        if (q == 0 && src != dst)
+        if (!takes_part(g, q))
+            continue;
+        if (q == first && src != dst)
             TRY(HcommLocalCopyOnThread(g->main, dst, src, rl));
-        else if (q > 0)
+        else if (q > first)
             TRY(HcommLocalReduceOnThread(g->main, dst, src, rl / g->a->esz,
                                          (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op));
     }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_id.h"
 #include "range.h"
 #include "settings.h"
 #include "status.h"
@@ -162,6 +163,7 @@ struct emu_peer_ref {
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
     uint64_t host_key; /* the peer's host (common/host_id.h): another host is not mapped */
+    char host[EMU_HOST_NAME_MAX]; /* its display name, for reports */
 };
 
 struct emu_sq {

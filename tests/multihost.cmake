@@ -68,6 +68,100 @@ set_tests_properties(multihost_wrong_secret PROPERTIES LABELS "e2e;multihost" TI
 add_test(NAME multihost_net_dead_host
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_host.sh ${CMAKE_BINARY_DIR}/bin
                  $<TARGET_FILE:all_reduce_test>)
+# rhd: its waits on the dead host are on the main thread. The PAIRS algorithms (mesh,
+# twoshot, and hier, the default for 2+2 over two hosts) wait on the dead host in per-peer
+# threads; the main thread's join of a failed peer thread then ends only by the watchdog.
 set_tests_properties(multihost_net_dead_host PROPERTIES LABELS "e2e;multihost" TIMEOUT 150
                      SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
-                     "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX}")
+                     "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:rhd")
+
+# mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
+# collectives' bytes) from every rank.
+add_executable(mh_probe ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_probe.c)
+target_include_directories(mh_probe PRIVATE ${CMAKE_SOURCE_DIR}/examples/common)
+target_link_libraries(mh_probe PRIVATE hcemu)
+set_target_properties(mh_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+
+# Two hosts by HCEMU_HOST on loopback: the rank graph puts them on two servers (4+4, 1+7; no
+# data plane needed), and the hierarchical allreduce and allgather (4+4: two servers of four)
+# give every byte right over the network path; by hcemu-run and by mpirun.
+foreach(launcher hcemu-run mpirun)
+    set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_HOSTS=host-a host-b")
+    mh_test(multihost_graph_4_4_${launcher} PASS ${launcher} 4 4
+            $<TARGET_FILE:mh_probe> --servers 4,4)
+    mh_test(multihost_graph_1_7_${launcher} PASS ${launcher} 1 7
+            $<TARGET_FILE:mh_probe> --servers 1,7)
+    set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+    mh_test(multihost_net_hier_4_4_${launcher} PASS ${launcher} 4 4
+            $<TARGET_FILE:mh_probe> --servers 4,4 --collectives 1000004)
+endforeach()
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# A hang across hosts: the watchdog's report names the remote rank and its host.
+add_test(NAME multihost_hang_names_remote_host
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/hang_remote.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:test_diag_host>)
+set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
+# skipped otherwise, and when namespaces are unavailable): two hosts as far as the kernel is
+# concerned, found as such without HCEMU_HOST. The rank graph needs only the rendezvous; the
+# examples and tools need the network data plane (skipped by a build without UCX).
+set(MH_NETNS ${CMAKE_CURRENT_SOURCE_DIR}/multihost/run_netns.sh)
+function(mh_netns_test name expect launcher a b)
+    add_test(NAME ${name}
+             COMMAND bash ${MH_NETNS} ${CMAKE_BINARY_DIR}/bin ${launcher} ${a} ${b} ${ARGN})
+    # no-asan: the same code paths run sanitized in the loopback tests above.
+    set_tests_properties(${name} PROPERTIES LABELS "e2e;multihost;netns;no-asan" TIMEOUT 240
+                         SKIP_RETURN_CODE 77 PROCESSORS 2 RESOURCE_LOCK netns
+                         ENVIRONMENT "${MH_ENV};MH_EXPECT=${expect};${MH_EXTRA}")
+endfunction()
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+foreach(launcher hcemu-run mpirun)
+    mh_netns_test(multihost_netns_graph_4_4_${launcher} PASS ${launcher} 4 4
+                  $<TARGET_FILE:mh_probe> --servers 4,4)
+endforeach()
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1")
+# hcemu-run: every example and both tools, 4+4 and 1+7; mpirun: fewer (same data plane).
+foreach(split "4;4" "1;7")
+    list(GET split 0 a)
+    list(GET split 1 b)
+    foreach(ex p2p allgather allreduce alltoall broadcast reduce_scatter)
+        mh_netns_test(multihost_netns_${ex}_${a}_${b}_hcemu-run PASS hcemu-run ${a} ${b}
+                      $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+    endforeach()
+    foreach(tool all_reduce_test all_gather_test)
+        mh_netns_test(multihost_netns_${tool}_${a}_${b}_hcemu-run success hcemu-run ${a} ${b}
+                      $<TARGET_FILE:${tool}> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+    endforeach()
+endforeach()
+foreach(ex allgather allreduce)
+    mh_netns_test(multihost_netns_${ex}_4_4_mpirun PASS mpirun 4 4
+                  $<TARGET_FILE:hcemu-example-${ex}> --bytes 1M)
+endforeach()
+foreach(tool all_reduce_test all_gather_test)
+    mh_netns_test(multihost_netns_${tool}_4_4_mpirun success mpirun 4 4 $<TARGET_FILE:${tool}>
+                  -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+endforeach()
+mh_netns_test(multihost_netns_hier_4_4_hcemu-run PASS hcemu-run 4 4 $<TARGET_FILE:mh_probe>
+              --servers 4,4 --collectives 1000004)
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# The hierarchical collectives inside one job whose devices HCEMU_TOPOLOGY splits into
+# servers (4+4 and 2+2+2), forced with HCEMU_ALGO: every byte of allreduce and allgather, at a
+# count below the ranks per server, one not divisible by them, and one of several rounds.
+foreach(shape "4_4;8;4,4" "2_2_2;6;2,2,2")
+    list(GET shape 0 tag)
+    list(GET shape 1 n)
+    list(GET shape 2 servers)
+    foreach(bytes 4 12 1000004)
+        add_test(NAME multihost_topology_hier_${tag}_${bytes}
+                 COMMAND ${CMAKE_BINARY_DIR}/bin/hcemu-run -n ${n} --timeout 200 --
+                         $<TARGET_FILE:mh_probe> --servers ${servers} --collectives ${bytes})
+        set_tests_properties(multihost_topology_hier_${tag}_${bytes} PROPERTIES
+            LABELS "e2e;multihost" TIMEOUT 240 PROCESSORS 2 FAIL_REGULAR_EXPRESSION "FAIL"
+            ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:hier,allgather:hier;HCEMU_TOPOLOGY=${CMAKE_CURRENT_SOURCE_DIR}/multihost/topo_${tag}.json")
+    endforeach()
+endforeach()

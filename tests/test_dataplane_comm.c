@@ -358,8 +358,10 @@ static void rank_channels(struct rk *k)
     for (int p = 0; p < k->n; p++) {
         if (p == k->rank)
             continue;
-        CHECK(k, cu_desc_to(k->comm, (uint32_t)k->rank, (uint32_t)p, COMM_PROTOCOL_UB_CTP, CN,
-                            &d[np]) == HCCL_SUCCESS);
+        /* Any protocol: UB_CTP inside a server; between hosts (HCEMU_HOST_SPLIT) the ranks
+         * are on different servers, linked by layer 1's UBoE. */
+        CHECK(k, cu_desc_to(k->comm, (uint32_t)k->rank, (uint32_t)p, -1, CN, &d[np]) ==
+                     HCCL_SUCCESS);
         d[np].memHandles = &k->regh;
         d[np].memHandleNum = 1;
         peers[np++] = (uint32_t)p;
@@ -1207,6 +1209,10 @@ static void dump_log(void)
 
 int main(int argc, char **argv)
 {
+    /* Devices 1+ on a second host: other servers of the rank graph, linked by layer 1
+     * (UBoE), not UB_CTP: the flows take the first link of any protocol. */
+    if (getenv("HCEMU_HOST_SPLIT") != NULL)
+        flow_protocol = -1;
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
         return strcmp(argv[2], "flow") == 0  ? child_flow()
                : strcmp(argv[2], "own") == 0 ? child_own(argc >= 4 ? argv[3] : "")

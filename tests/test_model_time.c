@@ -162,8 +162,9 @@ static void ag_setup(struct cu_rank *r, aclrtStream st, ThreadHandle *cpu, Threa
     CU_CHECK(r, HcclThreadExportToCommEngine(r->comm, 1, &args->main, COMM_ENGINE_CPU_TS,
                                              main_on_cpu) == 0);
     for (uint32_t i = 0; i < m; i++)
-        CU_CHECK(r, cu_desc_to(r->comm, me, peers[i], COMM_PROTOCOL_UB_CTP, MRA_NOTIFIES, &d[i]) ==
-                        HCCL_SUCCESS);
+        /* Any protocol: UB_CTP inside a server, layer 1's link between the servers of two
+         * hosts (HCEMU_HOST_SPLIT). */
+        CU_CHECK(r, cu_desc_to(r->comm, me, peers[i], -1, MRA_NOTIFIES, &d[i]) == HCCL_SUCCESS);
     CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, m, ch) == 0);
     CU_CHECK(r, HcclChannelGetHcclBuffer(r->comm, ch[m - 1], &right_buf, &peer_size) == 0);
     args->left = ch[0], args->right = ch[m - 1];
@@ -250,10 +251,12 @@ static int child_run(const char *what, int n, const char *out)
     return bad ? 3 : 0;
 }
 
-/* Run a child; its ranks' elapsed milliseconds into ms[0..n). */
-static void run_child(const char *what, int n, uint64_t seed, bool file, double *ms)
+/* Run a child; its ranks' elapsed milliseconds into ms[0..n). `algo` is HCEMU_ALGO; `topo`
+ * a topology file's text (HCEMU_TOPOLOGY) or NULL. */
+static void run_child_with(const char *what, int n, uint64_t seed, bool file, const char *algo,
+                           const char *topo, double *ms)
 {
-    static char env[8][CU_PATH * 2];
+    static char env[9][CU_PATH * 2];
     char arg[CU_PATH * 2], out[CU_PATH * 2], model[CU_PATH * 2];
 
     cu_write(tmp, "model.json", model_json, model, sizeof(model));
@@ -264,9 +267,13 @@ static void run_child(const char *what, int n, uint64_t seed, bool file, double 
     snprintf(env[2], sizeof(env[2]), "HCEMU_JOB_DIR=%s", tmp);
     snprintf(env[3], sizeof(env[3]), "HCEMU_MODEL=%s", file ? model : "");
     snprintf(env[4], sizeof(env[4]), "HCCL_BUFFSIZE=40");
-    snprintf(env[5], sizeof(env[5]), "HCEMU_ALGO=allreduce:ring,allgather:mesh");
+    snprintf(env[5], sizeof(env[5]), "HCEMU_ALGO=%s", algo);
     snprintf(env[6], sizeof(env[6]), "HCEMU_DEVICE_MEM_GB=1");
-    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], env[6], NULL};
+    char topo_path[CU_PATH * 2] = "";
+    if (topo != NULL)
+        cu_write(tmp, "topo.json", topo, topo_path, sizeof(topo_path));
+    snprintf(env[7], sizeof(env[7]), "HCEMU_TOPOLOGY=%s", topo_path);
+    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], env[6], env[7], NULL};
     int st = cu_wait(cu_spawn(self, "run", arg, e), 120000);
     if (st != 0)
         fail_msg("child %s n=%d HCEMU_SEED=%llu exited with %d", what, n,
@@ -278,6 +285,11 @@ static void run_child(const char *what, int n, uint64_t seed, bool file, double 
     fclose(f);
     unlink(out);
     assert_int_equal(cu_wait_executors_gone(tmp, 5000), 0);
+}
+
+static void run_child(const char *what, int n, uint64_t seed, bool file, double *ms)
+{
+    run_child_with(what, n, seed, file, "allreduce:ring,allgather:mesh", NULL, ms);
 }
 
 /* ---- closed forms -------------------------------------------------------------------------
@@ -422,6 +434,52 @@ static void held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_see
     }
 }
 
+/* Two servers of four devices (HCEMU_TOPOLOGY): the inter-server ports have their own cost,
+ * so the flat one-shot allreduce (every rank sends the whole buffer to four ranks of the other
+ * server through one port) takes longer than on one server; the hierarchical allreduce sends
+ * a quarter of it once through the port and beats the flat forms; its figures are the same,
+ * bit for bit, under two seeds; every run checks the bytes. */
+static const char two_servers[] = "{\"servers\": [{\"devices\": [0, 1, 2, 3]}, "
+                                  "{\"devices\": [4, 5, 6, 7]}]}";
+
+static double slowest(const double *ms, int n)
+{
+    double m = 0;
+    for (int r = 0; r < n; r++)
+        m = ms[r] > m ? ms[r] : m;
+    return m;
+}
+
+static void hierarchical_allreduce_over_two_servers_beats_flat_and_is_deterministic(void **state)
+{
+    double one[MAX_N], flat[MAX_N], two[MAX_N], hier[MAX_N], again[MAX_N];
+
+    (void)state;
+    if (getenv("HCEMU_HOST_SPLIT") != NULL) {
+        /* Device 0 alone on a second host: servers of 1, 3 and 4 ranks, no hierarchy. */
+        print_message("skipped under HCEMU_HOST_SPLIT (servers of unequal sizes)\n");
+        return;
+    }
+    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", NULL, one);
+    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", two_servers, flat);
+    run_child_with("allreduce", 8, 5, false, "allreduce:rhd", two_servers, two);
+    run_child_with("allreduce", 8, 5, false, "allreduce:hier", two_servers, hier);
+    run_child_with("allreduce", 8, 9191, false, "allreduce:hier", two_servers, again);
+    if (!(slowest(flat, 8) > slowest(one, 8)))
+        fail_msg("two-shot: %.6f ms over two servers, %.6f ms on one: the ports cost nothing",
+                 slowest(flat, 8), slowest(one, 8));
+    if (!(slowest(hier, 8) < slowest(flat, 8) && slowest(hier, 8) < slowest(two, 8)))
+        fail_msg("hier %.6f ms, two-shot %.6f ms, rhd %.6f ms over two servers",
+                 slowest(hier, 8), slowest(flat, 8), slowest(two, 8));
+    for (int r = 0; r < 8; r++)
+        if (again[r] != hier[r])
+            fail_msg("rank %d: hier under HCEMU_SEED=5 %.9g ms, 9191 %.9g ms", r, hier[r],
+                     again[r]);
+    print_message("4 MiB fp32 allreduce, 8 ranks, modelled ms: one server two-shot %.4f; two "
+                  "servers two-shot %.4f, rhd %.4f, hier %.4f\n",
+                  slowest(one, 8), slowest(flat, 8), slowest(two, 8), slowest(hier, 8));
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "run") == 0) {
@@ -435,6 +493,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(builtin_ring_allreduce_events_give_the_closed_form_at_2_4_8_ranks),
         cmocka_unit_test(builtin_mesh_allgather_events_give_the_closed_form_at_2_4_8_ranks),
         cmocka_unit_test(held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_seeds),
+        cmocka_unit_test(hierarchical_allreduce_over_two_servers_beats_flat_and_is_deterministic),
     };
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0)

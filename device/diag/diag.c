@@ -294,14 +294,38 @@ void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, si
     }
     for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
         const struct emu_channel_ctl *ch = &ctl->channels[c];
+        struct emu_diag_peer peer;
+        char where[EMU_HOST_NAME_MAX + 16] = "";
         if (emu_load_relaxed(&ch->state) == 0 || slot < ch->local_notify_base ||
             slot >= ch->local_notify_base + ch->notify_num)
             continue;
-        snprintf(out, len, "channel notify %u of rank %u's channel to rank %u (dev %u)",
-                 slot - ch->local_notify_base, ch->local_rank, ch->remote_rank, dev);
+        if (emu_diag_channel_peer(dev, slot, &peer) && peer.remote)
+            snprintf(where, sizeof(where), " on host %s", peer.host);
+        snprintf(out, len, "channel notify %u of rank %u's channel to rank %u%s (dev %u)",
+                 slot - ch->local_notify_base, ch->local_rank, ch->remote_rank, where, dev);
         return;
     }
     snprintf(out, len, "notify slot %u of dev %u", slot, dev);
+}
+
+bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *out)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_relaxed(&ch->state) == 0 || slot < ch->local_notify_base ||
+            slot >= ch->local_notify_base + ch->notify_num || ch->peer >= EMU_MAX_PEERS)
+            continue;
+        const struct emu_peer_ref *p = &ctl->peers[ch->peer];
+        out->rank = ch->remote_rank;
+        out->dev = p->dev;
+        out->remote = !emu_host_is_mine(p->host_key) || strcmp(p->job_dir, emu_exec_g.job_dir) != 0;
+        snprintf(out->host, sizeof(out->host), "%s",
+                 p->host[0] != '\0' ? p->host : emu_host_self()->name);
+        return true;
+    }
+    return false;
 }
 
 struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool event, bool add)

@@ -154,6 +154,16 @@ const char *emu_diag_site_text(uint32_t site);
 struct emu_devctl *emu_diag_ctl(uint32_t dev);
 /* "rank 1 thread 'main' (dev 1 stream 5)" for reports. */
 void emu_diag_thread_name(uint32_t dev, uint32_t stream, char *out, size_t len);
+/* The other end of the channel whose notify `slot` of device `dev` is: its rank, device and
+ * host, and whether its device is out of this job folder's sight (another host, or another
+ * job folder of a job split over several): then `peer_dev` numbers a device there, not here.
+ * False when `slot` is no channel notify. */
+struct emu_diag_peer {
+    uint32_t rank, dev;
+    bool remote;
+    char host[EMU_HOST_NAME_MAX];
+};
+bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *out);
 /* "thread 'main' notify 2" / "channel to rank 1 notify 0" for slot `slot` of device dev. */
 void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, size_t len);
 

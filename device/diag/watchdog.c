@@ -190,21 +190,19 @@ static uint32_t collect_waits(struct wait_node *w, uint64_t now)
     return n;
 }
 
-/* The device whose threads record notify `slot` of `dev` when it is a channel notify: the
- * peer of that channel; UINT32_MAX for a thread notify. */
-static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank)
+/* The device of this job folder whose threads record notify `slot` of `dev` when it is a
+ * channel notify: the peer of that channel; UINT32_MAX for a thread notify, and for a peer
+ * out of this folder's sight (another host: *remote is then set). */
+static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank, bool *remote)
 {
-    struct emu_devctl *ctl = emu_diag_ctl(dev);
+    struct emu_diag_peer p;
 
-    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
-        const struct emu_channel_ctl *ch = &ctl->channels[c];
-        if (emu_load_relaxed(&ch->state) == 0 || slot < ch->local_notify_base ||
-            slot >= ch->local_notify_base + ch->notify_num || ch->peer >= EMU_MAX_PEERS)
-            continue;
-        *peer_rank = ch->remote_rank;
-        return ctl->peers[ch->peer].dev;
-    }
-    return UINT32_MAX;
+    *remote = false;
+    if (!emu_diag_channel_peer(dev, slot, &p))
+        return UINT32_MAX;
+    *peer_rank = p.rank;
+    *remote = p.remote;
+    return p.remote ? UINT32_MAX : p.dev;
 }
 
 /* Edges of the wait-for graph: waits[i] can only be released by waits[j]'s stream. */
@@ -212,12 +210,13 @@ static bool has_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t
 {
     const struct wait_node *a = &w[i], *b = &w[j];
     uint32_t peer_rank = 0;
+    bool remote;
 
     if (b->h != NULL)
         for (uint32_t k = 0; k < b->h->n_pending; k++)
             if (b->h->pending[k].dev == a->dev && b->h->pending[k].slot == a->slot)
                 return true;
-    uint32_t pd = channel_peer_dev(a->dev, a->slot, &peer_rank);
+    uint32_t pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
     if (pd == UINT32_MAX || pd != b->dev)
         return false;
     /* A channel notify nobody has queued: every parked thread of the peer might be the one. */
@@ -349,8 +348,16 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
                         who, site, j + 1);
         }
     }
-    uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank);
-    if (!queued && pd != UINT32_MAX) {
+    struct emu_diag_peer peer;
+    bool remote;
+    uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
+    if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
+        /* Its threads and queues are on the other host: that host's executors report there. */
+        EMU_LOG_ERR("      the peer (rank %u on host %s, dev %u there) records it with "
+                    "HcommChannelNotifyRecordOnThread on its channel; that rank runs on "
+                    "another host, out of this report's sight: look at the report of host %s",
+                    peer.rank, peer.host, peer.dev, peer.host);
+    } else if (!queued && pd != UINT32_MAX) {
         EMU_LOG_ERR("      the peer (rank %u, dev %u) records it with "
                     "HcommChannelNotifyRecordOnThread on its channel; no such record is queued",
                     peer_rank, pd);
@@ -417,7 +424,9 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
     struct emu_devctl *ctl;
 
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t peer_rank, pd = channel_peer_dev(w[i].dev, w[i].slot, &peer_rank);
+        uint32_t peer_rank;
+        bool remote;
+        uint32_t pd = channel_peer_dev(w[i].dev, w[i].slot, &peer_rank, &remote);
         if (pd != UINT32_MAX && !dev_live(pd, &ctl))
             return true;
     }

@@ -99,31 +99,37 @@ void ex_shape_mesh(struct ex_shape *s, const struct ex_rank *r, uint32_t thread_
             s->peers[s->peer_num++] = p;
 }
 
-/* docs/FLOW.md §2.6.1-2: the channel description for `peer`, from the rank graph's UB_CTP link. */
+/* docs/FLOW.md §2.6.1-2: the channel description for `peer`, from the rank graph: the UB_CTP
+ * link of layer 0 inside a server; between servers (other hosts), the first inter-server
+ * link of layer 1 (UBoE on Ascend950, RoCE on A2/A3). */
 static int describe_channel(const struct ex_rank *r, uint32_t peer, uint32_t notify_num,
                             HcclChannelDesc *d)
 {
     CommLink *links = NULL;
-    uint32_t n = 0;
+    uint32_t n = 0, *layers = NULL, nl = 0;
 
-    EX_CHECK(r, HcclRankGraphGetLinks(r->comm, 0, r->rank, peer, &links, &n));
-    for (uint32_t i = 0; i < n; i++) {
-        if (links[i].linkAttr.linkProtocol != COMM_PROTOCOL_UB_CTP)
-            continue;
-        EX_CHECK(r, HcclChannelDescInit(d, 1));
-        d->remoteRank = peer;
-        d->notifyNum = notify_num;
-        d->channelProtocol = links[i].linkAttr.linkProtocol;
-        d->localEndpoint.protocol = links[i].srcEndpointDesc.protocol;
-        d->localEndpoint.commAddr = links[i].srcEndpointDesc.commAddr;
-        d->localEndpoint.loc = links[i].srcEndpointDesc.loc;
-        d->remoteEndpoint.protocol = links[i].dstEndpointDesc.protocol;
-        d->remoteEndpoint.commAddr = links[i].dstEndpointDesc.commAddr;
-        d->remoteEndpoint.loc = links[i].dstEndpointDesc.loc;
-        return 0;
+    EX_CHECK(r, HcclRankGraphGetLayers(r->comm, &layers, &nl));
+    for (uint32_t layer = 0; layer < nl && layer < 2; layer++) {
+        EX_CHECK(r, HcclRankGraphGetLinks(r->comm, layer, r->rank, peer, &links, &n));
+        for (uint32_t i = 0; i < n; i++) {
+            if (layer == 0 && links[i].linkAttr.linkProtocol != COMM_PROTOCOL_UB_CTP)
+                continue;
+            EX_CHECK(r, HcclChannelDescInit(d, 1));
+            d->remoteRank = peer;
+            d->notifyNum = notify_num;
+            d->channelProtocol = links[i].linkAttr.linkProtocol;
+            d->localEndpoint.protocol = links[i].srcEndpointDesc.protocol;
+            d->localEndpoint.commAddr = links[i].srcEndpointDesc.commAddr;
+            d->localEndpoint.loc = links[i].srcEndpointDesc.loc;
+            d->remoteEndpoint.protocol = links[i].dstEndpointDesc.protocol;
+            d->remoteEndpoint.commAddr = links[i].dstEndpointDesc.commAddr;
+            d->remoteEndpoint.loc = links[i].dstEndpointDesc.loc;
+            return 0;
+        }
     }
-    fprintf(stderr, "rank %u: no UB_CTP link to rank %u among %u links (HCCL_E_NOT_FOUND)\n",
-            r->rank, peer, n);
+    fprintf(stderr, "rank %u: no UB_CTP link (layer 0) nor inter-server link (layer 1) to rank "
+                    "%u (HCCL_E_NOT_FOUND)\n",
+            r->rank, peer);
     return -1;
 }
 
@@ -598,7 +604,7 @@ static void print_job_verdict(const struct ex_example *ex, const struct ex_rank 
     /* Ranks of other hosts leave their results in their own job folders. */
     if (job == NULL || getenv("HCEMU_ROOT") != NULL) {
         printf("%s: %s - rank %u only (the other ranks report on their own hosts)\n", ex->name,
-               res->ok ? "PASS" : "FAIL", r->rank);
+               res->ok && !res->api_failed ? "PASS" : "FAIL", r->rank);
         return;
     }
     for (uint32_t k = 0; k < r->size; k++) {

@@ -122,9 +122,10 @@ void emu_model_time_params(struct emu_model_params *p)
         load_file(path, p);
     if (*emu_settings_str(EMU_SET_TOPOLOGY) == '\0')
         return;
+    /* Devices the file does not list are on server 0 (they are not in the job: a device a
+     * rank uses must be listed, which communicator init checks). */
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++)
-        if (emu_topo_server_of(d, "HCEMU_TIME=model", d, &p->server[d]) != EMU_OK)
-            p->server[d] = 0;
+        p->server[d] = emu_topo_server_listed(d);
 }
 
 /* A copy of the graph's nodes (every node ready). */

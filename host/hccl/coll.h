@@ -31,6 +31,7 @@ enum emu_coll_algo {
     EMU_ALGO_TWOSHOT,     /* reduce-scatter (or scatter) then allgather, both mesh */
     EMU_ALGO_RING,
     EMU_ALGO_RHD,         /* recursive halving-doubling (power-of-two rank counts) */
+    EMU_ALGO_HIER,        /* inside each server, then across servers (coll_hier.c) */
     EMU_ALGO_COUNT
 };
 
@@ -52,6 +53,15 @@ struct emu_coll_op {
 /* Per-communicator state of the collectives, kept in the comm's CPU_TS engine context. */
 struct emu_coll_state;
 
+/* The servers of a communicator: the instances of layer 0 of its rank graph. */
+struct emu_coll_servers {
+    uint32_t n;                         /* servers; 1: every rank on one */
+    uint32_t per;                       /* ranks per server when all hold as many, else 0 */
+    uint32_t server[HCOLL_MAX_RANKS];   /* by rank: its server's position in layer 0 */
+    uint32_t local[HCOLL_MAX_RANKS];    /* by rank: its index among its server's ranks */
+    uint32_t rank_at[HCOLL_MAX_RANKS];  /* per != 0: the rank at [server * per + local] */
+};
+
 /* The algorithm HCEMU_ALGO asks for `kind` (EMU_ALGO_DEFAULT when unset or not naming it). */
 enum emu_coll_algo emu_coll_algo_setting(enum emu_coll_kind kind);
 /* "mesh", "twoshot", ... */
@@ -66,6 +76,22 @@ bool emu_coll_prim_reducible(uint32_t dtype, uint32_t op);
 emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_op *op)
     EMU_MUST_CHECK;
 
+/* coll_hier.c: the servers from the rank graph (public queries); whether the hierarchical
+ * forms apply (several servers of equal size, at least 2 ranks each); the forms. */
+emu_status emu_coll_servers_init(HcclComm comm, uint32_t size, struct emu_coll_servers *sv)
+    EMU_MUST_CHECK;
+bool emu_coll_hier_applies(const struct emu_coll_servers *sv);
+emu_status emu_coll_hier_allreduce(struct emu_coll_state *st, aclrtStream stream,
+                                   const struct emu_coll_op *op,
+                                   const struct emu_coll_servers *sv) EMU_MUST_CHECK;
+emu_status emu_coll_hier_allgather(struct emu_coll_state *st, aclrtStream stream,
+                                   const struct emu_coll_op *op,
+                                   const struct emu_coll_servers *sv) EMU_MUST_CHECK;
+
+/* coll_plan.c: a launch's argument block for `op` (engine, receive mode, slot, in/out). */
+void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
+                        const struct emu_coll_state *st, uint32_t engine, uint32_t mode);
+
 /* coll_launch.c: the state (created on first use, channels to `peers` acquired if missing),
  * one run launch and one compute launch, the slot size of this comm. */
 emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,
@@ -79,6 +105,7 @@ uint64_t emu_coll_slot(const struct emu_coll_state *st);
 /* My HCCL buffer and its size, as the kernel sees them. */
 uint8_t *emu_coll_buf(const struct emu_coll_state *st);
 uint32_t emu_coll_rank(const struct emu_coll_state *st);
+const struct emu_coll_servers *emu_coll_servers(const struct emu_coll_state *st);
 uint32_t emu_coll_size(const struct emu_coll_state *st);
 
 /* api_coll.c: checks and runs send/receive items of one (comm, stream) as one launch (the

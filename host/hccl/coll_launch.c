@@ -35,6 +35,7 @@ struct emu_coll_state {
     ThreadHandle main_on_cpu;
     uint64_t slot;
     struct hcoll_res res;
+    struct emu_coll_servers servers;
 };
 
 /* ---- the kernel image, once per process ------------------------------------------------- */
@@ -162,6 +163,10 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     st->res_dev = res_dev;
     st->main_on_cpu = main_on_cpu;
     st->res = res;
+    if (emu_coll_servers_init(comm, res.size, &st->servers) != EMU_OK) {
+        EMU_LOG_ERR("%s: rank %u: the rank graph's layer 0 does not answer", fn, res.rank);
+        return EMU_EINTERNAL;
+    }
     /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
      * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
     st->slot = res.buf_size / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
@@ -297,6 +302,11 @@ uint32_t emu_coll_rank(const struct emu_coll_state *st)
 uint32_t emu_coll_size(const struct emu_coll_state *st)
 {
     return st->res.size;
+}
+
+const struct emu_coll_servers *emu_coll_servers(const struct emu_coll_state *st)
+{
+    return &st->servers;
 }
 
 /* ---- launches ----------------------------------------------------------------------------- */

@@ -9,6 +9,10 @@
 #include "common/log.h"
 
 #define SMALL_BYTES (256u << 10) /* at or below: mesh one-shot (fewest steps) */
+/* Several servers: past these (allreduce buffer, allgather output) the hierarchical forms
+ * beat mesh one-shot in the modelled time at 4+4 ranks (docs/MULTIHOST.md). */
+#define HIER_AR_BYTES SMALL_BYTES
+#define HIER_AG_BYTES (2u << 20)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -20,8 +24,8 @@ static bool pow2(uint32_t n)
     return (n & (n - 1)) == 0;
 }
 
-static void args_init(struct hcoll_args *a, const struct emu_coll_op *op,
-                      const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
+void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
+                        const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
 {
     memset(a, 0, sizeof(*a));
     a->engine = engine;
@@ -40,7 +44,7 @@ static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
 {
     struct hcoll_args a;
 
-    args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
+    emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
     a.in = in;
     a.out = out;
     memcpy(a.pairs, pairs, sizeof(a.pairs));
@@ -67,7 +71,7 @@ static emu_status reduce_by_compute(struct emu_coll_state *st, aclrtStream strea
             rounds = pair_rounds(&op->pairs[p], slot);
     for (uint64_t k = 0; k < rounds; k++) {
         struct hcoll_args a;
-        args_init(&a, op, st, HCOLL_ENGINE_PAIRS, HCOLL_RECV_KEEP);
+        emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, HCOLL_RECV_KEEP);
         memcpy(a.pairs, op->pairs, sizeof(a.pairs));
         a.round_first = (uint32_t)k;
         if ((s = emu_coll_launch_run(st, stream, &a, op->fn)) != EMU_OK)
@@ -108,12 +112,22 @@ static void block(uint64_t count, uint32_t n, uint32_t b, uint32_t esz, uint64_t
     *len = (hi - lo) * esz;
 }
 
-static enum emu_coll_algo pick(const struct emu_coll_op *op, uint32_t n, uint64_t bytes)
+/* `hier` (several servers) is the default for allreduce and allgather past HIER_*_BYTES: the
+ * inter-server ports, not the links inside a server, then bound the time (coll_hier.c). */
+static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_coll_state *st,
+                               uint64_t bytes)
 {
     enum emu_coll_algo a = emu_coll_algo_setting(op->kind);
+    uint32_t n = emu_coll_size(st);
+    bool hier = emu_coll_hier_applies(emu_coll_servers(st)) &&
+                (op->kind == EMU_COLL_ALLREDUCE || op->kind == EMU_COLL_ALLGATHER);
 
+    if (a == EMU_ALGO_HIER && !hier)
+        a = EMU_ALGO_DEFAULT; /* one server, or servers of unequal sizes: the usual choice */
     if (a != EMU_ALGO_DEFAULT)
         return a;
+    if (hier && bytes > (op->kind == EMU_COLL_ALLGATHER ? HIER_AG_BYTES : HIER_AR_BYTES))
+        return EMU_ALGO_HIER;
     if (bytes <= SMALL_BYTES || n <= 2)
         return EMU_ALGO_MESH;
     switch (op->kind) {
@@ -160,16 +174,19 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
     if (!emu_coll_prim_reducible(op->dtype, op->op))
         return reduce_by_compute(st, stream, op);
-    enum emu_coll_algo algo = pick(op, n, bytes);
+    enum emu_coll_algo algo = pick(op, st, bytes);
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* halving-doubling needs a power of two */
     switch (algo) {
+    case EMU_ALGO_HIER:
+        return emu_coll_hier_allreduce(st, stream, op, emu_coll_servers(st));
     case EMU_ALGO_TWOSHOT:
         return allreduce_twoshot(st, stream, op);
     case EMU_ALGO_RING:
     case EMU_ALGO_RHD:
-        args_init(&a, op, st, algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
-                  HCOLL_RECV_COPY);
+        emu_coll_args_init(&a, op, st,
+                           algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
+                           HCOLL_RECV_COPY);
         a.count = op->count;
         return emu_coll_launch_run(st, stream, &a, op->fn);
     default:
@@ -184,12 +201,15 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     uint64_t bytes = op->count * op->esz;
     struct hcoll_args a;
 
-    enum emu_coll_algo algo = pick(op, n, bytes * n);
+    enum emu_coll_algo algo = pick(op, st, bytes * n);
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
+    if (algo == EMU_ALGO_HIER)
+        return emu_coll_hier_allgather(st, stream, op, emu_coll_servers(st));
     if ((algo == EMU_ALGO_RING || algo == EMU_ALGO_RHD) && n > 1) {
-        args_init(&a, op, st, algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AG : HCOLL_ENGINE_RHD_AG,
-                  HCOLL_RECV_COPY);
+        emu_coll_args_init(&a, op, st,
+                           algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AG : HCOLL_ENGINE_RHD_AG,
+                           HCOLL_RECV_COPY);
         a.count = op->count;
         return emu_coll_launch_run(st, stream, &a, op->fn);
     }
@@ -208,8 +228,8 @@ static emu_status reduce_scatter(struct emu_coll_state *st, aclrtStream stream,
     struct hcoll_args a;
 
     if (n > 1 && !in_place && emu_coll_prim_reducible(op->dtype, op->op) &&
-        pick(op, n, bytes * n) == EMU_ALGO_RING) {
-        args_init(&a, op, st, HCOLL_ENGINE_RING_RS, HCOLL_RECV_COPY);
+        pick(op, st, bytes * n) == EMU_ALGO_RING) {
+        emu_coll_args_init(&a, op, st, HCOLL_ENGINE_RING_RS, HCOLL_RECV_COPY);
         a.count = op->count;
         return emu_coll_launch_run(st, stream, &a, op->fn);
     }
@@ -250,7 +270,7 @@ static emu_status broadcast(struct emu_coll_state *st, aclrtStream stream,
     uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
     uint64_t bytes = op->count * op->esz;
 
-    if (n > 1 && pick(op, n, bytes) == EMU_ALGO_TWOSHOT)
+    if (n > 1 && pick(op, st, bytes) == EMU_ALGO_TWOSHOT)
         return broadcast_twoshot(st, stream, op);
     memset(op->pairs, 0, sizeof(op->pairs));
     for (uint32_t p = 0; p < n; p++) {

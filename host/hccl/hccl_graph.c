@@ -3,7 +3,14 @@
  * Layer 0 groups the ranks by server (one instance per server, id = server index, a full
  * mesh over the intra-server protocol); layer 1 exists when the ranks span several servers
  * and holds all of them in instance 0 (CLOS over the inter-server protocols). Built once at
- * init from the rendezvous announcements, so every member sees the same graph. */
+ * init from the rendezvous announcements, so every member sees the same graph.
+ *
+ * Servers follow the hosts: each rank announces the server its own host's description gives
+ * it (HCEMU_TOPOLOGY or a rank table; server 0 by default) and its host key. Ranks of
+ * different hosts are never on one server: when some announced server holds ranks of
+ * several hosts, the servers are renumbered as the distinct (host, announced server) pairs,
+ * hosts in the order of their lowest rank, servers ascending within a host. */
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +53,60 @@ static void build_layer(struct emu_graph *g, struct emu_graph_layer *L, bool by_
     }
 }
 
+/* The address hccl_comm.c gives a rank's NIC when no rank table names one. */
+static uint32_t default_ip(uint32_t server, uint32_t phy)
+{
+    return htonl((10u << 24) | ((server & 0xFFu) << 16) | ((phy >> 8 & 0xFFu) << 8) |
+                 ((phy & 0xFFu) + 1u));
+}
+
+/* Position of rank r's host among the hosts, in the order of their lowest rank. */
+static uint32_t host_order(const struct emu_rank_info *ranks, uint32_t r)
+{
+    uint32_t order = 0;
+
+    for (uint32_t q = 0; q < r; q++) {
+        bool first = true; /* q is the lowest rank of its host */
+        for (uint32_t k = 0; k < q && first; k++)
+            first = ranks[k].host_key != ranks[q].host_key;
+        if (first && ranks[q].host_key == ranks[r].host_key)
+            return order;
+        order += first;
+    }
+    return order;
+}
+
+/* g->server[] from the announcements: as announced unless a server spans hosts. */
+static void assign_servers(struct emu_graph *g, const struct emu_rank_info *ranks, uint32_t n)
+{
+    uint64_t pair[EMU_COMM_MAX_RANKS];
+    bool spans = false;
+
+    for (uint32_t r = 0; r < n; r++) {
+        g->server[r] = ranks[r].server;
+        for (uint32_t q = 0; q < r && !spans; q++)
+            spans = ranks[q].server == ranks[r].server && ranks[q].host_key != ranks[r].host_key;
+    }
+    if (!spans)
+        return;
+    /* (host order, announced server) of every rank; a server's id is its pair's rank among
+     * the distinct pairs. */
+    for (uint32_t r = 0; r < n; r++)
+        pair[r] = (uint64_t)host_order(ranks, r) << 32 | ranks[r].server;
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t id = 0;
+        for (uint32_t q = 0; q < n; q++) {
+            bool seen = false; /* count each smaller distinct pair once */
+            for (uint32_t k = 0; k < q && !seen; k++)
+                seen = pair[k] == pair[q];
+            id += !seen && pair[q] < pair[r];
+        }
+        g->server[r] = id;
+        if (g->ip[r] == default_ip(ranks[r].server, ranks[r].phy_id))
+            g->ip[r] = default_ip(id, ranks[r].phy_id); /* one address per device of the job */
+    }
+}
+
 emu_status emu_graph_create(const struct emu_rank_info *ranks, uint32_t n, uint32_t me,
                             struct emu_graph **out)
 {
@@ -57,11 +118,11 @@ emu_status emu_graph_create(const struct emu_rank_info *ranks, uint32_t n, uint3
     g->n = n;
     g->me = me;
     for (uint32_t r = 0; r < n; r++) {
-        g->server[r] = ranks[r].server;
         g->phy[r] = ranks[r].phy_id;
         g->dev[r] = ranks[r].dev;
         g->ip[r] = ranks[r].ip;
     }
+    assign_servers(g, ranks, n);
     build_layer(g, &g->layer[0], true);
     g->layer[0].n_proto = 1;
     g->layer[0].proto[0] = c->intra;

@@ -155,6 +155,7 @@ static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
         struct emu_peer_ref *e = &ctl->peers[free_i];
         e->dev = pi->dev;
         e->host_key = pi->host_key;
+        snprintf(e->host, sizeof(e->host), "%s", pi->host);
         snprintf(e->job_dir, sizeof(e->job_dir), "%s", pi->job_dir);
         e->used = 1;
     }

@@ -193,3 +193,12 @@ emu_status emu_topo_server_of(uint32_t dev, const char *fn, uint32_t rank, uint3
     *server = (uint32_t)c->server_of_dev[dev];
     return EMU_OK;
 }
+
+uint32_t emu_topo_server_listed(uint32_t dev)
+{
+    const struct emu_topo_cfg *c = emu_topo_cfg();
+
+    return c->ok && dev < EMU_MAX_DEVICES && c->server_of_dev[dev] >= 0
+               ? (uint32_t)c->server_of_dev[dev]
+               : 0;
+}

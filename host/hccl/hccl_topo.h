@@ -20,6 +20,8 @@
  * file is unusable or does not list the device. */
 emu_status emu_topo_server_of(uint32_t dev, const char *fn, uint32_t rank,
                               uint32_t *server) EMU_MUST_CHECK;
+/* The server of device `dev`, quietly: 0 when the file is unusable or does not list it. */
+uint32_t emu_topo_server_listed(uint32_t dev);
 /* A protocol name ("UB_CTP", "roce"...) to its CommProtocol; -2 when unknown. */
 int32_t emu_topo_protocol_of(const char *name);
 const char *emu_topo_protocol_name(int32_t protocol);
