@@ -1,15 +1,19 @@
 /* test_exchange_info.c - HcclCommAddExchangeInfo / HcclCommGetExchangeInfo /
  * HcclCommResetExchangeInfo: bytes each rank adds reach the peers it creates channels to,
- * once, for 2 and 8 ranks as threads and as processes (this program re-executed with
- * --child, the way hcemu-run starts ranks); Reset withdraws them; bad arguments get hcomm's
+ * once, for 2 and 8 ranks as threads, as processes (this program re-executed with --child,
+ * the way hcemu-run starts ranks) and as processes of two "hosts" (job folders that meet over
+ * TCP on loopback); Reset withdraws them; bad arguments get hcomm's
  * codes (HCCL_E_PTR for NULL pointers, HCCL_E_PARA for lengths) with one error line. */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,60 +131,98 @@ static void two_and_eight_rank_threads_exchange_bytes(void **state)
 
 /* ---- ranks as processes ---------------------------------------------------------------- */
 
-static int child_rank(void)
+static int child_rank(const char *barrier)
 {
     const char *rs = getenv("HCEMU_RANK"), *ns = getenv("HCEMU_RANK_SIZE");
+    const char *ls = getenv("HCEMU_LOCAL_RANK");
     uint32_t rank = rs != NULL ? (uint32_t)atoi(rs) : 0, n = ns != NULL ? (uint32_t)atoi(ns) : 0;
+    int32_t dev = ls != NULL ? atoi(ls) : (int32_t)rank;
     HcclRootInfo ri;
     HcclComm comm;
 
-    if (n < 2 || aclInit(NULL) != 0 || aclrtSetDevice((int32_t)rank) != 0 ||
-        HcclGetRootInfo(&ri) != 0 || HcclCommInitRootInfo(n, &ri, rank, &comm) != 0)
+    if (n < 2 || aclInit(NULL) != 0 || aclrtSetDevice(dev) != 0 || HcclGetRootInfo(&ri) != 0 ||
+        HcclCommInitRootInfo(n, &ri, rank, &comm) != 0)
         return 3;
     int bad = exchange_round(comm, rank, n);
     /* A barrier of files, so no rank's devices go while a peer still maps them. */
-    const char *dir = getenv("HCEMU_JOB_PATH");
     char path[CU_PATH * 2];
-    snprintf(path, sizeof(path), "%s/done.%u", dir, rank);
+    snprintf(path, sizeof(path), "%s/done.%u", barrier, rank);
     close(open(path, O_CREAT | O_WRONLY, 0600));
-    for (int t = 0; t < 3000 && cu_count_files(dir, "done.") < (int)n; t++)
+    for (int t = 0; t < 3000 && cu_count_files(barrier, "done.") < (int)n; t++)
         usleep(10000);
-    if (HcclCommDestroy(comm) != 0 || aclrtResetDevice((int32_t)rank) != 0 || aclFinalize() != 0)
+    if (HcclCommDestroy(comm) != 0 || aclrtResetDevice(dev) != 0 || aclFinalize() != 0)
         bad++;
     return bad == 0 ? 0 : 4;
 }
 
-static void run_processes(int n)
+/* A free loopback port: the kernel picks one for a throw-away socket. */
+static int free_port(void)
 {
-    static char env[MAXR][4][CU_PATH * 2];
-    char sub[CU_PATH + 16];
-    pid_t pid[MAXR];
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
 
-    snprintf(sub, sizeof(sub), "%s/procs%d", job, n);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* n ranks as processes the way hcemu-run starts them; hosts = 2 splits them over two job
+ * folders that meet through the root's TCP listener (the rows, exchange info included, are
+ * copied between the folders), as one hcemu-run per host does. */
+static void run_processes(int n, int hosts)
+{
+    static char env[MAXR][8][CU_PATH * 2];
+    char sub[CU_PATH + 16], dir[2][CU_PATH + 32];
+    pid_t pid[MAXR];
+    int port = hosts > 1 ? free_port() : 0;
+
+    assert_true(port >= 0);
+    snprintf(sub, sizeof(sub), "%s/procs%d_%d", job, n, hosts);
     assert_int_equal(mkdir(sub, 0700), 0);
+    for (int h = 0; h < hosts; h++) {
+        snprintf(dir[h], sizeof(dir[h]), "%s/host%d", sub, h);
+        assert_int_equal(mkdir(dir[h], 0700), 0);
+    }
     for (int r = 0; r < n; r++) {
+        int h = r * hosts / n, first = h * n / hosts;
         snprintf(env[r][0], sizeof(env[r][0]), "HCEMU_RANK=%d", r);
         snprintf(env[r][1], sizeof(env[r][1]), "HCEMU_RANK_SIZE=%d", n);
-        snprintf(env[r][2], sizeof(env[r][2]), "HCEMU_JOB_PATH=%s", sub);
-        snprintf(env[r][3], sizeof(env[r][3]), "HCEMU_JOB_ID=%s", sub);
-        char *e[] = {env[r][0], env[r][1], env[r][2], env[r][3], NULL};
-        pid[r] = cu_spawn(self, "rank", "", e);
+        snprintf(env[r][2], sizeof(env[r][2]), "HCEMU_LOCAL_RANK=%d", r - first);
+        snprintf(env[r][3], sizeof(env[r][3]), "HCEMU_JOB_PATH=%s", dir[h]);
+        snprintf(env[r][4], sizeof(env[r][4]), "HCEMU_JOB_ID=%s", sub);
+        snprintf(env[r][5], sizeof(env[r][5]), "HCEMU_ROOT=127.0.0.1:%d", port);
+        snprintf(env[r][6], sizeof(env[r][6]), "HCEMU_SECRET=exchange-%d", (int)getpid());
+        char *e[] = {env[r][0], env[r][1], env[r][2], env[r][3], env[r][4],
+                     hosts > 1 ? env[r][5] : NULL, env[r][6], NULL};
+        pid[r] = cu_spawn(self, "rank", sub, e);
     }
     for (int r = 0; r < n; r++) {
         int st = cu_wait(pid[r], 120000);
         if (st != 0)
-            fail_msg("rank %d of %d exited with %d", r, n, st);
+            fail_msg("rank %d of %d (%d hosts) exited with %d", r, n, hosts, st);
     }
     assert_int_equal(cu_wait_executors_gone(sub, 5000), 0);
-    assert_int_equal(cu_count_files(sub, "hcemu-comm-"), 0);
+    for (int h = 0; h < hosts; h++)
+        assert_int_equal(cu_count_files(dir[h], "hcemu-comm-"), 0);
     cu_rmtree(sub);
 }
 
 static void two_and_eight_rank_processes_exchange_bytes(void **state)
 {
     (void)state;
-    run_processes(2);
-    run_processes(8);
+    run_processes(2, 1);
+    run_processes(8, 1);
+}
+
+static void ranks_of_two_hosts_exchange_bytes(void **state)
+{
+    (void)state;
+    run_processes(2, 2);
+    run_processes(8, 2);
 }
 
 /* ---- bad arguments --------------------------------------------------------------------- */
@@ -239,11 +281,12 @@ static void bad_arguments_get_hcomm_codes(void **state)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-        return strcmp(argv[2], "rank") == 0 ? child_rank() : 2;
+        return strcmp(argv[2], "rank") == 0 && argc >= 4 ? child_rank(argv[3]) : 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_and_eight_rank_threads_exchange_bytes),
         cmocka_unit_test(bad_arguments_get_hcomm_codes),
         cmocka_unit_test(two_and_eight_rank_processes_exchange_bytes),
+        cmocka_unit_test(ranks_of_two_hosts_exchange_bytes),
     };
     ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (len <= 0)
