@@ -13,3 +13,7 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_proc.c)
     emu_add_test(comm_proc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_proc.c ${EMU_COMM_UTIL}
                  LIBS hcemu hcemu_common TIMEOUT 300)
 endif()
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_exchange_info.c)
+    emu_add_test(exchange_info SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_exchange_info.c
+                 ${EMU_COMM_UTIL} LIBS hcemu hcemu_common TIMEOUT 300)
+endif()

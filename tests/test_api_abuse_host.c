@@ -1025,9 +1025,10 @@ static void comm_stubs(HcclComm c)
     EXPECT(HcclDevMemAcquire(c, NULL, &u64, &p, &b), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclTaskRegister(c, NULL, NULL), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclTaskUnRegister(c, "x"), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclCommAddExchangeInfo(c, NULL, UINT32_MAX), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclCommGetExchangeInfo(c, 99, 4, NULL, NULL), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclCommResetExchangeInfo(c), HCCL_E_NOT_SUPPORT);
+    /* NULL comm: HCCL_E_PTR; a pointer that is no live comm: HCCL_E_PARA. */
+    EXPECT(HcclCommAddExchangeInfo(c, NULL, UINT32_MAX), HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclCommGetExchangeInfo(c, 99, 4, NULL, NULL), HCCL_E_PTR, HCCL_E_PARA);
+    EXPECT(HcclCommResetExchangeInfo(c), HCCL_E_PTR, HCCL_E_PARA);
 }
 
 /* Rank 0 abuses a live communicator while rank 1 waits; stderr is process-wide. */

@@ -1,6 +1,8 @@
-/* api_hccl_comm.c - the HCCL communicator boundary: root info, the init calls, destroy and
- * the member queries. Validates arguments, calls hccl_comm.c, converts once on the way out. */
+/* api_hccl_comm.c - the HCCL communicator boundary: root info, the init calls, destroy, the
+ * member queries and the exchange info (hccl_exchange.c). Validates arguments, calls
+ * hccl_comm.c, converts once on the way out. */
 #include <hccl/hccl.h>
+#include <hccl/hccl_res_expt.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "hccl.h"
 #include "hccl_comm.h"
 #include "hccl_comm_args.h"
+#include "hccl_exchange.h"
 #include "hccl_ranktable.h"
 #include "hccl_rdv.h"
 #include "hccl_rdvnet.h"
@@ -193,6 +196,48 @@ HcclResult HcclGetCommName(HcclComm comm, char *commName)
     if ((s = EMU_HCCL_NONNULL(c, commName, fn)) == EMU_OK)
         memcpy(commName, c->name, COMM_NAME_MAX_LENGTH);
     return emu_hccl_leave(c, s);
+}
+
+/* ---- exchange info (hccl_res_expt.h) --------------------------------------------------- */
+
+HcclResult HcclCommAddExchangeInfo(HcclComm comm, const void *data, uint32_t length)
+{
+    static const char fn[] = "HcclCommAddExchangeInfo";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, data, fn)) == EMU_OK)
+        s = emu_xinfo_add(c, data, length, fn);
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclCommGetExchangeInfo(HcclComm comm, uint32_t remoteRank, uint32_t length,
+                                   void *data, uint32_t *actualLength)
+{
+    static const char fn[] = "HcclCommGetExchangeInfo";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    if ((s = EMU_HCCL_NONNULL(c, data, fn)) == EMU_OK &&
+        (s = EMU_HCCL_NONNULL(c, actualLength, fn)) == EMU_OK)
+        s = emu_xinfo_get(c, remoteRank, length, data, actualLength, fn);
+    return emu_hccl_leave(c, s);
+}
+
+HcclResult HcclCommResetExchangeInfo(HcclComm comm)
+{
+    static const char fn[] = "HcclCommResetExchangeInfo";
+    struct emu_comm *c;
+    emu_status s;
+
+    if ((s = emu_hccl_enter(comm, fn, &c)) != EMU_OK)
+        return emu_hccl_leave(NULL, s);
+    emu_xinfo_reset(c);
+    return emu_hccl_leave(c, EMU_OK);
 }
 
 HcclResult HcclCommGetHandleWithName(const char *commName, HcclComm *comm)

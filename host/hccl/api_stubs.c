@@ -13,8 +13,9 @@
  * HcclCommGetStatus, HcclGroupStatusGet and HcclConfigGetInfo answer for real
  * (api_hccl_diag.c).
  * - Package-internal extras of pkg_inc/hccl_res_expt.h other than thread export
- *   (HcclGetRemoteIpcHcclBuf, HcclDevMemAcquire, HcclTaskRegister/UnRegister, exchange-info
- *   calls): internal hooks of HCCL's own operators, marked unstable and unused by the flow.
+ *   and exchange info (HcclGetRemoteIpcHcclBuf, HcclDevMemAcquire, HcclTaskRegister/
+ *   UnRegister): internal hooks of HCCL's own operators, marked unstable and unused by the
+ *   flow. The exchange-info calls are real (hccl_exchange.c).
  * All ACL and Hcomm functions that the headers declare are implemented by host/ and device/.
  */
 #include "common/log.h"
@@ -95,24 +96,5 @@ int32_t HcclTaskRegister(HcclComm comm, const char *msgTag, Callback cb)
 int32_t HcclTaskUnRegister(HcclComm comm, const char *msgTag)
 {
     (void)comm, (void)msgTag;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclCommAddExchangeInfo(HcclComm comm, const void *data, uint32_t length)
-{
-    (void)comm, (void)data, (void)length;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclCommGetExchangeInfo(HcclComm comm, uint32_t remoteRank, uint32_t length,
-                                   void *data, uint32_t *actualLength)
-{
-    (void)comm, (void)remoteRank, (void)length, (void)data, (void)actualLength;
-    EMU_STUB_NOT_SUPPORTED();
-}
-
-HcclResult HcclCommResetExchangeInfo(HcclComm comm)
-{
-    (void)comm;
     EMU_STUB_NOT_SUPPORTED();
 }

@@ -13,6 +13,7 @@
 #include "common/settings.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "hccl_exchange.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
 #include "hccl_rdv.h"
@@ -220,6 +221,7 @@ static void free_comm(struct emu_comm *c, bool joined)
     free(c->threads);
     free(c->spare_notifies);
     free(c->chans);
+    emu_xinfo_free(c);
     pthread_mutex_destroy(&c->lock);
     c->magic = 0;
     free(c);

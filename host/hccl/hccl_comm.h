@@ -80,6 +80,12 @@ struct emu_ctx_rec {
     bool device;
 };
 
+/* Exchange info one peer sent (len 0: none waiting). */
+struct emu_xinfo {
+    uint32_t len;
+    uint8_t *data;
+};
+
 struct emu_memreg {
     uint32_t magic;
     struct emu_memreg *next;
@@ -118,6 +124,11 @@ struct emu_comm {
     bool peer_mapped[EMU_COMM_MAX_RANKS]; /* EMU_RPC_MAP_PEER sent for that rank's device */
     struct emu_ctx_rec *ctxs;
     struct emu_memreg *regs;
+    /* Exchange info (hccl_exchange.c): what the next channel set-up sends, and what each
+     * peer sent, kept until read. */
+    uint8_t *xinfo_out; /* [xinfo_out_len], NULL when nothing is added */
+    uint32_t xinfo_out_len;
+    struct emu_xinfo *xinfo_in; /* [size], allocated on the first arrival */
 };
 
 /* How a member joins: where to meet, and what this rank brings. */

@@ -18,6 +18,7 @@
 #include "common/handle.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "hccl_exchange.h"
 #include "hccl_mem.h"
 #include "hccl_rdv.h"
 #include "hccl_rules.h"
@@ -281,6 +282,7 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
         snprintf(o->mems[o->mem_num].tag, sizeof(o->mems[0].tag), "%s", r->tag);
         o->mem_num++;
     }
+    emu_xinfo_post(c, o);
     p->seq = emu_load_relaxed(&o->seq) + 1;
     /* Pairs with the acquire load of `seq` in the peer's offers_ready(). */
     emu_store_release(&o->seq, p->seq);
@@ -399,6 +401,8 @@ static emu_status consume(struct emu_comm *c, struct pending *p, uint32_t n, con
             return EMU_EINVAL;
         }
         emu_status s = slot_fill(c, &p[i], o, fn);
+        if (s == EMU_OK)
+            s = emu_xinfo_store(c, p[i].peer, o);
         if (s != EMU_OK)
             return s;
         p[i].got = true;
@@ -603,6 +607,8 @@ emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChanne
     }
     map_peers(c, p, np);
     free(p);
+    /* Sent with this call's new channels (or not needed by its existing ones): used up. */
+    emu_xinfo_sent(c);
     emu_link_query(c, engine, d, n, out);
     return EMU_OK;
 }

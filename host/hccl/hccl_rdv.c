@@ -552,7 +552,7 @@ struct row_member {
 
 struct row_offer {
     uint32_t tag, from, to, idx;
-    uint32_t key, seq, got, notify_num, notify_base, slot, mem_num, reserved;
+    uint32_t key, seq, got, notify_num, notify_base, slot, mem_num, info_len;
 };
 
 void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank)
@@ -566,7 +566,8 @@ size_t emu_rdv_encode_max(uint32_t nranks)
     return (size_t)nranks * (sizeof(struct row_member) +
                              nranks * EMU_RDV_KEYS *
                                  (sizeof(struct row_offer) +
-                                  EMU_MAX_CHANNEL_MEMS * sizeof(struct emu_rdv_mem)));
+                                  EMU_MAX_CHANNEL_MEMS * sizeof(struct emu_rdv_mem) +
+                                  EMU_RDV_INFO_MAX));
 }
 
 static size_t put(uint8_t *buf, size_t at, size_t cap, const void *p, size_t n)
@@ -600,8 +601,10 @@ static size_t encode_rank(const struct emu_rdv *r, uint32_t i, uint8_t *buf, siz
             ro.notify_base = o->notify_base;
             ro.slot = o->slot;
             ro.mem_num = o->mem_num < EMU_MAX_CHANNEL_MEMS ? o->mem_num : EMU_MAX_CHANNEL_MEMS;
+            ro.info_len = o->info_len < EMU_RDV_INFO_MAX ? o->info_len : EMU_RDV_INFO_MAX;
             at = put(buf, at, cap, &ro, sizeof(ro));
             at = put(buf, at, cap, o->mems, ro.mem_num * sizeof(o->mems[0]));
+            at = put(buf, at, cap, o->info, ro.info_len);
         }
     }
     return at;
@@ -617,7 +620,8 @@ size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size
     return at == SIZE_MAX ? 0 : at;
 }
 
-static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const struct emu_rdv_mem *mems)
+static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const struct emu_rdv_mem *mems,
+                        const uint8_t *info)
 {
     size_t at = block(r, ro->from, ro->to) + ro->idx;
     struct emu_rdv_offer *o = &r->offers[at];
@@ -627,6 +631,8 @@ static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const str
     o->slot = ro->slot;
     o->mem_num = ro->mem_num;
     memcpy(o->mems, mems, ro->mem_num * sizeof(*mems));
+    o->info_len = ro->info_len;
+    memcpy(o->info, info, ro->info_len);
     /* Published like the owner does: the key, then got, then seq last. */
     emu_store_release(&o->key, ro->key);
     emu_store_release(&r->keys[at], ro->key);
@@ -666,8 +672,9 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
             memcpy(&ro, buf + at, sizeof(ro));
             at += sizeof(ro);
             size_t mb = (size_t)ro.mem_num * sizeof(struct emu_rdv_mem);
-            if (ro.mem_num > EMU_MAX_CHANNEL_MEMS || at + mb > len || ro.from >= r->nranks ||
-                ro.to >= r->nranks || ro.idx >= EMU_RDV_KEYS)
+            if (ro.mem_num > EMU_MAX_CHANNEL_MEMS || ro.info_len > EMU_RDV_INFO_MAX ||
+                at + mb + ro.info_len > len || ro.from >= r->nranks || ro.to >= r->nranks ||
+                ro.idx >= EMU_RDV_KEYS)
                 return;
             struct emu_rdv_offer *o = &r->offers[block(r, ro.from, ro.to) + ro.idx];
             /* Only forward: seq and got only grow, and a copy that left the root before
@@ -675,10 +682,10 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
             uint32_t seq = emu_load_acquire(&o->seq), got = emu_load_acquire(&o->got);
             if (take && (emu_load_acquire(&o->key) == 0 || ro.seq > seq ||
                          (ro.seq == seq && ro.got > got))) {
-                apply_offer(r, &ro, (const struct emu_rdv_mem *)(buf + at));
+                apply_offer(r, &ro, (const struct emu_rdv_mem *)(buf + at), buf + at + mb);
                 changed = true;
             }
-            at += mb;
+            at += mb + ro.info_len;
         } else {
             return; /* malformed: keep what was applied */
         }

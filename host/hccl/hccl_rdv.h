@@ -19,6 +19,8 @@
 #define EMU_ROOT_INFO_VERSION 2u
 #define EMU_ROOT_SECRET_BYTES 32u
 #define EMU_RDV_KEYS 4u /* distinct (engine, protocol) channels per ordered rank pair */
+/* Bytes of exchange info (HcclCommAddExchangeInfo) an offer carries: hcomm's limit. */
+#define EMU_RDV_INFO_MAX 2048u
 
 /* The first bytes of an HcclRootInfo made by HcclGetRootInfo (the rest is zero). */
 struct emu_root_info {
@@ -53,8 +55,9 @@ struct emu_rdv_offer {
     uint32_t notify_base; /* in the poster's device pool */
     uint32_t slot;        /* the poster's channels[] slot */
     uint32_t mem_num;
-    uint32_t reserved;
+    uint32_t info_len; /* bytes of info: the poster's exchange info at post time */
     struct emu_rdv_mem mems[EMU_MAX_CHANNEL_MEMS];
+    uint8_t info[EMU_RDV_INFO_MAX];
 };
 
 struct emu_rdv;
