@@ -43,7 +43,7 @@ printf '\n%-10s %5s %10s %11s %11s %10s %8s %11s %11s %9s\n' collective ranks by
 for n in $RANKS; do
     copy=$("$BIN/coll_copy_bound")
     : >"$TMP/mpi.txt"
-    if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe -n "$n" \
+    if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" >"$TMP/mpi.txt" 2>"$TMP/mpi.err"; then
         echo "mpirun -n $n failed or timed out (rows it finished are kept): $(head -c 300 "$TMP/mpi.err")"
     fi

@@ -147,6 +147,7 @@ static struct {
     struct served_file files[MAX_FILES];
     uint8_t *buf;
     size_t cap;
+    _Atomic uint32_t clients; /* connections of other hosts' ranks still open */
 } srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 static struct emu_rdv *served(uint64_t nonce, uint32_t nranks)
@@ -238,6 +239,7 @@ static void *listener_main(void *arg)
             greeted[i] = true;
             if (!ok) { /* done or refused: drop it, moving the last one here */
                 close(fds[i].fd);
+                atomic_fetch_sub(&srv.clients, 1);
                 fds[i] = fds[n - 1];
                 greeted[i] = greeted[n - 1];
                 n--;
@@ -248,6 +250,7 @@ static void *listener_main(void *arg)
             int c = accept4(srv.fd, NULL, NULL, SOCK_CLOEXEC);
             if (c >= 0 && n <= MAX_CLIENTS) {
                 limit_io(c);
+                atomic_fetch_add(&srv.clients, 1);
                 fds[n] = (struct pollfd){.fd = c, .events = POLLIN};
                 greeted[n++] = false;
             } else if (c >= 0) {
@@ -280,6 +283,32 @@ static emu_status open_listener(uint32_t ip, uint16_t port, uint16_t *bound)
     return EMU_OK;
 }
 
+/* At exit of the root's process: ranks of other hosts may still be creating channels among
+ * themselves, which goes through this listener, so it serves on until each has closed its
+ * connection (at communicator destroy or at its own exit), within HCCL_CONNECT_TIMEOUT. */
+static void linger_for_clients(void)
+{
+    uint64_t start = emu_os_now_ns();
+    uint64_t deadline = start + emu_settings_u64(EMU_SET_HCCL_CONNECT_TIMEOUT) * 1000000000ull;
+    bool said = false;
+
+    while (atomic_load(&srv.clients) > 0) {
+        uint64_t now = emu_os_now_ns();
+        if (now >= deadline) {
+            EMU_LOG_ERR("rendezvous listener: %u rank(s) of other hosts still connected after "
+                        "HCCL_CONNECT_TIMEOUT; this process exits anyway",
+                        atomic_load(&srv.clients));
+            return;
+        }
+        if (!said && now - start > 1000000000ull) {
+            EMU_LOG_INFO("rendezvous listener: the process of the root waits for %u rank(s) "
+                         "of other hosts to leave", atomic_load(&srv.clients));
+            said = true;
+        }
+        usleep(2000);
+    }
+}
+
 emu_status emu_rdvnet_listen(const char *dir, uint32_t ip, uint16_t port, const uint8_t *secret,
                              uint16_t *bound)
 {
@@ -310,6 +339,7 @@ emu_status emu_rdvnet_listen(const char *dir, uint32_t ip, uint16_t port, const 
                                  * still meet after this process's own ranks are done */
             srv.running = true;
             *bound = srv.port;
+            atexit(linger_for_clients);
         }
     }
     pthread_mutex_unlock(&srv.lock);

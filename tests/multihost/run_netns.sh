@@ -113,8 +113,12 @@ AGENT
     chmod 700 "$out/agent"
     asroot=""
     [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
+    # rtc_hwloc_vmhole none: Open MPI 4.1's daemons otherwise share their hwloc topology
+    # through a mapping in the biggest hole of their address space, and sometimes crash
+    # doing so (seen in CI: a segfault in hwloc_shmem_topology_write).
     ip netns exec "$nsa" timeout 200 mpirun $asroot --host "ha:$a,hb:$b" -np "$n" \
         --mca plm_rsh_agent "$out/agent" --mca oob_tcp_if_include 10.77.0.0/24 \
+        --mca rtc_hwloc_vmhole none \
         -x HCEMU_ROOT="$root" -x HCEMU_SECRET="$secret" "$@" >"$out/a" 2>&1 &
     pa=$!
     pids=$pa

@@ -52,9 +52,9 @@ mpirun)
     command -v mpirun >/dev/null || { echo "mpirun is not installed: skipped"; exit 77; }
     asroot=""
     [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
-    # Each app context is one host; -x would reach only the first, so env sets the variables.
+    # rtc_hwloc_vmhole none: see run_netns.sh. Each app context is one host; -x would reach only the first, so env sets the variables.
     common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
-    timeout 200 mpirun $asroot --oversubscribe \
+    timeout 200 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none \
         -np "$a" env $common "${env_a[@]}" "$@" : -np "$b" env $common "${env_b[@]}" "$@" \
         >"$out/a" 2>&1
     ra=$? rb=0
