@@ -8,6 +8,11 @@
  *   REQ READ   {src, len}                        -> REP + the bytes of src.
  *   REQ NOTIFY {slot}                            -> notify set, doorbell; REP.
  *
+ * With the race detector on, a request's header is followed by the requesting task's vector
+ * clock (diag/race_net.h) unless both executors share a job folder (NF_SHARED_DIAG, the
+ * split test aid: the requester's own checks cover it); the target checks the access against
+ * its device's shadow on arrival and joins the clock into the notify before setting it.
+ *
  * Large payloads use UCX's rendezvous protocol: the target receives them straight into the
  * destination (a plain write) or into a staging buffer it then reduces. Nothing is registered
  * ahead: only the ranges a message names are touched, never the device's sparse window.
@@ -37,6 +42,7 @@
 #include "common/os.h"
 #include "dp.h"
 #include "net.h"
+#include "diag/race_net.h"
 #include "reduce.h"
 
 #define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
@@ -49,6 +55,7 @@
 enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3 };
 #define NF_REDUCE 1u
 #define NF_NOTIFY 2u
+#define NF_SHARED_DIAG 4u /* the requester's job folder is the target's (diagnostics shared) */
 
 struct net_hdr {
     uint64_t magic;
@@ -88,6 +95,7 @@ struct net_op {
     struct net_hdr h;
     uint8_t *local; /* write: source bytes; read: destination */
     void *tmp;      /* read-reduce staging */
+    uint8_t *wire;  /* the header followed by the task's clock (race detector), or NULL */
     char why[160];
 };
 
@@ -97,6 +105,7 @@ struct inbound {
     ucp_ep_h reply_ep;
     void *tmp;
     struct net_op *op; /* replies carrying read data */
+    struct emu_race_net_in *race; /* the requester's clock, for the write's notify */
 };
 
 /* A reply being sent: its header must live until the send completes. */
@@ -117,6 +126,7 @@ static pthread_t progress_tid;
 static _Atomic bool stopping;
 static struct conn conns[EMU_MAX_PEERS];
 static struct net_op pending = {.next = &pending, .prev = &pending};
+static size_t max_header = sizeof(struct net_hdr); /* UCX's bound on an AM header */
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -136,6 +146,7 @@ static void op_put(struct net_op *op)
 {
     if (atomic_fetch_sub_explicit(&op->refs, 1, memory_order_acq_rel) == 1) {
         free(op->tmp);
+        free(op->wire);
         free(op);
     }
 }
@@ -281,14 +292,41 @@ static bool write_ok(const struct net_hdr *h, size_t len)
            h->count <= UINT64_MAX / es && h->count * es == h->len;
 }
 
+/* Set notify `slot` for the requester, its clock joined first (race detector). */
+static void notify_set(const struct net_hdr *h, struct emu_race_net_in *race)
+{
+    emu_race_net_publish(race, h->notify_slot);
+    emu_devctl_notify_record(emu_exec_ctl(), h->notify_slot, (h->src_dev << 24) | 0xFFFFFFu);
+    emu_race_net_end(race);
+}
+
 /* The data of a write is in place (or staged in tmp): reduce it, set the notify, answer. */
-static void write_landed(const struct net_hdr *h, ucp_ep_h ep, const void *staged)
+static void write_landed(const struct net_hdr *h, ucp_ep_h ep, const void *staged,
+                         struct emu_race_net_in *race)
 {
     if (h->flags & NF_REDUCE)
         emu_reduce(self_ptr(h->addr), staged, h->count, h->dtype, h->op);
     if (h->flags & NF_NOTIFY)
-        emu_devctl_notify_record(emu_exec_ctl(), h->notify_slot, (h->src_dev << 24) | 0xFFFFFFu);
+        notify_set(h, race);
+    else
+        emu_race_net_end(race);
     reply(ep, h, EMU_OK, NULL, 0);
+}
+
+/* The requester's clock checked against this device's shadow (a request from another job
+ * folder; NULL without a record to make, or with the race detector off). */
+static struct emu_race_net_in *race_arrive(const struct net_hdr *h, const void *header,
+                                           size_t header_len)
+{
+    enum emu_race_net_access a = h->kind == NK_WRITE ? EMU_RACE_NET_WRITE
+                                 : h->kind == NK_READ ? EMU_RACE_NET_READ
+                                                      : EMU_RACE_NET_NONE;
+    bool record = h->kind == NK_NOTIFY || (h->flags & NF_NOTIFY);
+
+    if (h->flags & NF_SHARED_DIAG)
+        return NULL;
+    return emu_race_net_arrive((const uint8_t *)header + sizeof(*h), header_len - sizeof(*h),
+                               h->src_dev, h->addr, h->len, a, record);
 }
 
 static void inbound_done(void *req, ucs_status_t status, size_t length, void *user)
@@ -306,8 +344,9 @@ static void inbound_done(void *req, ucs_status_t status, size_t length, void *us
         }
         op_put(op); /* the reception's reference */
     } else if (status == UCS_OK) {
-        write_landed(&in->h, in->reply_ep, in->tmp);
+        write_landed(&in->h, in->reply_ep, in->tmp, in->race);
     } else {
+        emu_race_net_end(in->race);
         reply(in->reply_ep, &in->h, EMU_EREMOTE, NULL, 0);
     }
     free(in->tmp);
@@ -339,7 +378,7 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
     bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 
     (void)arg;
-    if (header_len != sizeof(h))
+    if (header_len < sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
     if (h.magic != NET_MAGIC)
@@ -362,31 +401,35 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
             reply(ep, &h, EMU_EINVAL, NULL, 0);
             return UCS_OK;
         }
+        struct emu_race_net_in *race = race_arrive(&h, header, header_len);
         if (!rndv) {
             if (h.flags & NF_REDUCE)
-                write_landed(&h, ep, data);
+                write_landed(&h, ep, data, race);
             else {
                 memcpy(self_ptr(h.addr), data, h.len);
-                write_landed(&h, ep, NULL);
+                write_landed(&h, ep, NULL, race);
             }
             return UCS_OK;
         }
         struct inbound *in = calloc(1, sizeof(*in));
         if (in == NULL || ((h.flags & NF_REDUCE) && (in->tmp = malloc(h.len)) == NULL)) {
             free(in);
+            emu_race_net_end(race);
             reply(ep, &h, EMU_ENOMEM, NULL, 0);
             return UCS_OK;
         }
         in->h = h;
         in->reply_ep = ep;
+        in->race = race;
         receive(data, in->tmp != NULL ? in->tmp : self_ptr(h.addr), h.len, in);
         return UCS_OK;
     }
     case NK_READ:
+        race_arrive(&h, header, header_len); /* no record: nothing kept */
         reply(ep, &h, EMU_OK, self_ptr(h.addr), h.len);
         return UCS_OK;
     case NK_NOTIFY:
-        emu_devctl_notify_record(emu_exec_ctl(), h.notify_slot, (h.src_dev << 24) | 0xFFFFFFu);
+        notify_set(&h, race_arrive(&h, header, header_len));
         reply(ep, &h, EMU_OK, NULL, 0);
         return UCS_OK;
     default:
@@ -519,7 +562,8 @@ static bool start_ucx(void)
     if ((st = ucp_worker_create(ctx, &wp, &worker)) != UCS_OK)
         return fail_start("ucp_worker_create", st);
     ucp_worker_attr_t wa = {
-        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS |
+                      UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER,
         .address_flags = UCP_WORKER_ADDRESS_FLAG_NET_ONLY,
     };
     if ((st = ucp_worker_query(worker, &wa)) != UCS_OK)
@@ -532,6 +576,7 @@ static bool start_ucx(void)
         return false;
     }
     memcpy(my_addr, wa.address, wa.address_length);
+    max_header = wa.max_am_header;
     my_addr_len = (uint32_t)wa.address_length;
     ucp_worker_release_address(worker, wa.address);
     ucp_am_handler_param_t hp = {
@@ -704,8 +749,14 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         op->h.flags |= NF_REDUCE;
     if (move && (f & EMU_DPF_RECORD))
         op->h.flags |= NF_NOTIFY;
+    if (o->net_diag)
+        op->h.flags |= NF_SHARED_DIAG;
+    size_t tag_len = 0;
+    if (!o->net_diag && (op->wire = emu_race_net_tag(t, sizeof(op->h), max_header, &tag_len)))
+        memcpy(op->wire, &op->h, sizeof(op->h));
     op->local = read ? self_ptr(o->dst) : self_ptr(o->src);
     if (read && (f & EMU_DPF_REDUCE) && (op->tmp = malloc(o->len ? o->len : 1)) == NULL) {
+        free(op->wire);
         free(op);
         snprintf(t->note, sizeof(t->note), "out of memory for a read-reduce from another host");
         t->status = EMU_ENOMEM;
@@ -746,7 +797,9 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     p.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
     const void *payload = op->h.kind == NK_WRITE ? op->local : NULL;
     size_t plen = op->h.kind == NK_WRITE ? op->h.len : 0;
-    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, &op->h, sizeof(op->h), payload, plen, &p);
+    const void *hdr = op->wire != NULL ? (const void *)op->wire : &op->h;
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, sizeof(op->h) + tag_len, payload,
+                                         plen, &p);
     if (r == NULL)
         op_put(op); /* sent at once: the send's reference */
     else if (UCS_PTR_IS_ERR(r))

@@ -192,7 +192,7 @@ struct emu_devctl *emu_diag_ctl(uint32_t dev)
     return m->ctl;
 }
 
-static uint32_t intern(const char *text)
+uint32_t emu_diag_site_intern(const char *text)
 {
     struct emu_diag_shm *m = emu_diag_shm;
     uint32_t id = EMU_DIAG_NONE;
@@ -231,7 +231,7 @@ uint32_t emu_diag_site_pc(uint64_t pc, uint32_t stream, bool from_kernel)
     }
     char text[EMU_DIAG_SITE_LEN];
     emu_symbols_callsite(pc, stream, from_kernel, text, sizeof(text));
-    uint32_t id = intern(text);
+    uint32_t id = emu_diag_site_intern(text);
     if (site_cache[h].key == 0 && id != EMU_DIAG_NONE)
         site_cache[h] = (struct site_ent){key, id};
     pthread_mutex_unlock(&site_lock);

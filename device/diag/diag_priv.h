@@ -47,9 +47,16 @@ struct emu_diag_hang {
     } pending[EMU_DIAG_HANG_PENDING];
 };
 
+/* A tid: a thread of this job folder (origin 0), or the mirror of a thread of another job
+ * folder of the job (a host reached over the network, race_net.c), named by that folder's key
+ * and its tid there. A mirror's epochs are the other folder's; this folder never ticks them. */
 struct emu_race_tid {
-    uint32_t dev;
+    uint32_t dev;     /* mirrors: the device number in the other folder */
     uint32_t stream;
+    uint64_t origin;  /* 0, or the other folder's key (emu_race_folder_key() there) */
+    uint32_t origin_tid;
+    uint32_t rank;    /* mirrors: the thread's rank, UINT32_MAX until a message names it */
+    char host[EMU_HOST_NAME_MAX]; /* mirrors: the display name of the thread's host */
 };
 
 /* A notify or event slot seen by a record: the clock of the records not yet consumed
@@ -79,7 +86,7 @@ struct emu_race_access {
     uint8_t write;
     uint16_t kind;
     uint8_t tdev; /* device of the stream that made the access */
-    uint8_t reserved;
+    uint8_t remote; /* made by a thread of another job folder (tid is a mirror; tdev is there) */
     uint32_t rank;
 };
 
@@ -177,6 +184,27 @@ void emu_watchdog_stop(void);
 
 /* race.c: register the race detector's hooks; false when the scheduler refused them. */
 bool emu_race_start(void);
+
+/* race.c, for race_net.c (accesses and records of messages from other job folders). */
+/* A task's clock copy: at submission (launch or stream-sync edge) until its start; from its
+ * start on, for a task of a channel to another job folder, its clock at start (at_start). */
+struct emu_race_snap {
+    uint32_t n;
+    uint32_t tid; /* at_start: the task's own tid (EMU_DIAG_NONE: none) */
+    uint32_t at_start;
+    uint32_t c[];
+};
+/* Check access x (made with clock clk, EMU_RACE_MAX_TIDS entries) against its device's
+ * shadow, remember it, and report a race found. Takes the shm lock. */
+void emu_race_check_one(const struct emu_race_access *x, const uint32_t *clk);
+/* A record of notify (dev, slot) with clock clk: joined before the notify is set (published),
+ * counted done after. Take the shm lock. */
+void emu_race_record_publish(uint32_t dev, uint32_t slot, const uint32_t *clk);
+void emu_race_record_done(uint32_t dev, uint32_t slot);
+/* Stop race checking job-wide (this folder) with one warning line naming `why`. */
+void emu_race_stop(const char *why);
+/* The site index of call-site text `text` (interned), EMU_DIAG_NONE when the table is full. */
+uint32_t emu_diag_site_intern(const char *text);
 
 /* seed.c: register the seeded `pick` and `draw` hooks (serial schedule). */
 bool emu_seed_start(uint64_t seed);

@@ -22,6 +22,7 @@
  *
  * Lock order: scheduler lock, clk_lock, site lock, shm lock. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +30,14 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "diag_priv.h"
+#include "device/dp.h"
+#include "device/dp_kinds.h"
 #include "device/exec.h"
 #include "device/kernel.h"
 #include "device/report.h"
 
 #define MAX_REPORTS 20u
 
-/* A clock copy: `n` entries, the rest are zero. */
-struct snap {
-    uint32_t n;
-    uint32_t c[];
-};
 
 struct stream_clk {
     struct emu_vclock *vc;
@@ -76,7 +74,11 @@ static uint32_t new_tid(uint32_t stream)
 
     if (m->n_tids >= EMU_RACE_MAX_TIDS)
         return EMU_DIAG_NONE;
-    m->tids[m->n_tids] = (struct emu_race_tid){emu_exec_g.dev, stream};
+    struct emu_race_tid *id = &m->tids[m->n_tids];
+    memset(id, 0, sizeof(*id));
+    id->dev = emu_exec_g.dev;
+    id->stream = stream;
+    id->rank = UINT32_MAX;
     __atomic_store_n(&m->n_tids, m->n_tids + 1, __ATOMIC_RELEASE);
     return m->n_tids - 1;
 }
@@ -101,15 +103,35 @@ static struct stream_clk *clock_of(uint32_t s)
     return c;
 }
 
-static struct snap *snap_of(const uint32_t *c, uint32_t n)
+static struct emu_race_snap *snap_of(const uint32_t *c, uint32_t n)
 {
-    struct snap *s = malloc(sizeof(*s) + n * sizeof(uint32_t));
+    struct emu_race_snap *s = malloc(sizeof(*s) + n * sizeof(uint32_t));
 
     if (s != NULL) {
-        s->n = n;
+        *s = (struct emu_race_snap){.n = n, .tid = EMU_DIAG_NONE};
         memcpy(s->c, c, n * sizeof(uint32_t));
     }
     return s;
+}
+
+/* Whether t goes through a channel to a device of another job folder: its message carries
+ * its clock (race_net.c), so the clock at its start is kept. */
+static bool to_other_folder(struct emu_task *t)
+{
+    if (t->kind < EMU_TASK_KIND_COUNT || !(emu_dp_kinds_flags(t->kind) & EMU_DPF_CHANNEL))
+        return false;
+    const struct emu_dp_op *o = emu_dp_op_of(t);
+    return o->net && !o->net_diag;
+}
+
+static void keep_start_clock(struct emu_task *t, const uint32_t *clk, uint32_t tid)
+{
+    struct emu_race_snap *s = snap_of(clk, NT);
+
+    free(t->diag);
+    t->diag = s;
+    if (s != NULL)
+        s->tid = tid, s->at_start = 1;
 }
 
 static void on_submit(struct emu_task *t)
@@ -217,7 +239,7 @@ static const char *missing_edge(const struct race_hit *h)
     if (a_host || b_host)
         return "no stream synchronisation, event or kernel-completion notify orders the "
                "host-stream task and the other task";
-    if (a->tdev == b->tdev)
+    if (a->tdev == b->tdev && !a->remote && !b->remote)
         return "no thread notify record->wait between the two threads";
     if (!a->write && b->write && h->known != 0)
         return "this reader waited for an earlier record of the writer's thread, but the "
@@ -237,11 +259,26 @@ static const char *missing_edge(const struct race_hit *h)
     return "no channel notify record->wait between the two ranks' writes";
 }
 
+/* A thread of another job folder: what its messages told (rank, host, its device there). */
+static void remote_name(const struct emu_race_access *a, char *out, size_t len)
+{
+    const struct emu_race_tid *id = a->tid < EMU_RACE_MAX_TIDS ? &emu_diag_shm->tids[a->tid] : NULL;
+    char rank[24] = "";
+
+    if (a->rank != UINT32_MAX)
+        snprintf(rank, sizeof(rank), "rank %u ", a->rank);
+    snprintf(out, len, "%sthread %u on host %s (dev %u stream %u there)", rank, a->stream,
+             id != NULL && id->host[0] != '\0' ? id->host : "?", a->tdev, a->stream);
+}
+
 static void describe(const struct emu_race_access *a, char *out, size_t len)
 {
-    char who[96];
+    char who[160];
 
-    emu_diag_thread_name(a->tdev, a->stream, who, sizeof(who));
+    if (a->remote)
+        remote_name(a, who, sizeof(who));
+    else
+        emu_diag_thread_name(a->tdev, a->stream, who, sizeof(who));
     snprintf(out, len, "%s of [0x%llx, +%llu) by %s at %s (%s)", a->write ? "write" : "read",
              (unsigned long long)a->addr, (unsigned long long)a->len, who,
              emu_diag_site_text(a->site), emu_report_kind_name(a->kind));
@@ -276,7 +313,7 @@ static uint32_t start_clock(struct emu_task *t, uint32_t *out, uint32_t n, bool 
     struct stream_clk *c = clock_of(t->stream);
     *ok = c != NULL;
     if (c != NULL) {
-        const struct snap *sn = t->diag;
+        const struct emu_race_snap *sn = t->diag;
         if (sn != NULL)
             join(c->vc->c, sn->c, sn->n < n ? sn->n : n);
         tid = c->tid;
@@ -300,6 +337,8 @@ static void on_start(struct emu_task *t)
         return;
     emu_diag_describe(t, d);
     uint32_t tid = start_clock(t, clk, NT, &ok);
+    if (ok && to_other_folder(t))
+        keep_start_clock(t, clk, tid);
     if (!ok || (d->n_acc == 0 && d->sync_op != EMU_SYNC_RECORD))
         return;
     uint32_t site = d->n_acc != 0 ? emu_diag_site(t) : EMU_DIAG_NONE;
@@ -382,6 +421,44 @@ static void on_free(struct emu_task *t)
 {
     free(t->diag);
     t->diag = NULL;
+}
+
+void emu_race_check_one(const struct emu_race_access *x, const uint32_t *clk)
+{
+    struct race_hit hit;
+    bool found;
+
+    emu_diag_shm_lock();
+    found = check_access(x, clk, &hit) && !seen_pair(hit.mine.site, hit.theirs.site);
+    emu_diag_shm_unlock();
+    if (found)
+        report(&hit);
+}
+
+void emu_race_record_publish(uint32_t dev, uint32_t slot, const uint32_t *clk)
+{
+    emu_diag_shm_lock();
+    struct emu_race_notify *e = emu_diag_notify_entry(dev, slot, false, true);
+    if (e != NULL) {
+        join(notify_clock(e)->c, clk, NT);
+        e->n_pub++;
+    }
+    emu_diag_shm_unlock();
+}
+
+void emu_race_record_done(uint32_t dev, uint32_t slot)
+{
+    emu_diag_shm_lock();
+    struct emu_race_notify *e = emu_diag_notify_entry(dev, slot, false, false);
+    if (e != NULL)
+        e->n_done++;
+    emu_diag_shm_unlock();
+}
+
+void emu_race_stop(const char *why)
+{
+    if (atomic_exchange(&emu_diag_shm->race_off, 1) == 0)
+        EMU_LOG_WARN("race checker stopped: %s", why);
 }
 
 static const struct emu_sched_hooks race_hooks = {
