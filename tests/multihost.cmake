@@ -105,6 +105,28 @@ set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;mul
                      TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77
                      ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
 
+# The race detector across hosts: the vector clocks travel with the network messages. The
+# diag kernels (1+1): no report when ordered, the remote rank and host named when not; the
+# examples 4+4 with their correct orders: no report, no stop.
+add_test(NAME multihost_net_race_remote
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/race_remote.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:test_diag_host>)
+set_tests_properties(multihost_net_race_remote PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 200 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX};MH_NET=1;HCEMU_RACECHECK=1")
+foreach(ex p2p allreduce alltoall)
+    mh_test(multihost_net_racecheck_${ex}_4_4_hcemu-run PASS hcemu-run 4 4
+            $<TARGET_FILE:hcemu-example-${ex}> --bytes 256K --iters 2)
+    set_tests_properties(multihost_net_racecheck_${ex}_4_4_hcemu-run PROPERTIES
+                         FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
+endforeach()
+mh_test(multihost_net_racecheck_all_reduce_test_4_4_hcemu-run success hcemu-run 4 4
+        $<TARGET_FILE:all_reduce_test> -b 64 -e 1M -f 128 -c 1 -n 1 -w 1)
+set_tests_properties(multihost_net_racecheck_all_reduce_test_4_4_hcemu-run PROPERTIES
+                     FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
+set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
+
 # Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
 # skipped otherwise, and when namespaces are unavailable): two hosts as far as the kernel is
 # concerned, found as such without HCEMU_HOST. The rank graph needs only the rendezvous; the

@@ -57,6 +57,7 @@ struct emu_race_tid {
     uint32_t origin_tid;
     uint32_t rank;    /* mirrors: the thread's rank, UINT32_MAX until a message names it */
     char host[EMU_HOST_NAME_MAX]; /* mirrors: the display name of the thread's host */
+    char label[36];               /* mirrors: the thread's label there ("" = none) */
 };
 
 /* A notify or event slot seen by a record: the clock of the records not yet consumed

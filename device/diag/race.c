@@ -259,16 +259,25 @@ static const char *missing_edge(const struct race_hit *h)
     return "no channel notify record->wait between the two ranks' writes";
 }
 
-/* A thread of another job folder: what its messages told (rank, host, its device there). */
+/* A thread of another job folder: what its messages told (rank, label, host, device there). */
 static void remote_name(const struct emu_race_access *a, char *out, size_t len)
 {
     const struct emu_race_tid *id = a->tid < EMU_RACE_MAX_TIDS ? &emu_diag_shm->tids[a->tid] : NULL;
+    const char *host = id != NULL && id->host[0] != '\0' ? id->host : "?";
+    const char *label = id != NULL ? id->label : "";
     char rank[24] = "";
 
     if (a->rank != UINT32_MAX)
         snprintf(rank, sizeof(rank), "rank %u ", a->rank);
-    snprintf(out, len, "%sthread %u on host %s (dev %u stream %u there)", rank, a->stream,
-             id != NULL && id->host[0] != '\0' ? id->host : "?", a->tdev, a->stream);
+    if (strncmp(label, "rank ", 5) == 0) /* the control plane's "rank R thread i" */
+        snprintf(out, len, "%s on host %s (dev %u stream %u there)", label, host, a->tdev,
+                 a->stream);
+    else if (label[0] != '\0')
+        snprintf(out, len, "%sthread '%s' on host %s (dev %u stream %u there)", rank, label, host,
+                 a->tdev, a->stream);
+    else
+        snprintf(out, len, "%sthread %u on host %s (dev %u stream %u there)", rank, a->stream,
+                 host, a->tdev, a->stream);
 }
 
 static void describe(const struct emu_race_access *a, char *out, size_t len)

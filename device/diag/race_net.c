@@ -29,6 +29,7 @@ struct tag_head {
     uint32_t rank, dev, stream, kind;
     uint32_t n; /* entries that follow */
     char host[EMU_HOST_NAME_MAX];
+    char label[36]; /* the thread's label */
     char site[EMU_DIAG_SITE_LEN];
 };
 
@@ -86,7 +87,13 @@ uint8_t *emu_race_net_tag(const struct emu_task *t, size_t prefix, size_t cap, s
     uint64_t me = folder_key();
     *h = (struct tag_head){.magic = TAG_MAGIC, .folder = me, .seq = t->seq, .tid = s->tid,
                            .dev = emu_exec_g.dev, .stream = t->stream, .kind = t->kind, .n = n};
-    h->rank = t->stream < EMU_MAX_STREAMS ? emu_exec_ctl()->streams[t->stream].rank : UINT32_MAX;
+    h->rank = UINT32_MAX;
+    if (t->stream < EMU_MAX_STREAMS) {
+        const struct emu_stream_ctl *sc = &emu_exec_ctl()->streams[t->stream];
+        h->rank = sc->rank;
+        memcpy(h->label, sc->label, sizeof(h->label));
+        h->label[sizeof(h->label) - 1] = '\0';
+    }
     snprintf(h->host, sizeof(h->host), "%s", emu_host_of_device(emu_exec_g.dev)->name);
     if (t->n_acc != 0)
         snprintf(h->site, sizeof(h->site), "%s", emu_diag_site_text(emu_diag_site(t)));
@@ -152,6 +159,8 @@ static bool translate(const struct tag_head *h, const struct tag_entry *e, uint3
         id->rank = h->rank;
         memcpy(id->host, h->host, sizeof(id->host));
         id->host[sizeof(id->host) - 1] = '\0';
+        memcpy(id->label, h->label, sizeof(id->label));
+        id->label[sizeof(id->label) - 1] = '\0';
     }
     return true;
 }
