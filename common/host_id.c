@@ -101,3 +101,11 @@ bool emu_host_is_devices(uint32_t dev, uint64_t key)
 {
     return key == 0 || key == emu_host_of_device(dev)->key;
 }
+
+uint64_t emu_folder_key(uint64_t host_key, const char *job_dir)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ull, &host_key, sizeof(host_key));
+
+    h = fnv(h, job_dir, strlen(job_dir) + 1);
+    return h != 0 ? h : 1;
+}

@@ -38,6 +38,11 @@ const struct emu_host_id *emu_host_of_device(uint32_t dev);
 /* Whether `key` is the host of this process's device `dev` (0 counts as yes). */
 bool emu_host_is_devices(uint32_t dev, uint64_t key);
 
+/* The key of a job folder of a job: its host's key and its path, hashed; never 0. The same for
+ * every process of the folder, different for every folder of a job (the race detector's and
+ * the modelled clock's files are per folder: messages between folders name them by it). */
+uint64_t emu_folder_key(uint64_t host_key, const char *job_dir);
+
 /* The key for a given boot id, namespace identity and HCEMU_HOST text (exposed for tests). */
 uint64_t emu_host_key_of(const char *boot_id, uint64_t netns_ino, uint64_t shm_dev,
                          uint64_t shm_ino, const char *host_setting);

@@ -9,13 +9,15 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/layout.h"
 #include "common/status.h"
 
 #define EMU_MODEL_MAGIC 0x314c45444f4d4d45ull /* "EMMODEL1" */
-#define EMU_MODEL_MAX_NODES (1u << 20)        /* 64 MiB of sparse file at most */
+#define EMU_MODEL_MAX_NODES (1u << 20)        /* 80 MiB of sparse file at most */
+#define EMU_MODEL_MAX_ORIGINS 16u /* other job folders whose nodes a folder mirrors */
 #define EMU_MODEL_NONE UINT32_MAX
 #define EMU_MODEL_DTYPES 16u /* data types with their own local-reduce figure (HCCL's values) */
 
@@ -46,16 +48,40 @@ struct emu_model_node {
     uint32_t kernel;           /* node index of the kernel that queued it, or EMU_MODEL_NONE */
     uint32_t event_seq;        /* event records and waits */
     uint64_t bytes;
-    uint64_t reserved2;
+    /* Jobs over several job folders (hosts). A node of this folder has origin 0; a mirror of
+     * a node of another folder (shipped with the network messages, device/diag/model_net.c)
+     * has that folder's key (common/host_id.h emu_folder_key) and its index there, and its
+     * device numbers are that folder's. `peer`: the folder of the channel's peer when it is
+     * another folder; the fields flagged in peer_fields then number a device there. */
+    uint64_t origin;
+    uint64_t peer;
+    uint32_t origin_idx;
+    uint8_t peer_fields; /* EMU_MODEL_PEER_* */
+    uint8_t reserved[3];
     _Atomic uint32_t ready;
     uint32_t reserved3;
+};
+_Static_assert(sizeof(struct emu_model_node) == 80, "model node layout");
+
+#define EMU_MODEL_PEER_SRC 1u  /* src_dev is the peer's */
+#define EMU_MODEL_PEER_DST 2u  /* dst_dev is the peer's */
+#define EMU_MODEL_PEER_SYNC 4u /* sync_dev is the peer's */
+
+/* The mirrors' origins: which nodes of other folders this folder holds (one bit per index
+ * there), so a node shipped by several executors is appended once. Slots are claimed by a
+ * compare-and-swap of `key`, bits by fetch-or: no lock. */
+struct emu_model_origin {
+    _Atomic uint64_t key;
+    _Atomic uint8_t got[EMU_MODEL_MAX_NODES / 8];
 };
 
 struct emu_model_shm {
     uint64_t magic; /* set last by the creator (release) */
     _Atomic uint32_t n_nodes;
     _Atomic uint32_t full; /* a node did not fit: modelled times are unavailable */
-    uint8_t pad[48];
+    _Atomic uint32_t partial; /* another folder's graph could not be mirrored whole: same */
+    uint8_t pad[44];
+    struct emu_model_origin origins[EMU_MODEL_MAX_ORIGINS];
     struct emu_model_node nodes[EMU_MODEL_MAX_NODES];
 };
 
@@ -99,6 +125,16 @@ typedef void (*emu_model_usage_fn)(void *ctx, const struct emu_model_usage *u);
 /* Map `model.shm` of job folder `dir` (created by the first caller, zero-filled sparse). */
 emu_status emu_model_open(const char *dir, struct emu_model_shm **out) EMU_MUST_CHECK;
 void emu_model_close(struct emu_model_shm *m);
+
+/* A graph that holds mirrors of other job folders' nodes (origin or peer set), turned into
+ * one graph of this folder's numbering: nodes of this folder first, in their order, then the
+ * mirrors by (origin, index there); each (folder, device) gets a device number (this
+ * folder's devices keep theirs), kernels are re-pointed, and every other folder is put on
+ * servers of its own in p->server (another host is another server, as in the rank graph).
+ * `own` is this folder's key. A node whose kernel launch is not there keeps none. EMU_EINVAL (with `why`) when the devices do not fit EMU_MAX_DEVICES numbers. A graph
+ * without mirrors is left exactly as it is. */
+emu_status emu_model_merge(struct emu_model_node *nodes, uint32_t n, uint64_t own,
+                           struct emu_model_params *p, char *why, size_t why_len) EMU_MUST_CHECK;
 
 /* Simulate nodes[0..n) (every node ready) into out[0..n). EMU_EINVAL when a dependency
  * cannot be resolved (a wait with no matching record left unresolved is treated as ready

@@ -8,10 +8,12 @@
  *   REQ READ   {src, len}                        -> REP + the bytes of src.
  *   REQ NOTIFY {slot}                            -> notify set, doorbell; REP.
  *
- * With the race detector on, a request's header is followed by the requesting task's vector
- * clock (diag/race_net.h) unless both executors share a job folder (NF_SHARED_DIAG, the
- * split test aid: the requester's own checks cover it); the target checks the access against
- * its device's shadow on arrival and joins the clock into the notify before setting it.
+ * Between job folders (not NF_SHARED_DIAG, the split test aid where the requester's own
+ * diagnostics cover the message) a request's header is followed by the requesting task's
+ * vector clock with the race detector on (diag/race_net.h: the target checks the access
+ * against its device's shadow on arrival and joins the clock into the notify before setting
+ * it) and, with the modelled clock on, by the nodes of the requester's task graph the target
+ * has not been sent yet (diag/model_net.h: appended to the target's graph first).
  *
  * Large payloads use UCX's rendezvous protocol: the target receives them straight into the
  * destination (a plain write) or into a staging buffer it then reduces. Nothing is registered
@@ -42,6 +44,7 @@
 #include "common/os.h"
 #include "dp.h"
 #include "net.h"
+#include "diag/model_net.h"
 #include "diag/race_net.h"
 #include "reduce.h"
 
@@ -56,6 +59,8 @@ enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3 };
 #define NF_REDUCE 1u
 #define NF_NOTIFY 2u
 #define NF_SHARED_DIAG 4u /* the requester's job folder is the target's (diagnostics shared) */
+#define NF_MODEL 8u         /* the requester records the modelled clock's graph */
+#define NF_MODEL_PARTIAL 16u /* ... and some of its new nodes did not fit in this header */
 
 struct net_hdr {
     uint64_t magic;
@@ -69,7 +74,8 @@ struct net_hdr {
     uint32_t notify_slot;
     uint32_t src_dev;
     int32_t status;   /* replies: emu_status */
-    uint32_t reserved;
+    uint32_t tag_len; /* requests: bytes of the race detector's clock after the header; the
+                       * model's nodes fill the rest of the header */
 };
 
 /* One peer device of another host, as the control block's peers[] entry named it when it
@@ -79,6 +85,8 @@ struct conn {
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
     ucp_ep_h ep;
+    uint64_t folder;     /* the peer's job folder (emu_folder_key) */
+    uint32_t model_sent; /* nodes of this folder's model graph sent to it (model_net.h) */
     _Atomic bool failed;
     char why[320];
 };
@@ -315,8 +323,7 @@ static void write_landed(const struct net_hdr *h, ucp_ep_h ep, const void *stage
 
 /* The requester's clock checked against this device's shadow (a request from another job
  * folder; NULL without a record to make, or with the race detector off). */
-static struct emu_race_net_in *race_arrive(const struct net_hdr *h, const void *header,
-                                           size_t header_len)
+static struct emu_race_net_in *race_arrive(const struct net_hdr *h, const void *header)
 {
     enum emu_race_net_access a = h->kind == NK_WRITE ? EMU_RACE_NET_WRITE
                                  : h->kind == NK_READ ? EMU_RACE_NET_READ
@@ -325,8 +332,8 @@ static struct emu_race_net_in *race_arrive(const struct net_hdr *h, const void *
 
     if (h->flags & NF_SHARED_DIAG)
         return NULL;
-    return emu_race_net_arrive((const uint8_t *)header + sizeof(*h), header_len - sizeof(*h),
-                               h->src_dev, h->addr, h->len, a, record);
+    return emu_race_net_arrive((const uint8_t *)header + sizeof(*h), h->tag_len, h->src_dev,
+                               h->addr, h->len, a, record);
 }
 
 static void inbound_done(void *req, ucs_status_t status, size_t length, void *user)
@@ -381,8 +388,14 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
     if (header_len < sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
-    if (h.magic != NET_MAGIC)
+    if (h.magic != NET_MAGIC || h.tag_len > header_len - sizeof(h))
         return UCS_OK;
+    /* The requester's task graph first: the causal past of what this message records. */
+    if (!(h.flags & NF_SHARED_DIAG)) {
+        size_t at = sizeof(h) + h.tag_len;
+        emu_model_net_unpack((const uint8_t *)header + at, header_len - at,
+                             !(h.flags & NF_MODEL_PARTIAL), (h.flags & NF_MODEL) != 0, h.src_dev);
+    }
     bool range_ok = emu_dp_check_range_alive(&emu_exec_g.self, h.addr, h.len);
     bool notify = (h.flags & NF_NOTIFY) != 0 || h.kind == NK_NOTIFY;
     if ((h.kind != NK_NOTIFY && !range_ok) || (notify && !notify_ok(h.notify_slot))) {
@@ -401,7 +414,7 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
             reply(ep, &h, EMU_EINVAL, NULL, 0);
             return UCS_OK;
         }
-        struct emu_race_net_in *race = race_arrive(&h, header, header_len);
+        struct emu_race_net_in *race = race_arrive(&h, header);
         if (!rndv) {
             if (h.flags & NF_REDUCE)
                 write_landed(&h, ep, data, race);
@@ -425,11 +438,11 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         return UCS_OK;
     }
     case NK_READ:
-        race_arrive(&h, header, header_len); /* no record: nothing kept */
+        race_arrive(&h, header); /* no record: nothing kept */
         reply(ep, &h, EMU_OK, self_ptr(h.addr), h.len);
         return UCS_OK;
     case NK_NOTIFY:
-        notify_set(&h, race_arrive(&h, header, header_len));
+        notify_set(&h, race_arrive(&h, header));
         reply(ep, &h, EMU_OK, NULL, 0);
         return UCS_OK;
     default:
@@ -660,6 +673,8 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
      * connection; the old endpoint is left to the process's end. */
     c->host_key = p->host_key;
     c->dev = p->dev;
+    c->folder = emu_folder_key(p->host_key, p->job_dir);
+    c->model_sent = 0;
     snprintf(c->job_dir, sizeof(c->job_dir), "%s", p->job_dir);
     atomic_store(&c->failed, false);
     c->why[0] = '\0';
@@ -719,6 +734,40 @@ static enum emu_run_result finished(struct emu_task *t, struct net_op *op)
     return EMU_RUN_FAIL;
 }
 
+/* The request's header to another job folder (under ucx_lock): the header, t's clock (race
+ * detector) and the model nodes c has not been sent, in op->wire; returns its length. Out of
+ * memory: the bare header, its clock and nodes marked missing (the target stops those
+ * diagnostics with a warning). */
+static size_t compose(struct net_op *op, struct conn *c, const uint8_t *tag, size_t tag_len)
+{
+    bool model = emu_model_net_on(), whole = true;
+    uint32_t upto = model ? emu_model_net_count() : 0;
+    size_t room = max_header - sizeof(op->h) - tag_len, nodes = 0;
+    size_t bound = upto > c->model_sent ? (size_t)(upto - c->model_sent) * EMU_MODEL_NET_NODE : 0;
+
+    if (model)
+        op->h.flags |= NF_MODEL;
+    if (tag == NULL && !model)
+        return sizeof(op->h);
+    if (bound > room)
+        bound = room;
+    op->wire = malloc(sizeof(op->h) + tag_len + bound);
+    if (op->wire == NULL) {
+        op->h.flags |= model ? NF_MODEL_PARTIAL : 0;
+        return sizeof(op->h);
+    }
+    if (model)
+        nodes = emu_model_net_pack(&c->model_sent, upto, c->folder,
+                                   op->wire + sizeof(op->h) + tag_len, bound, &whole);
+    if (!whole)
+        op->h.flags |= NF_MODEL_PARTIAL;
+    op->h.tag_len = (uint32_t)tag_len;
+    memcpy(op->wire, &op->h, sizeof(op->h));
+    if (tag_len > 0)
+        memcpy(op->wire + sizeof(op->h), tag, tag_len);
+    return sizeof(op->h) + tag_len + nodes;
+}
+
 /* Start t's operation: build the request and send it. */
 static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint32_t peer)
 {
@@ -749,14 +798,15 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         op->h.flags |= NF_REDUCE;
     if (move && (f & EMU_DPF_RECORD))
         op->h.flags |= NF_NOTIFY;
+    size_t tag_len = 0, wire_len = sizeof(op->h);
+    uint8_t *tag = NULL;
     if (o->net_diag)
         op->h.flags |= NF_SHARED_DIAG;
-    size_t tag_len = 0;
-    if (!o->net_diag && (op->wire = emu_race_net_tag(t, sizeof(op->h), max_header, &tag_len)))
-        memcpy(op->wire, &op->h, sizeof(op->h));
+    else
+        tag = emu_race_net_tag(t, max_header - sizeof(op->h), &tag_len);
     op->local = read ? self_ptr(o->dst) : self_ptr(o->src);
     if (read && (f & EMU_DPF_REDUCE) && (op->tmp = malloc(o->len ? o->len : 1)) == NULL) {
-        free(op->wire);
+        free(tag);
         free(op);
         snprintf(t->note, sizeof(t->note), "out of memory for a read-reduce from another host");
         t->status = EMU_ENOMEM;
@@ -782,8 +832,12 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         atomic_store(&op->done, 1);
         atomic_store(&op->refs, 1);
         pthread_mutex_unlock(&ucx_lock);
+        free(tag);
         return finished(t, op);
     }
+    if (!o->net_diag)
+        wire_len = compose(op, c, tag, tag_len);
+    free(tag);
     op->next = &pending;
     op->prev = pending.prev;
     pending.prev->next = op;
@@ -798,8 +852,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     const void *payload = op->h.kind == NK_WRITE ? op->local : NULL;
     size_t plen = op->h.kind == NK_WRITE ? op->h.len : 0;
     const void *hdr = op->wire != NULL ? (const void *)op->wire : &op->h;
-    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, sizeof(op->h) + tag_len, payload,
-                                         plen, &p);
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, wire_len, payload, plen, &p);
     if (r == NULL)
         op_put(op); /* sent at once: the send's reference */
     else if (UCS_PTR_IS_ERR(r))

@@ -213,6 +213,8 @@ bool emu_seed_start(uint64_t seed);
 /* model_rec.c: HCEMU_TIME=model: record the task graph (submit and start hooks); false
  * when model.shm or the hooks are unavailable. */
 bool emu_model_rec_start(void);
+/* The graph it records into (NULL when the model is off). */
+struct emu_model_shm *emu_model_rec_graph(void);
 
 /* trace.c: register the timeline's hooks and open the file. With HCEMU_SEED the trace uses
  * virtual time, ids derived from (device, stream, index in the stream), and is sorted at job

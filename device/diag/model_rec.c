@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/atomic.h"
+#include "common/host_id.h"
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/model.h"
@@ -15,6 +16,11 @@
 #include "diag_priv.h"
 
 static struct emu_model_shm *graph;
+
+struct emu_model_shm *emu_model_rec_graph(void)
+{
+    return graph;
+}
 /* Node (plus one) of the kernel running on each host stream of this device. */
 static _Atomic uint32_t cur_kernel[EMU_MAX_STREAMS];
 
@@ -64,6 +70,31 @@ static void fill_dp(const struct emu_task *t, const struct emu_diag_desc *d,
     }
 }
 
+/* A task of a channel to another job folder: the diagnostics description leaves out the
+ * peer's side (its device numbers another folder's); the node names it, flagged as the
+ * peer's (common/model.h), so a merged graph can place it. */
+static void fill_peer(const struct emu_task *t, struct emu_model_node *x)
+{
+    const struct emu_dp_op *o = (const struct emu_dp_op *)(const void *)t->u.raw;
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+
+    if (!(f & EMU_DPF_CHANNEL) || !o->net || o->net_diag || o->channel >= EMU_MAX_CHANNELS)
+        return;
+    const struct emu_peer_ref *pr = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[o->channel].peer];
+    x->peer = emu_folder_key(pr->host_key, pr->job_dir);
+    if ((f & EMU_DPF_MOVE) && (f & EMU_DPF_REMOTE_DST)) {
+        x->src_dev = emu_exec_g.dev, x->dst_dev = o->net_dev, x->bytes = o->len;
+        x->peer_fields |= EMU_MODEL_PEER_DST;
+    } else if ((f & EMU_DPF_MOVE) && (f & EMU_DPF_REMOTE_SRC)) {
+        x->src_dev = o->net_dev, x->dst_dev = emu_exec_g.dev, x->bytes = o->len;
+        x->peer_fields |= EMU_MODEL_PEER_SRC;
+    }
+    if ((f & EMU_DPF_RECORD) && o->notify_slot != EMU_DP_NONE) {
+        x->sync_op = EMU_MODEL_RECORD, x->sync_dev = o->notify_dev, x->sync_slot = o->notify_slot;
+        x->peer_fields |= EMU_MODEL_PEER_SYNC;
+    }
+}
+
 /* Scheduler lock held: no locks, no allocation; one atomic to reserve the node. */
 static void on_submit(struct emu_task *t)
 {
@@ -88,8 +119,10 @@ static void on_submit(struct emu_task *t)
     x->sync_dev = d.sync_dev;
     x->sync_slot = d.sync_slot;
     x->event = d.event;
-    if (t->kind >= EMU_TASK_KIND_COUNT)
+    if (t->kind >= EMU_TASK_KIND_COUNT) {
         fill_dp(t, &d, x);
+        fill_peer(t, x);
+    }
     else
         fill_host(t, x);
     t->model_node = i + 1;

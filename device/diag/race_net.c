@@ -43,15 +43,10 @@ struct emu_race_net_in {
     uint32_t clk[NT];
 };
 
-/* This job folder's key: its host's key and its path, hashed (FNV-1a); never 0. The same in
- * every executor of the folder, different for every folder of a job. */
+/* This job folder's key (emu_folder_key). */
 static uint64_t folder_key(void)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ emu_host_self()->key;
-
-    for (const char *p = emu_exec_g.job_dir; *p != '\0'; p++)
-        h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-    return h != 0 ? h : 1;
+    return emu_folder_key(emu_host_self()->key, emu_exec_g.job_dir);
 }
 
 static bool race_on(void)
@@ -59,7 +54,7 @@ static bool race_on(void)
     return emu_diag_cfg.race && emu_diag_shm != NULL && !emu_load_relaxed(&emu_diag_shm->race_off);
 }
 
-uint8_t *emu_race_net_tag(const struct emu_task *t, size_t prefix, size_t cap, size_t *tag_len)
+uint8_t *emu_race_net_tag(const struct emu_task *t, size_t cap, size_t *tag_len)
 {
     const struct emu_race_snap *s = t->diag;
     uint32_t n = 0;
@@ -70,19 +65,19 @@ uint8_t *emu_race_net_tag(const struct emu_task *t, size_t prefix, size_t cap, s
     for (uint32_t i = 0; i < s->n; i++)
         n += s->c[i] != 0;
     size_t len = sizeof(struct tag_head) + n * sizeof(struct tag_entry);
-    if (prefix + len > cap) {
+    if (len > cap) {
         char why[160];
         snprintf(why, sizeof(why), "a clock of %u threads (%zu bytes) does not fit in a message "
                  "header of the network transport (%zu bytes)", n, len, cap);
         emu_race_stop(why);
         return NULL;
     }
-    uint8_t *buf = calloc(1, prefix + len);
+    uint8_t *buf = calloc(1, len);
     if (buf == NULL) {
         emu_race_stop("out of memory for a message's clock");
         return NULL;
     }
-    struct tag_head *h = (struct tag_head *)(void *)(buf + prefix);
+    struct tag_head *h = (struct tag_head *)(void *)buf;
     struct tag_entry *e = (struct tag_entry *)(void *)(h + 1);
     uint64_t me = folder_key();
     *h = (struct tag_head){.magic = TAG_MAGIC, .folder = me, .seq = t->seq, .tid = s->tid,

@@ -17,11 +17,10 @@
 
 #include "device/task.h"
 
-/* Sender. The wire bytes of t's message: `prefix` bytes left for the caller's header, then
- * t's clock tag (*tag_len bytes); free() them. NULL when there is nothing to send (the race
- * detector is off, stopped, or kept no clock for t); the receiver then stops checking. A tag
- * that would not fit in `cap` bytes with the prefix stops checking here (one warning). */
-uint8_t *emu_race_net_tag(const struct emu_task *t, size_t prefix, size_t cap, size_t *tag_len);
+/* Sender. t's clock tag for its message (*tag_len bytes; free() it). NULL when there is
+ * nothing to send (the race detector is off, stopped, or kept no clock for t); the receiver
+ * then stops checking. A tag longer than `cap` bytes stops checking here (one warning). */
+uint8_t *emu_race_net_tag(const struct emu_task *t, size_t cap, size_t *tag_len);
 
 enum emu_race_net_access { EMU_RACE_NET_NONE = 0, EMU_RACE_NET_READ, EMU_RACE_NET_WRITE };
 

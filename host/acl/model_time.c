@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/atomic.h"
+#include "common/host_id.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
@@ -135,6 +136,8 @@ static emu_status snapshot(struct emu_model_node **out, uint32_t *n)
 
     if (emu_load_relaxed(&graph->full) != 0)
         return EMU_ENOMEM;
+    if (emu_load_relaxed(&graph->partial) != 0)
+        return EMU_EREMOTE; /* another host's graph is not here whole (the executor said why) */
     struct emu_model_node *c = malloc(((size_t)m + 1) * sizeof(*c));
     if (c == NULL)
         return EMU_ENOMEM;
@@ -385,6 +388,13 @@ static emu_status run_model(struct run *r)
     if (s == EMU_OK)
         s = snapshot(&r->nodes, &r->n);
     pthread_mutex_unlock(&lock);
+    /* A job over several job folders (hosts): this folder's file holds mirrors of the other
+     * folders' nodes; one graph of them, each other host on servers of its own. */
+    char why[160] = "";
+    if (s == EMU_OK &&
+        (s = emu_model_merge(r->nodes, r->n, emu_folder_key(emu_host_self()->key, emu_rt.job_dir),
+                             &r->p, why, sizeof(why))) != EMU_OK && why[0] != '\0')
+        EMU_LOG_ERR("modelled time: %s", why);
     if (s == EMU_OK && (r->times = malloc(((size_t)r->n + 1) * sizeof(*r->times))) == NULL)
         s = EMU_ENOMEM;
     if (s == EMU_OK)
