@@ -127,6 +127,21 @@ set_tests_properties(multihost_net_racecheck_all_reduce_test_4_4_hcemu-run PROPE
                      FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
 
+# The modelled clock across hosts: the held-out ring AllGather kernel at 8 ranks split 4+4
+# over two hosts gives every rank the figure of the same job in one folder on two servers.
+add_executable(mh_model_ag ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_model_ag.c)
+target_include_directories(mh_model_ag PRIVATE ${CMAKE_SOURCE_DIR}/examples/common
+                           ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(mh_model_ag PRIVATE hcemu)
+set_target_properties(mh_model_ag PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+add_dependencies(mh_model_ag model_kernels)
+add_test(NAME multihost_net_model_time
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/model_split.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:mh_model_ag> ${CMAKE_BINARY_DIR}/kernels/model_kernels.json)
+set_tests_properties(multihost_net_model_time PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 240 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+
 # Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
 # skipped otherwise, and when namespaces are unavailable): two hosts as far as the kernel is
 # concerned, found as such without HCEMU_HOST. The rank graph needs only the rendezvous; the
