@@ -31,7 +31,10 @@ struct tag_head {
     char host[EMU_HOST_NAME_MAX];
     char label[36]; /* the thread's label */
     char site[EMU_DIAG_SITE_LEN];
+    uint32_t reserved;
 };
+/* Entries follow the head in the same buffer: keep them aligned. */
+_Static_assert(sizeof(struct tag_head) % 8 == 0, "clock tag head");
 
 struct tag_entry {
     uint64_t folder;
