@@ -103,7 +103,7 @@ struct net_op {
     struct net_hdr h;
     uint8_t *local; /* write: source bytes; read: destination */
     void *tmp;      /* read-reduce staging */
-    uint8_t *wire;  /* the header followed by the task's clock (race detector), or NULL */
+    uint8_t *wire;  /* the header, the task's clock and model nodes (compose), or NULL */
     char why[160];
 };
 
@@ -589,7 +589,10 @@ static bool start_ucx(void)
         return false;
     }
     memcpy(my_addr, wa.address, wa.address_length);
-    max_header = wa.max_am_header;
+    /* Clocks and model nodes ride after the header; a bound below the header leaves them no
+     * room (those diagnostics then stop with a warning at the receiver). */
+    max_header = wa.max_am_header > sizeof(struct net_hdr) ? wa.max_am_header
+                                                           : sizeof(struct net_hdr);
     my_addr_len = (uint32_t)wa.address_length;
     ucp_worker_release_address(worker, wa.address);
     ucp_am_handler_param_t hp = {
