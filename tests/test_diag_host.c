@@ -1,7 +1,7 @@
 /* test_diag_host.c - the host program of the diagnostics tests: runs one kernel of
- * tests/kernels/diag_bugs.c (named by DIAG_CASE, default diag_ok) on two ranks with the
- * examples' host boilerplate (examples/common). tests/test_diag.c runs it under the
- * diagnostics settings and checks what it prints. Options as every example (--ranks ...). */
+ * tests/kernels/diag_bugs.c (named by DIAG_CASE, default diag_ok) on two ranks (the diag_fan
+ * kernels on any number) with the examples' host boilerplate (examples/common).
+ * tests/test_diag.c runs it under the diagnostics settings and checks what it prints. Options as every example (--ranks ...). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

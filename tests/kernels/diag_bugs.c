@@ -3,7 +3,9 @@
  * (main, slave) with two notifies each (main's notify 1 is the host start signal) and one
  * channel to the other rank with two notifies (0 = READY/DATA, 1 = DONE).
  * Entries: diag_ok (correct), diag_cycle, diag_nobody, diag_wrong_index, diag_absorbed,
- * diag_past_buffer, diag_read_race, diag_ww_race, diag_reuse. */
+ * diag_past_buffer, diag_read_race, diag_ww_race, diag_reuse; and on any number of ranks
+ * (one channel to every peer, channels[0] of rank r > 0 to rank 0): diag_fan_ok (correct),
+ * diag_fan_race. */
 #include <stdint.h>
 #include <string.h>
 
@@ -202,4 +204,48 @@ uint32_t diag_reuse(void *args)
         bad |= HcommChannelNotifyRecordOnThread(k.main, k.ch, DONE) != 0;
     }
     return finish(&k, bad);
+}
+
+/* Any number of ranks: rank 0 stages its input in its buffer and records READY on every
+ * channel; every other rank waits for READY, reads the buffer and acknowledges with DONE;
+ * rank 0 waits for every DONE. Every rank ends with rank 0's input. With `late_half`, the
+ * upper half of the ranks (the other host of a job split in two) reads before waiting for
+ * READY: their reads race with rank 0's staging copy. */
+static uint32_t fan(void *args, int late_half)
+{
+    struct kctx k;
+    int bad = begin(args, &k) != 0;
+    uint32_t n = k.p->rank_size;
+
+    if (k.rank == 0) {
+        bad |= HcommThreadNotifyRecordOnThread(k.main, k.slave, 0) != 0;
+        bad |= HcommThreadNotifyWaitOnThread(k.slave, 0, TMO) != 0;
+        bad |= HcommLocalCopyOnThread(k.slave, k.out, k.in, k.bytes) != 0;
+        bad |= HcommThreadNotifyRecordOnThread(k.slave, k.main, 0) != 0;
+        bad |= HcommLocalCopyOnThread(k.main, k.L, k.in, k.bytes) != 0;
+        for (uint32_t c = 0; c + 1 < n; c++)
+            bad |= HcommChannelNotifyRecordOnThread(k.main, k.res.channels[c].handle, READY) != 0;
+        for (uint32_t c = 0; c + 1 < n; c++)
+            bad |= HcommChannelNotifyWaitOnThread(k.main, k.res.channels[c].handle, DONE, TMO) != 0;
+        bad |= HcommThreadNotifyWaitOnThread(k.main, 0, TMO) != 0;
+    } else if (late_half && k.rank >= n / 2) {
+        bad |= HcommReadOnThread(k.main, k.ch, k.out, k.R, k.bytes) != 0;
+        bad |= HcommChannelNotifyWaitOnThread(k.main, k.ch, READY, TMO) != 0;
+        bad |= HcommChannelNotifyRecordOnThread(k.main, k.ch, DONE) != 0;
+    } else {
+        bad |= HcommChannelNotifyWaitOnThread(k.main, k.ch, READY, TMO) != 0;
+        bad |= HcommReadOnThread(k.main, k.ch, k.out, k.R, k.bytes) != 0;
+        bad |= HcommChannelNotifyRecordOnThread(k.main, k.ch, DONE) != 0;
+    }
+    return finish(&k, bad);
+}
+
+uint32_t diag_fan_ok(void *args)
+{
+    return fan(args, 0);
+}
+
+uint32_t diag_fan_race(void *args)
+{
+    return fan(args, 1);
 }

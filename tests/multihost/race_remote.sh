@@ -8,13 +8,18 @@
 #                   waiting for READY: host a reports the race, naming rank 1 and host-b;
 #   diag_reuse:     rank 0 rewrites its buffer before rank 1's read acknowledged (DONE): host
 #                   a reports rank 1's read against rank 0's second write.
+# Then 8 ranks split 4+4 (every rank has a channel to every other):
+#   diag_fan_ok:    ranks 1-7 read rank 0's buffer after its READY, acknowledge with DONE;
+#   diag_fan_race:  ranks 4-7 (host b) read before waiting for READY: host a reports one of
+#                   them, on host-b, against rank 0's staging copy.
 set -u
 [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "race_remote: skipped: hcemu was built without UCX"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$1 prog=$2
 run() {
     DIAG_CASE=$1 MH_HOSTS="host-a host-b" MH_ENV_A=HCEMU_RACECHECK=1 MH_ENV_B=HCEMU_RACECHECK=1 \
-        bash "$here/run_split.sh" "$bin" hcemu-run 1 1 "$prog" --bytes 64K --iters 1 2>&1
+        bash "$here/run_split.sh" "$bin" hcemu-run "${2:-1}" "${2:-1}" "$prog" --bytes 64K \
+        --iters 1 2>&1
 }
 fail() { echo "race_remote: FAILED: $*"; exit 1; }
 
@@ -42,4 +47,16 @@ for w in "${want[@]}"; do
     grep -qF -- "$w" <<<"$out" || fail "diag_reuse: no line with: $w"
 done
 grep -q "race checker stopped" <<<"$out" && fail "diag_reuse: the checker stopped"
-echo "race_remote: the clocks crossed the hosts (no report for the ordered kernel, the races named rank 1 on host-b)"
+out=$(run diag_fan_ok 4); rc=$?
+echo "$out"
+[ "$rc" = 0 ] || fail "diag_fan_ok 4+4 did not pass"
+grep -q "data race\|race checker stopped" <<<"$out" && fail "diag_fan_ok 4+4: a report or a stop"
+
+out=$(run diag_fan_race 4)
+echo "$out"
+grep -qF "data race on HCCL buffer of device 0 at offset 0 (65536 bytes overlap)" <<<"$out" ||
+    fail "diag_fan_race 4+4: no report"
+grep -qE "read of \[0x200000020000, \+65536\) by rank [4-7] thread 0 on host host-b \(dev [0-3] stream 2 there\) at fan \(diag_bugs.c:" <<<"$out" ||
+    fail "diag_fan_race 4+4: the report does not name a reader of host-b"
+grep -q "race checker stopped" <<<"$out" && fail "diag_fan_race 4+4: the checker stopped"
+echo "race_remote: the clocks crossed the hosts (1+1 and 4+4: no report for the ordered kernels, the races name a rank of host-b)"
