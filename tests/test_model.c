@@ -355,6 +355,82 @@ static void waits_meet_records_in_queue_order(void **state)
     mg_free(&g);
 }
 
+/* Folder a's view of a job split over two job folders: ranks 0-3 its own, ranks 4-7 mirrors of
+ * folder b's nodes (numbered there 0-3, indexed in b's order), arriving in reverse order
+ * between a's own; the fields naming the other folder's devices flagged as the peer's. */
+#define KEY_A 0xa11ceull
+#define KEY_B 0xb0bull
+static void split_view(const struct mg *g, struct emu_model_node *out)
+{
+    static const uint8_t flag[3] = {EMU_MODEL_PEER_SRC, EMU_MODEL_PEER_DST, EMU_MODEL_PEER_SYNC};
+    struct emu_model_node *own = malloc(g->n * sizeof(*own)), *mirror = malloc(g->n * sizeof(*own));
+    uint32_t n_own = 0, n_mirror = 0;
+
+    assert_true(own != NULL && mirror != NULL);
+    for (uint32_t i = 0; i < g->n; i++) {
+        struct emu_model_node x = g->nd[i];
+        bool in_b = x.dev >= 4;
+        uint32_t *f[3] = {&x.src_dev, &x.dst_dev, &x.sync_dev};
+        for (int k = 0; k < 3; k++) {
+            if (*f[k] == NONE)
+                continue;
+            if ((*f[k] >= 4) != in_b)
+                x.peer = in_b ? KEY_A : KEY_B, x.peer_fields |= flag[k];
+            *f[k] %= 4;
+        }
+        x.dev %= 4;
+        if (in_b) {
+            x.origin = KEY_B, x.origin_idx = n_mirror;
+            mirror[n_mirror++] = x;
+        } else {
+            own[n_own++] = x;
+        }
+    }
+    /* Own nodes in order, each followed by a mirror taken from the back (latest first). */
+    for (uint32_t at = 0, o = 0, m = n_mirror; o < n_own || m > 0;) {
+        if (o < n_own)
+            out[at++] = own[o++];
+        if (m > 0)
+            out[at++] = mirror[--m];
+    }
+    free(own), free(mirror);
+}
+
+static void a_graph_split_over_two_folders_simulates_as_one_folder_on_two_servers(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_params one = P, merged = P;
+    char why[160] = "";
+    uint32_t unmatched = 1;
+
+    (void)state;
+    mg_ring_allreduce(&g, 8, 4 * MB);
+    for (uint32_t d = 4; d < 8; d++)
+        one.server[d] = 1;
+    struct emu_model_times *t1 = malloc(g.n * sizeof(*t1)), *t2 = malloc(g.n * sizeof(*t2));
+    struct emu_model_node *split = malloc(g.n * sizeof(*split));
+    assert_true(t1 != NULL && t2 != NULL && split != NULL);
+    assert_int_equal(emu_model_simulate(g.nd, g.n, &one, t1, &unmatched), EMU_OK);
+    assert_int_equal(unmatched, 0);
+    split_view(&g, split);
+    assert_int_equal(emu_model_merge(split, g.n, KEY_A, &merged, why, sizeof(why)), EMU_OK);
+    assert_int_equal(emu_model_simulate(split, g.n, &merged, t2, &unmatched), EMU_OK);
+    assert_int_equal(unmatched, 0);
+    /* The merged order: a's nodes in their order, then b's in theirs. */
+    uint32_t k = 0;
+    for (int in_b = 0; in_b < 2; in_b++)
+        for (uint32_t i = 0; i < g.n; i++) {
+            if ((g.nd[i].dev >= 4) != in_b)
+                continue;
+            if (t1[i].start != t2[k].start || t1[i].end != t2[k].end)
+                fail_msg("node %u (dev %u): one folder [%.9g, %.9g] s, split [%.9g, %.9g] s", i,
+                         g.nd[i].dev, t1[i].start, t1[i].end, t2[k].start, t2[k].end);
+            k++;
+        }
+    free(t1), free(t2), free(split);
+    mg_free(&g);
+}
+
 /* ---- end to end: a held-out kernel on two ranks -------------------------------------------- */
 
 #define E2E_BYTES (1ull << 20)
@@ -600,6 +676,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(links_and_ports_report_their_utilisation),
         cmocka_unit_test(a_kernel_ends_when_the_tasks_it_queued_end),
         cmocka_unit_test(waits_meet_records_in_queue_order),
+        cmocka_unit_test(a_graph_split_over_two_folders_simulates_as_one_folder_on_two_servers),
         cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),
         cmocka_unit_test(without_a_model_file_the_vendor_figures_apply),
         cmocka_unit_test(wall_time_is_the_default),
