@@ -76,6 +76,15 @@ foreach(algo mesh twoshot hier ring rhd)
                          "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:${algo}")
 endforeach()
 
+# A host dies during the rendezvous: host b's ranks join and stall, host a's channel waits on
+# them fail with HCCL_E_REMOTE as soon as the root's listener sees host b's connections close
+# (not at HCCL_CONNECT_TIMEOUT). Shared-memory channels: no UCX needed.
+add_test(NAME multihost_dead_rdv
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_rdv.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:mh_probe>)
+set_tests_properties(multihost_dead_rdv PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+                     PROCESSORS 2 ENVIRONMENT "HCEMU_LOG_LEVEL=warn")
+
 # mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
 # collectives' bytes) from every rank.
 add_executable(mh_probe ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_probe.c)
