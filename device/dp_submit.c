@@ -44,7 +44,7 @@ static void clear_stale_error(uint32_t slot)
     int32_t old = atomic_exchange(&sc->error, 0);
     if (old != 0) {
         /* Marks of records lost for the failed operator's waits are not this one's. */
-        emu_lost_record_forget(emu_exec_ctl(), sc->notify_base, sc->notify_num);
+        emu_lost_record_forget(emu_exec_ctl(), sc->rank, sc->notify_base, sc->notify_num);
         EMU_LOG_INFO("thread slot %u: clearing the error of an earlier operator (%s) as new "
                      "tasks arrive", slot, emu_status_str((emu_status)old));
     }

@@ -82,8 +82,21 @@ bool emu_lost_record_take(struct emu_devctl *ctl, uint32_t slot, char *note, siz
     return true;
 }
 
-void emu_lost_record_forget(struct emu_devctl *ctl, uint32_t base, uint32_t n)
+static void forget_range(struct emu_devctl *ctl, uint32_t base, uint32_t n)
 {
     for (uint32_t i = 0; i < n && base + i < EMU_MAX_NOTIFIES; i++)
         forget(ctl, base + i);
+}
+
+void emu_lost_record_forget(struct emu_devctl *ctl, uint32_t rank, uint32_t base, uint32_t n)
+{
+    forget_range(ctl, base, n);
+    /* Only on the way out of a failure, so scanning the table costs nothing in the steady
+     * state; a channel of another communicator with the same rank loses at most a mark,
+     * and its wait falls back to its timeout. */
+    for (uint32_t c = 0; c < EMU_MAX_CHANNELS; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_acquire(&ch->state) == 1 && ch->local_rank == rank)
+            forget_range(ctl, ch->local_notify_base, ch->notify_num);
+    }
 }

@@ -11,7 +11,7 @@
  * join, the main thread to the host stream) at once.
  *
  * A mark nobody consumed (its waiter failed too) is forgotten when a wait on the slot is
- * discarded, when the slot's thread is fed a new operator after its failure, or when the slot
+ * discarded, when a failed thread of the slot's rank is fed a new operator, or when the slot
  * is handed out again by the notify pool. Records through the network (another host) are the
  * peer's business: its executor learns of this host's failure from the network. */
 #ifndef HCEMU_DEVICE_LOST_RECORD_H
@@ -30,7 +30,9 @@ void emu_lost_record_init(void);
  * is consumed, *st is the status the wait fails with and `note` says whose record it was. */
 bool emu_lost_record_take(struct emu_devctl *ctl, uint32_t slot, char *note, size_t len,
                           emu_status *st);
-/* Forget the marks of slots [base, base + n) (a thread starts a new operator). */
-void emu_lost_record_forget(struct emu_devctl *ctl, uint32_t base, uint32_t n);
+/* A failed thread of `rank` starts a new operator: forget the marks of its own notifies
+ * [base, base + n) and of the local notifies of every channel of `rank` on this device (a
+ * mark its failed wait did not consume belongs to the failed operator). */
+void emu_lost_record_forget(struct emu_devctl *ctl, uint32_t rank, uint32_t base, uint32_t n);
 
 #endif
