@@ -72,7 +72,14 @@ static void *rank_up(void *arg)
     void *hb = NULL;
     uint64_t size = 0;
 
-#define NEED(c) do { if (!(c)) { fprintf(stderr, "bench_net: rank %d: %s failed\n", k->rank, #c); k->failures++; return NULL; } } while (0)
+#define NEED(c)                                                                                    \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "bench_net: rank %d: %s failed\n", k->rank, #c);                       \
+            k->failures++;                                                                         \
+            return NULL;                                                                           \
+        }                                                                                          \
+    } while (0)
     NEED(aclrtSetDevice(k->rank) == ACL_SUCCESS);
     NEED(HcclCommInitRootInfo(2, &root, (uint32_t)k->rank, &k->comm) == HCCL_SUCCESS);
     NEED(aclrtCreateStream(&k->stream) == ACL_SUCCESS);
@@ -150,7 +157,8 @@ static double timed(struct prog **ps)
         if (p == NULL)
             continue;
         int32_t rets[MAXOPS];
-        if (aclrtSetDevice(r) != ACL_SUCCESS || aclrtSynchronizeStream(R[r].stream) != ACL_SUCCESS ||
+        if (aclrtSetDevice(r) != ACL_SUCCESS ||
+            aclrtSynchronizeStream(R[r].stream) != ACL_SUCCESS ||
             aclrtMemcpy(rets, sizeof(rets),
                         (uint8_t *)blk[r] + sizeof(struct dp_args) + p->n * sizeof(struct dp_op),
                         p->n * sizeof(int32_t), ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS)
@@ -216,6 +224,19 @@ static double per_round(int kind, uint64_t bytes, uint64_t n, int iters)
     return best;
 }
 
+/* The next size of a "1M,4M,..." list (K/M/G suffixes), advancing *s; 0 at the end. */
+static uint64_t next_size(const char **s)
+{
+    char *end;
+
+    if (**s == '\0')
+        return 0;
+    uint64_t v = strtoull(*s, &end, 10);
+    v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    *s = strchr(*s, ',') != NULL ? strchr(*s, ',') + 1 : "";
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     char job[CU_PATH], mb[32];
@@ -234,11 +255,8 @@ int main(int argc, char **argv)
     }
     max_bytes = 0;
     for (const char *s = sizes; *s != '\0';) {
-        char *end;
-        uint64_t v = strtoull(s, &end, 10);
-        v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        uint64_t v = next_size(&s);
         max_bytes = v > max_bytes ? v : max_bytes;
-        s = strchr(s, ',') != NULL ? strchr(s, ',') + 1 : "";
     }
     if (max_bytes == 0)
         max_bytes = 4096;
@@ -257,10 +275,9 @@ int main(int argc, char **argv)
         goto out;
     }
     for (const char *s = sizes; *s != '\0';) {
-        char *end;
-        uint64_t v = strtoull(s, &end, 10);
-        v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-        s = strchr(s, ',') != NULL ? strchr(s, ',') + 1 : "";
+        uint64_t v = next_size(&s);
+        if (v == 0)
+            continue;
         /* Enough rounds for a second of transfers at ~1 GB/s, at least 2. */
         uint64_t n = (1ull << 28) / v > 2 ? (1ull << 28) / v : 2;
         n = n > 64 ? 64 : n;

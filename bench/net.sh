@@ -29,6 +29,10 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 bytes() { numfmt --from=iec "$1"; }
+# ratio A B DIGITS: A / B, or "-" when B is missing or zero.
+ratio() {
+    awk -v a="${1:-0}" -v b="${2:-0}" -v d="$3" 'BEGIN { if (b > 0) printf("%." d "f", a / b); else print "-" }'
+}
 
 # hcemu: send_recv_test over two hosts; prints "bytes us GB/s" rows of rank 0.
 hcemu_sr() {
@@ -84,8 +88,8 @@ while read -r b us gbs; do
         n=$(( b >= 67108864 ? 3 : 10 ))
         pf=$(perftest ucp_put_bw "$b" "$n" | awk '{printf "%.3f", $2 * 1048576 / 1e9}')
     fi
-    r1=$(awk -v a="$gbs" -v b="${pf:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-    r2=$(awk -v a="$gbs" -v b="${ip_gbs:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+    r1=$(ratio "$gbs" "${pf:-0}" 2)
+    r2=$(ratio "$gbs" "${ip_gbs:-0}" 2)
     printf "%10s %12s %12s %12s %10s %10s\n" "$b" "$gbs" "${pf:--}" "${ip_gbs:--}" "$r1" "$r2"
     echo "$b ${pf:-0}" >>"$TMP/putbw"
 done <"$TMP/rows"
@@ -108,8 +112,8 @@ if [ -n "$have_net" ]; then
         "write/put" "w+n/put"
     awk '$1 == "write" {print $2, $3, $4}' "$TMP/net" | while read -r b w wn; do
         pf=$(awk -v b="$b" '$1 == b {print $2}' "$TMP/putbw" 2>/dev/null)
-        r1=$(awk -v a="$w" -v b="${pf:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-        r2=$(awk -v a="$wn" -v b="${pf:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+        r1=$(ratio "$w" "${pf:-0}" 2)
+        r2=$(ratio "$wn" "${pf:-0}" 2)
         printf "%10s %12s %14s %12s %10s %10s\n" "$b" "$w" "$wn" "${pf:--}" "$r1" "$r2"
     done
 fi
@@ -122,10 +126,10 @@ ntf=""
 [ -n "$have_net" ] && ntf=$(awk '$1 == "handoff" {print $2}' "$TMP/net")
 if [ -n "$have_pf" ]; then
     am=$(perftest ucp_am_lat 8 2000 | awk '{print $1}')
-    r=$(awk -v a="${lat:-0}" -v b="${am:-0}" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+    r=$(ratio "${lat:-0}" "${am:-0}" 1)
     echo "hand-off: hcemu 8 B send/recv ${lat:-?} us, ucp_am_lat ${am:-?} us, ratio $r"
     if [ -n "$ntf" ]; then
-        r=$(awk -v a="$ntf" -v b="${am:-0}" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+        r=$(ratio "$ntf" "${am:-0}" 1)
         echo "notify hand-off (record on one host -> wait passes on the other, one way): ${ntf} us," \
              "ucp_am_lat ${am:-?} us, ratio $r"
     fi

@@ -72,12 +72,15 @@ bool emu_lost_record_take(struct emu_devctl *ctl, uint32_t slot, char *note, siz
     uint32_t stream = (v >> 8) & 0xfffu, dev = v >> 20;
     if (dev == emu_exec_g.dev) {
         const struct emu_stream_ctl *s = &emu_exec_ctl()->streams[stream];
-        snprintf(note, len, "notify slot %u will never be recorded: rank %u thread %u (dev %u "
-                 "stream %u), which had its record queued, failed (%s)", slot, s->rank,
-                 s->thread_index, dev, stream, emu_status_str(*st));
+        snprintf(note, len,
+                 "notify slot %u will never be recorded: rank %u thread %u (dev %u "
+                 "stream %u), which had its record queued, failed (%s)",
+                 slot, s->rank, s->thread_index, dev, stream, emu_status_str(*st));
     } else {
-        snprintf(note, len, "notify slot %u will never be recorded: dev %u stream %u, which had "
-                 "its record queued, failed (%s)", slot, dev, stream, emu_status_str(*st));
+        snprintf(note, len,
+                 "notify slot %u will never be recorded: dev %u stream %u, which had "
+                 "its record queued, failed (%s)",
+                 slot, dev, stream, emu_status_str(*st));
     }
     return true;
 }
