@@ -208,20 +208,30 @@ static double run_kind(int kind, uint64_t bytes, uint64_t rounds)
     return timed(ps);
 }
 
-/* Seconds per extra round: the difference of an n and a 2n+1 round run (best of `iters`). */
+/* Seconds per extra round: the difference of the best n-round and the best 2n+1-round run
+ * of `iters` each. When noise makes it non-positive (a loaded machine), the 2n+1-round run's
+ * mean round, launch and synchronisation included, with a note on stderr. */
 static double per_round(int kind, uint64_t bytes, uint64_t n, int iters)
 {
-    double best = -1;
+    double a = -1, b = -1;
 
     for (int i = 0; i < iters; i++) {
-        double a = run_kind(kind, bytes, n), b = run_kind(kind, bytes, 2 * n + 1);
-        if (a < 0 || b < 0)
+        double x = run_kind(kind, bytes, n), y = run_kind(kind, bytes, 2 * n + 1);
+        if (x < 0 || y < 0) {
+            fprintf(stderr, "bench_net: a run of kind %d, %llu bytes failed\n", kind,
+                    (unsigned long long)bytes);
             return -1;
-        double d = (b - a) / (double)(n + 1);
-        if (d > 0 && (best < 0 || d < best))
-            best = d;
+        }
+        a = a < 0 || x < a ? x : a;
+        b = b < 0 || y < b ? y : b;
     }
-    return best;
+    if (b > a)
+        return (b - a) / (double)(n + 1);
+    fprintf(stderr,
+            "bench_net: kind %d, %llu bytes: too noisy to subtract the launch; the mean "
+            "round of the longer run is printed instead\n",
+            kind, (unsigned long long)bytes);
+    return b / (double)(2 * n + 1);
 }
 
 /* The next size of a "1M,4M,..." list (K/M/G suffixes), advancing *s; 0 at the end. */
