@@ -6,9 +6,14 @@
 #     1 MiB ... 256 MiB, and 8 B for the hand-off (kernel launch + both notifies + host sync);
 #   - ucx_perftest -t ucp_put_bw at the same sizes and -t ucp_am_lat at 8 B, with the UCX
 #     settings hcemu's executors use (UCX_TLS=tcp, 512 KiB TCP segments);
-#   - iperf3 on the same loopback link.
-# Prints the figures and the ratios hcemu/put_bw, hcemu/iperf3 (target >= 0.8) and
-# hcemu 8 B / am_lat (target <= 1.5). Skips (exit 0, one line) what is not installed.
+#   - iperf3 on the same loopback link;
+#   - bench_net (bench/bench_net.c, devices 0 and 1 of one process on two "hosts"): the data
+#     plane without the collective around it - HcommWriteOnThread alone and write-with-notify
+#     plus a notify back, bytes/s of extra rounds (launch and synchronisation subtracted), and
+#     the pure notify hand-off (channel notify ping-pong, round trip / 2).
+# Prints the figures and the ratios hcemu/put_bw, hcemu/iperf3 (target >= 0.8),
+# hcemu 8 B / am_lat (target <= 1.5) and notify hand-off / am_lat. Skips (exit 0, one line)
+# what is not installed or built.
 # Usage: bench/net.sh [build-dir]   (SIZES, ITERS override)
 set -u
 BUILD=${1:-build}
@@ -24,6 +29,10 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 bytes() { numfmt --from=iec "$1"; }
+# ratio A B DIGITS: A / B, or "-" when B is missing or zero.
+ratio() {
+    awk -v a="${1:-0}" -v b="${2:-0}" -v d="$3" 'BEGIN { if (b > 0) printf("%." d "f", a / b); else print "-" }'
+}
 
 # hcemu: send_recv_test over two hosts; prints "bytes us GB/s" rows of rank 0.
 hcemu_sr() {
@@ -79,18 +88,53 @@ while read -r b us gbs; do
         n=$(( b >= 67108864 ? 3 : 10 ))
         pf=$(perftest ucp_put_bw "$b" "$n" | awk '{printf "%.3f", $2 * 1048576 / 1e9}')
     fi
-    r1=$(awk -v a="$gbs" -v b="${pf:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-    r2=$(awk -v a="$gbs" -v b="${ip_gbs:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+    r1=$(ratio "$gbs" "${pf:-0}" 2)
+    r2=$(ratio "$gbs" "${ip_gbs:-0}" 2)
     printf "%10s %12s %12s %12s %10s %10s\n" "$b" "$gbs" "${pf:--}" "${ip_gbs:--}" "$r1" "$r2"
+    echo "$b ${pf:-0}" >>"$TMP/putbw"
 done <"$TMP/rows"
+
+# The data plane alone (bench_net): write only and write + notify, against the same put_bw.
+have_net=""
+if [ ! -x "$BIN/bench_net" ]; then
+    echo "net.sh: $BIN/bench_net not built: no write-only rows"
+elif ! ldd "$BIN/hcemu-device" 2>/dev/null | grep -q libucp; then
+    echo "net.sh: hcemu-device built without UCX: no write-only rows"
+else
+    have_net=yes
+    rounds=$(( ITERS * 400 ))
+    timeout 900 "$BIN/bench_net" --sizes "$(echo "$SIZES" | tr ' ' ',')" --iters "$ITERS" \
+        --rounds "$rounds" >"$TMP/net" 2>"$TMP/net.err" ||
+        { echo "net.sh: bench_net failed:"; tail -5 "$TMP/net.err"; have_net=""; }
+fi
+if [ -n "$have_net" ]; then
+    printf "\n%10s %12s %14s %12s %10s %10s\n" bytes "write GB/s" "write+ntf GB/s" "put_bw GB/s" \
+        "write/put" "w+n/put"
+    awk '$1 == "write" {print $2, $3, $4}' "$TMP/net" | while read -r b w wn; do
+        pf=$(awk -v b="$b" '$1 == b {print $2}' "$TMP/putbw" 2>/dev/null)
+        r1=$(ratio "$w" "${pf:-0}" 2)
+        r2=$(ratio "$wn" "${pf:-0}" 2)
+        printf "%10s %12s %14s %12s %10s %10s\n" "$b" "$w" "$wn" "${pf:--}" "$r1" "$r2"
+    done
+fi
 
 # Hand-off: an 8 B send/recv (two notifies through UCX plus the kernel launch and the host's
 # synchronisation) against UCX's own active-message latency.
 lat=$(hcemu_sr -b 8 -e 8 -n 50 -w 5 -c 0 | awk '{print $2}')
+# The notify hand-off alone (bench_net): one way, launch and synchronisation subtracted.
+ntf=""
+[ -n "$have_net" ] && ntf=$(awk '$1 == "handoff" {print $2}' "$TMP/net")
 if [ -n "$have_pf" ]; then
     am=$(perftest ucp_am_lat 8 2000 | awk '{print $1}')
-    r=$(awk -v a="${lat:-0}" -v b="${am:-0}" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+    r=$(ratio "${lat:-0}" "${am:-0}" 1)
     echo "hand-off: hcemu 8 B send/recv ${lat:-?} us, ucp_am_lat ${am:-?} us, ratio $r"
+    if [ -n "$ntf" ]; then
+        r=$(ratio "$ntf" "${am:-0}" 1)
+        echo "notify hand-off (record on one host -> wait passes on the other, one way): ${ntf} us," \
+             "ucp_am_lat ${am:-?} us, ratio $r"
+    fi
 else
     echo "hand-off: hcemu 8 B send/recv ${lat:-?} us"
+    [ -n "$ntf" ] && echo "notify hand-off (one way, no launch or sync): ${ntf} us"
 fi
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

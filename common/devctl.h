@@ -114,7 +114,8 @@ struct emu_notify_slot {
     _Atomic uint32_t records; /* records ever made (diagnostics) */
     _Atomic uint32_t absorbed; /* records that found the slot already set */
     uint32_t last_recorder;   /* (dev << 24) | stream slot of the last recorder */
-    uint32_t reserved;
+    _Atomic uint32_t lost;    /* a record of it was discarded with its failed thread: who
+                               * and why (device/dp_lost.c); 0 = none */
     _Atomic uint64_t stamp_ns; /* events: wall time of the last record (elapsed times) */
 };
 

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "dp.h"
 #include "kernel.h"
+#include "lost_record.h"
 
 #define MAX_TOUCHED 64u
 
@@ -41,9 +42,12 @@ static void clear_stale_error(uint32_t slot)
     if (!emu_sched_stream_is_idle(slot))
         return;
     int32_t old = atomic_exchange(&sc->error, 0);
-    if (old != 0)
+    if (old != 0) {
+        /* Marks of records lost for the failed operator's waits are not this one's. */
+        emu_lost_record_forget(emu_exec_ctl(), sc->rank, sc->notify_base, sc->notify_num);
         EMU_LOG_INFO("thread slot %u: clearing the error of an earlier operator (%s) as new "
                      "tasks arrive", slot, emu_status_str((emu_status)old));
+    }
 }
 
 static void handover(uint32_t slot, struct emu_task *head, uint32_t n, bool wake)

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "lost_record.h"
 #include "net.h"
 #include "reduce.h"
 #include "report.h"
@@ -112,6 +113,10 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 
     if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
         return EMU_RUN_DONE;
+    /* The thread that was to record it failed (lost_record.h): fail with its error now. */
+    if (t->kind != EMU_DP_ACL_WAIT &&
+        emu_lost_record_take(o->notify_ctl, o->notify_slot, t->note, sizeof(t->note), &t->status))
+        return EMU_RUN_FAIL;
     /* A channel to another host: its records come from the peer's executor, which the
      * network declared gone - nothing will set this notify any more. */
     if (o->net && emu_net_failed(emu_exec_ctl()->channels[o->channel].peer, t->note,
@@ -153,6 +158,7 @@ void emu_dp_task_init(void)
 #define REGISTER(id, name, flags) emu_report_register_kind(EMU_DP_##id, name);
     EMU_DP_KINDS(REGISTER)
 #undef REGISTER
+    emu_lost_record_init();
 }
 
 struct emu_task *emu_dp_task_new(uint32_t kind)

@@ -303,6 +303,13 @@ static void set_error_locked(uint32_t s, emu_status st)
     atomic_compare_exchange_strong(&sc->error, &expected, (int32_t)st);
 }
 
+/* What the host stream that fed device thread s learns of its failure: a peer of another
+ * host that died stays HCCL_E_REMOTE up to the host's synchronisation. */
+static emu_status origin_status(uint32_t s)
+{
+    return emu_load_acquire(&dc->streams[s].error) == EMU_EREMOTE ? EMU_EREMOTE : EMU_ETASK_FAIL;
+}
+
 /* Drop every queued task of s (the stream is in its error state). A device thread's tasks
  * were fed by kernels of host streams (`origin`) that may wait for them: fail those too, so
  * their synchronisation returns instead of waiting for a notify that will never come. */
@@ -313,12 +320,17 @@ static void discard_all(uint32_t s)
     bool told = false;
     uint32_t n = 0;
 
+    emu_status err = (emu_status)emu_load_acquire(&ctl->streams[s].error);
+
     while (streams[s].head != NULL) {
         struct emu_task *t = pop_head(s);
         if (device && t->origin != NONE && t->origin != s && t->origin < EMU_MAX_STREAMS) {
-            set_error_locked(t->origin, EMU_ETASK_FAIL);
+            set_error_locked(t->origin, origin_status(s));
             told = true;
         }
+        /* Marked for the free hooks: this task never ran (a record it would have made will
+         * not come, dp_lost.c). */
+        t->status = err != EMU_OK ? err : EMU_ETASK_FAIL;
         emu_task_destroy(t);
         n++;
     }
@@ -344,7 +356,7 @@ static void fail_head(uint32_t s, struct emu_task *t)
     pthread_cond_broadcast(&idle_cv);
     if (ctl->streams[s].kind == EMU_STREAM_DEVICE && origin != NONE && origin != s &&
         origin < EMU_MAX_STREAMS)
-        set_error_locked(origin, EMU_ETASK_FAIL);
+        set_error_locked(origin, origin_status(s));
     emu_fetch_add_release(&ctl->doorbell, 1); /* let parked streams see the error */
 }
 

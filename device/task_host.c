@@ -8,6 +8,7 @@
 #include "common/os.h"
 #include "exec.h"
 #include "kernel.h"
+#include "lost_record.h"
 #include "sched.h"
 
 /* How often a parked wait on another device's event polls (see run_event_wait()). */
@@ -94,6 +95,10 @@ static enum emu_run_result run_notify_wait(struct emu_task *t)
     }
     if (emu_task_host_notify_consume(emu_exec_ctl(), w->u.wait.slot))
         return EMU_RUN_DONE;
+    /* A kernel's thread that was to record it failed (lost_record.h). */
+    if (emu_lost_record_take(emu_exec_ctl(), w->u.wait.slot, t->note, sizeof(t->note),
+                             &t->status))
+        return EMU_RUN_FAIL;
     if (t->deadline_ns == 0)
         t->deadline_ns = emu_os_deadline_s(w->u.wait.timeout_s);
     t->park = EMU_PARK_NOTIFY;

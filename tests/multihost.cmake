@@ -63,17 +63,27 @@ set_tests_properties(multihost_wrong_secret PROPERTIES LABELS "e2e;multihost" TI
                      "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=5;MH_EXPECT=refused")
 
 # A dead remote host: host b of a 2+2 job over the network path is killed mid-allreduce; host
-# a's waits on it fail with the network's report (HCCL_E_REMOTE, "peer rank failed") and host
-# a exits by itself. Skipped (77) without UCX.
-add_test(NAME multihost_net_dead_host
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_host.sh ${CMAKE_BINARY_DIR}/bin
-                 $<TARGET_FILE:all_reduce_test>)
-# rhd: its waits on the dead host are on the main thread. The PAIRS algorithms (mesh,
-# twoshot, and hier, the default for 2+2 over two hosts) wait on the dead host in per-peer
-# threads; the main thread's join of a failed peer thread then ends only by the watchdog.
-set_tests_properties(multihost_net_dead_host PROPERTIES LABELS "e2e;multihost" TIMEOUT 150
-                     SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
-                     "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:rhd")
+# a's waits on it fail with the network's report (HCCL_E_REMOTE, "peer rank failed"), its
+# synchronisation returns 507018 and host a exits by itself. One test per algorithm family:
+# mesh, twoshot and hier wait on the dead host in per-peer threads (the main thread's join of
+# a failed one fails with its error), ring and rhd on the main thread. Skipped (77) without UCX.
+foreach(algo mesh twoshot hier ring rhd)
+    add_test(NAME multihost_net_dead_host_${algo}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_host.sh ${CMAKE_BINARY_DIR}/bin
+                     $<TARGET_FILE:all_reduce_test>)
+    set_tests_properties(multihost_net_dead_host_${algo} PROPERTIES LABELS "e2e;multihost"
+                         TIMEOUT 150 SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
+                         "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:${algo}")
+endforeach()
+
+# A host dies during the rendezvous: host b's ranks join and stall, host a's channel waits on
+# them fail with HCCL_E_REMOTE as soon as the root's listener sees host b's connections close
+# (not at HCCL_CONNECT_TIMEOUT). Shared-memory channels: no UCX needed.
+add_test(NAME multihost_dead_rdv
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_rdv.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:mh_probe>)
+set_tests_properties(multihost_dead_rdv PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+                     PROCESSORS 2 ENVIRONMENT "HCEMU_LOG_LEVEL=warn")
 
 # mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
 # collectives' bytes) from every rank.

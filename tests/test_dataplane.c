@@ -633,6 +633,28 @@ static void wait_timeout_fails_the_host_stream_that_waits_for_the_kernel(void **
     assert_int_equal(aclrtSynchronizeStream(F.stream[1]), 0); /* error cleared */
 }
 
+/* device/lost_record.h: a thread that fails with a record still queued fails the wait for
+ * that record at once, with its error (here a failed task), instead of leaving the waiter to
+ * its own 60 s timeout; the host stream that waits for the kernel fails with it. */
+static void wait_on_a_failed_threads_record_fails_with_its_error(void **state)
+{
+    struct prog p = {.n = 0};
+    int32_t r[16];
+    long mark = dpf_log_mark(&F);
+
+    (void)state;
+    wait_op(&p, T[0][1], 1, 1);      /* nobody records it: fails after 1 s */
+    rec_op(&p, T[0][1], T[0][0], 2); /* discarded with it: this record never comes */
+    wait_op(&p, T[0][0], 2, 60);
+    assert_int_not_equal(run2(&p, NULL, r, NULL), 0);
+    expect_ok(&p, r);
+    /* The main thread's wait names thread 1; the host stream's wait may fail the same way
+     * (naming thread 0) or be discarded first by the kernel's failure: either is right. */
+    assert_int_equal(dpf_log_count(&F, mark, "will never be recorded: rank 0 thread 1 "), 1);
+    assert_int_equal(dpf_log_count(&F, mark, "within 60 s"), 0);
+    assert_int_equal(dpf_log_count(&F, mark, "within 1 s"), 1);
+}
+
 /* docs/FLOW.md §2-4: host start record -> kernel waits -> works -> records host done. */
 static void host_kernel_handshake_follows_the_flow(void **state)
 {
@@ -921,6 +943,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(host_calls_validate_and_refuse_device_only_ones),
         cmocka_unit_test(absorbed_record_is_lost_and_logged),
         cmocka_unit_test(wait_timeout_fails_the_host_stream_that_waits_for_the_kernel),
+        cmocka_unit_test(wait_on_a_failed_threads_record_fails_with_its_error),
     };
     const struct CMUnitTest a3t[] = {
         cmocka_unit_test(a3_lacks_the_a5_features_and_has_runtime_notifies),

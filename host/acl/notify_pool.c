@@ -26,6 +26,7 @@ emu_status emu_notify_pool_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base)
         emu_store_relaxed(&sl->value, 0);
         emu_store_relaxed(&sl->records, 0);
         emu_store_relaxed(&sl->absorbed, 0);
+        emu_store_relaxed(&sl->lost, 0);
         sl->last_recorder = 0;
     }
     *base = (uint32_t)r.off;

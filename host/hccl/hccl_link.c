@@ -324,7 +324,12 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
             used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
                                      missing > 1 ? ", " : "", p[i].peer);
     }
-    if (s == EMU_EREMOTE)
+    if (s == EMU_EREMOTE && !emu_comm_same_host(c, gone))
+        EMU_COMM_ERR(c, fn,
+                     "rank %u (host %s) left the communicator before its channel to rank %u was "
+                     "connected: it destroyed the communicator, or its process or host is gone",
+                     gone, emu_comm_host_of(c, gone), c->rank);
+    else if (s == EMU_EREMOTE)
         EMU_COMM_ERR(c, fn,
                      "rank %u left the communicator (destroyed, or its process exited) "
                      "before its channel to rank %u was connected",

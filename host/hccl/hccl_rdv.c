@@ -696,6 +696,21 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
     }
 }
 
+bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank)
+{
+    if (rank >= r->nranks)
+        return false;
+    struct rdv_member *m = &r->members[rank];
+    uint32_t joined = MEMBER_JOINED;
+
+    /* Only a member copied in from another job folder: the root's own ranks have pids. */
+    if (!foreign(r, m) || !emu_cas_acq_rel(&m->state, &joined, MEMBER_LEFT))
+        return false;
+    emu_fetch_add_release(&r->hdr->bell, 1);
+    emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
+    return true;
+}
+
 static size_t block(const struct emu_rdv *r, uint32_t from, uint32_t to)
 {
     return ((size_t)from * r->nranks + to) * EMU_RDV_KEYS;

@@ -107,6 +107,10 @@ void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank
 size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap);
 /* Copy the rows in buf of ranks that are not on this file's host into the file. */
 void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len);
+/* The root's listener lost the connection of `rank` (a rank of another job folder): if it
+ * is still a member, mark it gone (as if it had left), so waits on it end with EMU_EREMOTE
+ * in every process that reads this file or a copy of it. Whether it was still a member. */
+bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank);
 /* Bytes emu_rdv_encode() may need for every rank's rows of an n-rank communicator. */
 size_t emu_rdv_encode_max(uint32_t nranks);
 

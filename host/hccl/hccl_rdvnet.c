@@ -150,12 +150,21 @@ static struct {
     _Atomic uint32_t clients; /* connections of other hosts' ranks still open */
 } srv = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-static struct emu_rdv *served(uint64_t nonce, uint32_t nranks)
+static struct emu_rdv *served_now(uint64_t nonce, uint32_t nranks)
 {
     for (uint32_t i = 0; i < MAX_FILES; i++)
         if (srv.files[i].rdv != NULL && srv.files[i].nonce == nonce &&
             srv.files[i].nranks == nranks)
             return srv.files[i].rdv;
+    return NULL;
+}
+
+static struct emu_rdv *served(uint64_t nonce, uint32_t nranks)
+{
+    struct emu_rdv *r = served_now(nonce, nranks);
+
+    if (r != NULL)
+        return r;
     for (uint32_t i = 0; i < MAX_FILES; i++) {
         if (srv.files[i].rdv != NULL)
             continue;
@@ -203,7 +212,17 @@ static bool serve_hello(int fd)
     return io_all(fd, &ok, sizeof(ok), true);
 }
 
-static bool serve_request(int fd)
+/* What the listener knows of one connection: which rank of which communicator it serves
+ * (each rank of another host has one connection per communicator). */
+struct client {
+    bool greeted;
+    bool known; /* a request named the rank below */
+    uint64_t nonce;
+    uint32_t nranks, rank;
+    char who[64];
+};
+
+static bool serve_request(int fd, struct client *cl)
 {
     struct req_hdr q;
 
@@ -214,16 +233,45 @@ static bool serve_request(int fd)
     struct emu_rdv *r = served(q.nonce, q.nranks);
     if (r == NULL)
         return false;
+    *cl = (struct client){.greeted = true, .known = true, .nonce = q.nonce, .nranks = q.nranks,
+                          .rank = q.rank};
+    peer_name(fd, cl->who, sizeof(cl->who));
     emu_rdv_apply(r, srv.buf, q.len);
     struct req_hdr a = {.magic = NET_MAGIC, .nonce = q.nonce, .nranks = q.nranks, .rank = q.rank};
     a.len = encode(r, UINT32_MAX, &srv.buf, &srv.cap);
     return io_all(fd, &a, sizeof(a), true) && io_all(fd, srv.buf, a.len, true);
 }
 
+/* A connection closed (or failed) while its rank was still a member: its process or host is
+ * gone. Mark it so in the served file, so the waits on it there (and, through the rows, on
+ * the other hosts) end with EMU_EREMOTE now instead of at HCCL_CONNECT_TIMEOUT. A rank that
+ * destroyed its communicator has left already and is not named. */
+static void client_gone(const struct client *cl)
+{
+    struct emu_rdv *r = cl->known ? served_now(cl->nonce, cl->nranks) : NULL;
+
+    if (r != NULL && emu_rdv_mark_gone(r, cl->rank))
+        EMU_LOG_INFO("rendezvous listener: rank %u (from %s) closed its connection while still "
+                     "a member of communicator %016llx: counted as gone, so waits on it fail",
+                     cl->rank, cl->who, (unsigned long long)cl->nonce);
+}
+
+/* TCP keepalive on a client's connection: a host that vanished without closing it (power,
+ * network) is found within about 5 s of silence, not at the kernel's two hours. */
+static void keep_alive(int fd)
+{
+    int one = 1, idle = 2, intvl = 1, cnt = 3;
+
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
 static void *listener_main(void *arg)
 {
     struct pollfd fds[MAX_CLIENTS + 1];
-    bool greeted[MAX_CLIENTS + 1] = {false};
+    static struct client cls[MAX_CLIENTS + 1];
     nfds_t n = 1;
 
     (void)arg;
@@ -235,13 +283,14 @@ static void *listener_main(void *arg)
             if (fds[i].revents == 0)
                 continue;
             bool ok = (fds[i].revents & POLLIN) != 0 &&
-                      (greeted[i] ? serve_request(fds[i].fd) : serve_hello(fds[i].fd));
-            greeted[i] = true;
-            if (!ok) { /* done or refused: drop it, moving the last one here */
+                      (cls[i].greeted ? serve_request(fds[i].fd, &cls[i]) : serve_hello(fds[i].fd));
+            cls[i].greeted = true;
+            if (!ok) { /* done, refused or gone: drop it, moving the last one here */
+                client_gone(&cls[i]);
                 close(fds[i].fd);
                 atomic_fetch_sub(&srv.clients, 1);
                 fds[i] = fds[n - 1];
-                greeted[i] = greeted[n - 1];
+                cls[i] = cls[n - 1];
                 n--;
                 i--;
             }
@@ -250,9 +299,10 @@ static void *listener_main(void *arg)
             int c = accept4(srv.fd, NULL, NULL, SOCK_CLOEXEC);
             if (c >= 0 && n <= MAX_CLIENTS) {
                 limit_io(c);
+                keep_alive(c);
                 atomic_fetch_add(&srv.clients, 1);
                 fds[n] = (struct pollfd){.fd = c, .events = POLLIN};
-                greeted[n++] = false;
+                cls[n++] = (struct client){0};
             } else if (c >= 0) {
                 EMU_LOG_ERR("rendezvous listener: more than %u ranks of other hosts", MAX_CLIENTS);
                 close(c);

@@ -4,17 +4,19 @@
  * HcclAllGather with every built-in algorithm, checking every byte. Prints "PASS" when
  * every check held, else one "FAIL" line per broken check.
  *
- *   mh_probe --servers 4,4 [--inter UBOE,ROCE] [--collectives BYTES]
+ *   mh_probe --servers 4,4 [--inter UBOE,ROCE] [--collectives BYTES] [--stall SECONDS]
  *
  * --servers: the layer-0 instance sizes the job must have, in rank order (4,4: ranks 0-3 on
  * one server, 4-7 on another); --inter: the protocols expected between servers (default:
  * the Ascend950 default, UBOE and ROCE). The collectives need a data plane between the
- * hosts. */
+ * hosts. --stall: after joining, print "stalling" and sleep that long, then fail (a rank that
+ * joined and then hangs or is killed: tests/multihost/dead_rdv.sh). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
 {
     struct expect e = {.ninter = 2, .inter = {COMM_PROTOCOL_UBOE, COMM_PROTOCOL_ROCE}};
     uint64_t coll_bytes = 0;
+    unsigned stall_s = 0;
     HcclRootInfo root;
     HcclComm comm = NULL;
     aclrtStream st = NULL;
@@ -210,6 +213,8 @@ int main(int argc, char **argv)
                                                             &e.nserv))
             continue;
         if (strcmp(argv[i], "--collectives") == 0 && (coll_bytes = strtoull(argv[i + 1], NULL, 0)) >= 4)
+            continue;
+        if (strcmp(argv[i], "--stall") == 0 && (stall_s = (unsigned)atoi(argv[i + 1])) > 0)
             continue;
         if (strcmp(argv[i], "--inter") == 0) {
             const char *s = argv[i + 1];
@@ -221,7 +226,8 @@ int main(int argc, char **argv)
             }
             continue;
         }
-        fprintf(stderr, "usage: mh_probe --servers N,N... [--inter P,P] [--collectives BYTES]\n");
+        fprintf(stderr, "usage: mh_probe --servers N,N... [--inter P,P] [--collectives BYTES] "
+                        "[--stall SECONDS]\n");
         return 2;
     }
     if (e.nserv == 0 || ex_launch_get(&me) != 1) {
@@ -237,6 +243,12 @@ int main(int argc, char **argv)
     CHECK(HcclGetRootInfo(&root) == HCCL_SUCCESS, "HcclGetRootInfo");
     CHECK(failures == 0 && HcclCommInitRootInfo(me.size, &root, me.rank, &comm) == HCCL_SUCCESS,
           "HcclCommInitRootInfo");
+    if (failures == 0 && stall_s > 0) {
+        printf("rank %u: joined, stalling %u s\n", me.rank, stall_s);
+        fflush(stdout);
+        sleep(stall_s);
+        CHECK(0, "stalled %u s and nobody killed us", stall_s);
+    }
     if (failures == 0)
         check_graph(comm, &e);
     if (failures == 0 && coll_bytes > 0) {
