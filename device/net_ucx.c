@@ -688,7 +688,21 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
         .err_mode = UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = on_ep_error, .arg = (void *)(uintptr_t)peer},
     };
+    /* A loaded machine's TCP connect is sometimes refused for a moment while the peer's
+     * worker is busy accepting others (seen once in 50 8-rank all-to-all set-ups): retry a
+     * few times, 20/40/80/160 ms apart, before the channel fails. */
+    c->ep = NULL;
     ucs_status_t st = ucp_ep_create(worker, &ep, &c->ep);
+    for (unsigned i = 0; st == UCS_ERR_UNREACHABLE && i < 4; i++) {
+        pthread_mutex_unlock(&ucx_lock);
+        usleep(20000u << i);
+        pthread_mutex_lock(&ucx_lock);
+        if (c->ep != NULL) { /* another call connected it meanwhile */
+            st = UCS_OK;
+            break;
+        }
+        st = ucp_ep_create(worker, &ep, &c->ep);
+    }
     pthread_mutex_unlock(&ucx_lock);
     if (st != UCS_OK) {
         c->ep = NULL;
