@@ -37,6 +37,7 @@ struct pin_map {
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_devmap *maps[MAX_MAPS];
 static _Atomic uint32_t map_count;
+static struct emu_devmap *_Atomic job_maps[EMU_MAX_DEVICES]; /* this job's, by device */
 static struct pin_map pins[MAX_PINS];
 static _Atomic uint32_t pin_count;
 
@@ -129,6 +130,24 @@ fail:
     m = NULL;
 done:
     pthread_mutex_unlock(&map_lock);
+    *out = m;
+    return s;
+}
+
+emu_status emu_devmem_job_peer(uint32_t dev, struct emu_devmap **out)
+{
+    if (dev >= EMU_MAX_DEVICES) {
+        *out = NULL;
+        return EMU_EINVAL;
+    }
+    struct emu_devmap *m = atomic_load_explicit(&job_maps[dev], memory_order_acquire);
+    if (m != NULL) {
+        *out = m;
+        return EMU_OK;
+    }
+    emu_status s = emu_devmem_peer(emu_exec_g.job_dir, dev, &m);
+    if (s == EMU_OK)
+        atomic_store_explicit(&job_maps[dev], m, memory_order_release);
     *out = m;
     return s;
 }

@@ -43,6 +43,9 @@ emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_
 /* Find or map another device. Mappings live until the executor exits. */
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
                            struct emu_devmap **out) EMU_MUST_CHECK;
+/* emu_devmem_peer() for a device of this executor's own job folder, through a table indexed
+ * by device (the job-wide run queue resolves every address of a task it takes). */
+emu_status emu_devmem_job_peer(uint32_t dev, struct emu_devmap **out) EMU_MUST_CHECK;
 /* Pointer to [off, off+len) of the memory of the device mapped by `m`, or NULL when the
  * range is outside it or cannot be mapped. */
 void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
