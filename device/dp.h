@@ -107,6 +107,10 @@ struct emu_task *emu_dp_task_new(uint32_t kind);
 void emu_dp_task_describe(struct emu_task *t);
 /* The run function of every data-plane task (what its kind's row says). */
 enum emu_run_result emu_dp_task_run(struct emu_task *t);
+/* Called by a record after it set notify `slot` of another device's `ctl`, instead of
+ * ringing it: true when the hand-off needs no ring (the job-wide run queue, runq.c, sets
+ * it; NULL: always ring). */
+extern bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
 
 
 /* --- dp_build.c: one task per call, after the call-specific checks ---------------------- */

@@ -19,7 +19,6 @@
 #include "net.h"
 #include "reduce.h"
 #include "report.h"
-#include "runq.h"
 
 static inline void *ptr_of(struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
@@ -85,6 +84,8 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
     return EMU_RUN_DONE;
 }
 
+bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
+
 static struct emu_devctl *home_of(const struct emu_dp_op *o)
 {
     return o->home_ctl != NULL ? o->home_ctl : emu_exec_ctl();
@@ -111,8 +112,8 @@ static enum emu_run_result record(struct emu_task *t)
     if (emu_devctl_notify_set(ctl, o->notify_slot, (home_of(o)->dev << 24) | t->stream))
         warn_absorbed(t, o);
     /* Another device's thread parked on this notify: run its published work here rather
-     * than waking its executor (runq.c); otherwise ring it. */
-    if (!emu_runq_take(ctl, o->notify_slot))
+     * than waking its executor (emu_dp_task_handoff_hook); otherwise ring it. */
+    if (emu_dp_task_handoff_hook == NULL || !emu_dp_task_handoff_hook(ctl, o->notify_slot))
         emu_devctl_ring(ctl);
     return EMU_RUN_DONE;
 }

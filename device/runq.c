@@ -95,8 +95,10 @@ static uint32_t emu_runq_export(const struct emu_task *head, struct emu_runq_tas
 
 void emu_runq_init(void)
 {
-    if (emu_settings_bool(EMU_SET_RUNQ))
-        emu_sched_set_export(emu_runq_export);
+    if (!emu_settings_bool(EMU_SET_RUNQ))
+        return;
+    emu_sched_set_export(emu_runq_export);
+    emu_dp_task_handoff_hook = emu_runq_take;
 }
 
 /* ---- running (any executor's worker) ----------------------------------------------------- */

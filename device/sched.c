@@ -810,10 +810,19 @@ void emu_sched_stop(void)
     emu_task_free_pool();
 }
 
+/* Tasks were appended to stream s: a device thread parked on a wait with nothing (or only
+ * part) behind it when it parked publishes now that it has work to hand over. Lock held. */
+static void publish_appended(uint32_t s)
+{
+    if (runq_on && streams[s].state == S_PARKED && !streams[s].published)
+        publish(s, streams[s].head);
+}
+
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
 {
     pthread_mutex_lock(&lock);
     append_locked(slot, t);
+    publish_appended(slot);
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
@@ -827,6 +836,7 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
         append_locked(slot, head);
         head = next;
     }
+    publish_appended(slot);
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
