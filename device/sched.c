@@ -948,8 +948,17 @@ void emu_sched_inspect_parked(void (*cb)(uint32_t slot, const struct emu_task *h
                               void *arg)
 {
     pthread_mutex_lock(&lock);
-    for (uint32_t i = 0; i < n_parked; i++)
-        cb(parked[i], streams[parked[i]].head, arg);
+    for (uint32_t i = 0; i < n_parked; i++) {
+        uint32_t s = parked[i];
+        const struct emu_task *h = streams[s].head;
+        /* A published stream's first tasks may have been run by other executors: describe
+         * the one it waits at now (diagnostics: the count may be a moment old). */
+        uint32_t k =
+            streams[s].published ? __atomic_load_n(&dc->runq[s].done, __ATOMIC_ACQUIRE) : 0;
+        for (; k > 0 && h->next != NULL; k--)
+            h = h->next;
+        cb(s, h, arg);
+    }
     pthread_mutex_unlock(&lock);
 }
 
