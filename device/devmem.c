@@ -134,22 +134,23 @@ done:
     return s;
 }
 
-emu_status emu_devmem_job_peer(uint32_t dev, struct emu_devmap **out)
+struct emu_devmap *emu_devmem_job_find(uint32_t dev)
 {
-    if (dev >= EMU_MAX_DEVICES) {
-        *out = NULL;
-        return EMU_EINVAL;
-    }
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
     struct emu_devmap *m = atomic_load_explicit(&job_maps[dev], memory_order_acquire);
-    if (m != NULL) {
-        *out = m;
-        return EMU_OK;
-    }
-    emu_status s = emu_devmem_peer(emu_exec_g.job_dir, dev, &m);
-    if (s == EMU_OK)
+    if (m == NULL && (m = find_map(emu_exec_g.job_dir, dev)) != NULL)
         atomic_store_explicit(&job_maps[dev], m, memory_order_release);
-    *out = m;
-    return s;
+    return m;
+}
+
+bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len)
+{
+    uint64_t base = emu_window_base(m->dev);
+
+    if (addr < base || addr - base > m->mem_size || len > m->mem_size - (addr - base))
+        return false;
+    return addr - base + len <= atomic_load_explicit(&m->reach, memory_order_acquire);
 }
 
 /* Map a longer prefix of a peer's memory, covering `end` bytes. The earlier alias stays

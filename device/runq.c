@@ -38,16 +38,14 @@
 /* Whether m is this job's mapping of its device (not another job folder's). */
 static bool in_job(const struct emu_devmap *m)
 {
-    struct emu_devmap *j;
-
-    return m != NULL && emu_devmem_job_peer(m->dev, &j) == EMU_OK && j == m;
+    return m != NULL && emu_devmem_job_find(m->dev) == m;
 }
 
 static bool describe(const struct emu_task *t, struct emu_runq_task *d)
 {
     const struct emu_dp_op *o = (const struct emu_dp_op *)(const void *)t->u.raw;
     uint32_t f = emu_dp_kinds_flags(t->kind);
-    struct emu_devmap *m;
+    const struct emu_devmap *m;
 
     if (t->run != emu_dp_task_run || f == 0 || o->net || t->park == EMU_PARK_DEFER)
         return false;
@@ -66,7 +64,7 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
         if (o->notify_slot >= EMU_MAX_NOTIFIES)
             return false;
         if ((f & EMU_DPF_WAIT) ? o->notify_ctl != emu_exec_ctl()
-                               : emu_devmem_job_peer(o->notify_dev, &m) != EMU_OK ||
+                               : (m = emu_devmem_job_find(o->notify_dev)) == NULL ||
                                      m->ctl != o->notify_ctl)
             return false;
         d->notify_dev = o->notify_dev;
@@ -114,8 +112,18 @@ static _Thread_local bool draining;
 
 enum step { STEP_DONE, STEP_FAIL, STEP_HOME };
 
+/* This process's mapping of `dev` when it already reaches [addr, addr+len) (len 0: any
+ * mapping), NULL otherwise: a runner maps nothing new. */
+static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
+{
+    struct emu_devmap *m = emu_devmem_job_find(dev);
+
+    return m != NULL && (len == 0 || emu_devmap_reaches(m, addr, len)) ? m : NULL;
+}
+
 /* Run descriptor d of stream s of device `ctl` as a task of this process: the same run
- * function, with this process's mappings. STEP_HOME when it cannot run here. */
+ * function, with this process's mappings. STEP_HOME when it cannot run here (a device or a
+ * range this process does not map yet: the device runs it itself). */
 static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d,
                          struct emu_runq_seg *g)
 {
@@ -131,11 +139,13 @@ static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_ru
                             .dtype = d->dtype, .op = d->op, .notify_dev = d->notify_dev,
                             .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
                             .channel = EMU_DP_NONE, .home_ctl = ctl};
-    if ((d->dst_dev != EMU_RUNQ_NODEV && emu_devmem_job_peer(d->dst_dev, &o->dst_map) != EMU_OK) ||
-        (d->src_dev != EMU_RUNQ_NODEV && emu_devmem_job_peer(d->src_dev, &o->src_map) != EMU_OK))
+    if ((d->dst_dev != EMU_RUNQ_NODEV &&
+         (o->dst_map = reached(d->dst_dev, d->dst, d->len)) == NULL) ||
+        (d->src_dev != EMU_RUNQ_NODEV &&
+         (o->src_map = reached(d->src_dev, d->src, d->len)) == NULL))
         return STEP_HOME;
     if (d->notify_slot != EMU_RUNQ_NODEV) {
-        if (emu_devmem_job_peer(d->notify_dev, &m) != EMU_OK)
+        if ((m = reached(d->notify_dev, 0, 0)) == NULL)
             return STEP_HOME;
         o->notify_ctl = m->ctl;
     }
@@ -242,7 +252,7 @@ bool emu_runq_take(struct emu_devctl *ctl, uint32_t slot)
     uint32_t w = atomic_load(&ctl->notifies[slot].waiter), st = EMU_RUNQ_PUBLISHED;
     if (w == 0)
         return true; /* nobody waits yet: the stream that reaches the wait finds it set */
-    if (w > EMU_MAX_STREAMS || q_n == QUEUE || emu_devmem_job_peer(ctl->dev, &m) != EMU_OK ||
+    if (w > EMU_MAX_STREAMS || q_n == QUEUE || (m = emu_devmem_job_find(ctl->dev)) == NULL ||
         m->ctl != ctl)
         return false;
     struct emu_runq_seg *g = &ctl->runq[w - 1];
