@@ -124,7 +124,7 @@ void emu_devctl_ring(struct emu_devctl *ctl)
     emu_devctl_wake(ctl);
 }
 
-int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)
+int emu_devctl_notify_set(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)
 {
     struct emu_notify_slot *n = &ctl->notifies[slot];
 
@@ -135,8 +135,15 @@ int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t rec
     uint32_t old = emu_exchange_acq_rel(&n->value, 1);
     if (old != 0)
         emu_fetch_add_relaxed(&n->absorbed, 1);
-    emu_devctl_ring(ctl);
     return old != 0;
+}
+
+int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder)
+{
+    int absorbed = emu_devctl_notify_set(ctl, slot, recorder);
+
+    emu_devctl_ring(ctl);
+    return absorbed;
 }
 
 int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t gen)

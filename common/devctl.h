@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 5u
+#define EMU_DEVCTL_VERSION 6u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -115,7 +115,11 @@ struct emu_notify_slot {
     _Atomic uint32_t absorbed; /* records that found the slot already set */
     uint32_t last_recorder;   /* (dev << 24) | stream slot of the last recorder */
     _Atomic uint32_t lost;    /* a record of it was discarded with its failed thread: who
-                               * and why (device/dp_lost.c); 0 = none */
+                               * and why (device/lost_record.c); 0 = none */
+    /* Job-wide run queue: 1 + the stream whose published work waits on this slot (its
+     * runq[] entry), EMU_RUNQ_HOME or 0 (see there). A recorder that finds a stream takes
+     * its work. */
+    _Atomic uint32_t waiter;
     _Atomic uint64_t stamp_ns; /* events: wall time of the last record (elapsed times) */
 };
 
@@ -167,6 +171,51 @@ struct emu_peer_ref {
     char host[EMU_HOST_NAME_MAX]; /* its display name, for reports */
 };
 
+/* ---- Job-wide run queue (HCEMU_RUNQ; docs/ARCHITECTURE.md "One job-wide run queue") ----
+ * A device thread parked on a notify wait publishes its head tasks here as pointer-free
+ * descriptors: the wait, then the data-plane tasks behind it, with global addresses. A
+ * worker of any executor of the job that records that notify takes the entry (CAS on
+ * `state`) and runs the tasks itself through its own mappings, instead of waking this
+ * device's workers: the hand-off is a memory write. The device's own scheduler keeps the
+ * tasks' objects and retires them when it next looks (emu_sched, sched.c). */
+#define EMU_RUNQ_TASKS 16u
+#define EMU_RUNQ_NODEV UINT32_MAX
+/* notifies[].waiter of a slot a stream of the device waits on without publishing: a record
+ * must ring the device. 0 = no stream parked on it: the record needs no ring at all (the
+ * stream that reaches the wait later finds the notify set). */
+#define EMU_RUNQ_HOME 0x80000000u
+
+enum emu_runq_state {
+    EMU_RUNQ_FREE = 0,      /* nothing published; the device's scheduler owns the stream */
+    EMU_RUNQ_PUBLISHED = 1, /* tasks [done, n) wait for notify `wait_slot`; anyone may take */
+    EMU_RUNQ_TAKEN = 2,     /* a worker (of any executor) runs them */
+    EMU_RUNQ_RETURNED = 3,  /* the runner stopped: the device's scheduler takes over at `done` */
+};
+
+struct emu_runq_task {
+    uint64_t dst, src, len, count; /* global addresses; bytes; elements (reductions) */
+    uint64_t callsite;
+    uint32_t kind;                 /* a data-plane kind (device/dp_kinds.h) */
+    uint32_t dst_dev, src_dev;     /* devices owning dst/src, EMU_RUNQ_NODEV when unused */
+    int32_t dtype, op;
+    uint32_t notify_dev, notify_slot; /* the notify recorded or waited for, or NODEV */
+    uint32_t timeout_s;            /* waits: seconds, 0 = forever */
+};
+
+struct emu_runq_seg {
+    _Atomic uint32_t state;      /* enum emu_runq_state */
+    _Atomic uint32_t wait_slot;  /* notify slot the published head waits for */
+    uint32_t n;                  /* tasks published */
+    uint32_t done;               /* tasks of them retired by runners (owner writes) */
+    _Atomic uint32_t more;       /* the stream has tasks behind the published ones */
+    int32_t status;              /* a runner's failure of task `done` (emu_status), 0 = none */
+    uint32_t runner;             /* device whose executor ran the segment last (reports) */
+    uint32_t reserved;
+    _Atomic uint64_t deadline_ns; /* the published wait's deadline (monotonic clock) */
+    char note[160];              /* the failure's detail, like emu_task.note */
+    struct emu_runq_task tasks[EMU_RUNQ_TASKS];
+};
+
 struct emu_sq {
     pthread_mutex_t lock;   /* producers (host threads, any process) */
     _Atomic uint32_t head;  /* consumer position, executor only */
@@ -203,6 +252,13 @@ struct emu_devctl {
      * the streams by diagnostics stop there instead of reading all EMU_MAX_STREAMS slots,
      * which in a peer's block would fault in (and allocate) 86 pages it never used. */
     _Atomic uint32_t streams_hwm;
+    /* Threads of the executor waiting for one of its streams to go idle (kernel joins): a
+     * runner of the job-wide run queue that retires a stream's last published task wakes
+     * the device only then (or when host threads wait), otherwise it just rings. */
+    _Atomic uint32_t idle_waiters;
+    /* 1 when the executor's scheduler takes part in the job-wide run queue: it publishes
+     * parked device threads and marks every notify a stream waits on (notifies[].waiter). */
+    _Atomic uint32_t runq_on;
     struct emu_fault_record fault;
     /* What peers' executors touch comes first (the header above, the allocation table they
      * check remote ranges against, the notify slots they record, lowest first): in every
@@ -216,6 +272,7 @@ struct emu_devctl {
     struct emu_channel_ctl channels[EMU_MAX_CHANNELS];
     struct emu_peer_ref peers[EMU_MAX_PEERS];
     struct emu_comm_ctl comms[EMU_MAX_COMMS];
+    struct emu_runq_seg runq[EMU_MAX_STREAMS]; /* per stream slot; pages touched on use */
     struct emu_sq sq;
     /* Written by the host that starts the executor, before it starts (the executor adopts
      * it and writes it back after zeroing the block); read by hosts that join later. */
@@ -250,6 +307,9 @@ void emu_devctl_wake(struct emu_devctl *ctl);
 /* Set notify slot `slot` of `ctl` (binary: a second record before the wait is absorbed and
  * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */
 int emu_devctl_notify_record(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);
+/* The set half of emu_devctl_notify_record(), without the ring (the caller rings, or takes
+ * the published work waiting on the slot: device/runq.c). */
+int emu_devctl_notify_set(struct emu_devctl *ctl, uint32_t slot, uint32_t recorder);
 /* Record that streams[slot] is taken (under res_lock): raises `streams_hwm`. */
 void emu_devctl_stream_taken(struct emu_devctl *ctl, uint32_t slot);
 /* How many streams[] slots scans must visit: `streams_hwm`, at most EMU_MAX_STREAMS. */

@@ -37,6 +37,7 @@ struct pin_map {
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_devmap *maps[MAX_MAPS];
 static _Atomic uint32_t map_count;
+static struct emu_devmap *_Atomic job_maps[EMU_MAX_DEVICES]; /* this job's, by device */
 static struct pin_map pins[MAX_PINS];
 static _Atomic uint32_t pin_count;
 
@@ -131,6 +132,25 @@ done:
     pthread_mutex_unlock(&map_lock);
     *out = m;
     return s;
+}
+
+struct emu_devmap *emu_devmem_job_find(uint32_t dev)
+{
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
+    struct emu_devmap *m = atomic_load_explicit(&job_maps[dev], memory_order_acquire);
+    if (m == NULL && (m = find_map(emu_exec_g.job_dir, dev)) != NULL)
+        atomic_store_explicit(&job_maps[dev], m, memory_order_release);
+    return m;
+}
+
+bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len)
+{
+    uint64_t base = emu_window_base(m->dev);
+
+    if (addr < base || addr - base > m->mem_size || len > m->mem_size - (addr - base))
+        return false;
+    return addr - base + len <= atomic_load_explicit(&m->reach, memory_order_acquire);
 }
 
 /* Map a longer prefix of a peer's memory, covering `end` bytes. The earlier alias stays

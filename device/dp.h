@@ -48,6 +48,9 @@ struct emu_dp_op {
     uint32_t net;         /* 1: the channel's peer is on another host (device/net.h) */
     uint32_t net_dev;     /* that peer's device */
     uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
+    /* The device whose stream the task belongs to when another executor runs it (the
+     * job-wide run queue, runq.c); NULL for this executor's own tasks. */
+    struct emu_devctl *home_ctl;
 };
 _Static_assert(sizeof(struct emu_dp_op) <= sizeof(((struct emu_task *)0)->u.raw),
                "data-plane payload fits in a task");
@@ -102,6 +105,13 @@ void emu_dp_task_init(void);
 struct emu_task *emu_dp_task_new(uint32_t kind);
 /* Fill the diagnostics metadata (acc[], sync_*) from the payload. */
 void emu_dp_task_describe(struct emu_task *t);
+/* The run function of every data-plane task (what its kind's row says). */
+enum emu_run_result emu_dp_task_run(struct emu_task *t);
+/* Called by a record after it set notify `slot` of another device's `ctl`, instead of
+ * ringing it: true when the hand-off needs no ring (the job-wide run queue, runq.c, sets
+ * it; NULL: always ring). */
+extern bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
+
 
 /* --- dp_build.c: one task per call, after the call-specific checks ---------------------- */
 

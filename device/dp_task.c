@@ -85,9 +85,16 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
     return EMU_RUN_DONE;
 }
 
+bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
+
+static struct emu_devctl *home_of(const struct emu_dp_op *o)
+{
+    return o->home_ctl != NULL ? o->home_ctl : emu_exec_ctl();
+}
+
 static void warn_absorbed(const struct emu_task *t, const struct emu_dp_op *o)
 {
-    const struct emu_stream_ctl *s = &emu_exec_ctl()->streams[t->stream];
+    const struct emu_stream_ctl *s = &home_of(o)->streams[t->stream];
 
     EMU_LOG_WARN("rank %u thread %u (%.36s): %s absorbed: notify slot %u of device %u was already "
                  "set and not yet waited for, so this record is lost (notifies are binary, as "
@@ -99,11 +106,16 @@ static enum emu_run_result record(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
 
+    struct emu_devctl *ctl = o->notify_ctl;
+
     /* Release inside: everything this thread did before (the write of a WithNotify task
      * included) is visible to the stream that consumes the notify. */
-    if (emu_devctl_notify_record(o->notify_ctl, o->notify_slot,
-                                 (emu_exec_g.dev << 24) | t->stream))
+    if (emu_devctl_notify_set(ctl, o->notify_slot, (home_of(o)->dev << 24) | t->stream))
         warn_absorbed(t, o);
+    /* Another device's thread parked on this notify: run its published work here rather
+     * than waking its executor (emu_dp_task_handoff_hook); otherwise ring it. */
+    if (emu_dp_task_handoff_hook == NULL || !emu_dp_task_handoff_hook(ctl, o->notify_slot))
+        emu_devctl_ring(ctl);
     return EMU_RUN_DONE;
 }
 
@@ -124,8 +136,10 @@ static enum emu_run_result wait_notify(struct emu_task *t)
         t->status = EMU_EREMOTE;
         return EMU_RUN_FAIL;
     }
-    if (t->deadline_ns == 0) {
-        t->deadline_ns = emu_os_deadline_s(o->timeout_s);
+    if (t->park != EMU_PARK_NOTIFY) {
+        /* Kept when set: a wait taken back from the job-wide run queue keeps its deadline. */
+        if (t->deadline_ns == 0)
+            t->deadline_ns = emu_os_deadline_s(o->timeout_s);
         t->park = EMU_PARK_NOTIFY;
         t->park_slot = o->notify_slot;
         t->timeout_status = EMU_ETASK_TIMEOUT;
@@ -137,7 +151,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 }
 
 /* Every data-plane task: what it does is its kind's row in dp_kinds.h. */
-static enum emu_run_result run(struct emu_task *t)
+enum emu_run_result emu_dp_task_run(struct emu_task *t)
 {
     uint32_t f = emu_dp_kinds_flags(t->kind);
 
@@ -170,7 +184,7 @@ struct emu_task *emu_dp_task_new(uint32_t kind)
         return NULL;
     }
     t->kind = (uint16_t)kind;
-    t->run = run;
+    t->run = emu_dp_task_run;
     struct emu_dp_op *o = emu_dp_op_of(t);
     o->notify_slot = EMU_DP_NONE;
     o->channel = EMU_DP_NONE;

@@ -6,6 +6,7 @@
 #ifndef HCEMU_DEVICE_EXEC_H
 #define HCEMU_DEVICE_EXEC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/devctl.h"
@@ -43,6 +44,12 @@ emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_
 /* Find or map another device. Mappings live until the executor exits. */
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
                            struct emu_devmap **out) EMU_MUST_CHECK;
+/* This executor's existing mapping of device `dev` of its own job folder, or NULL when it
+ * has none; never maps anything (the job-wide run queue runs only what this process already
+ * reaches: no new mappings, no error lines from a folder removed at the end of the job). */
+struct emu_devmap *emu_devmem_job_find(uint32_t dev);
+/* Whether [addr, addr+len) of m's device is inside what this process maps of it now. */
+bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len);
 /* Pointer to [off, off+len) of the memory of the device mapped by `m`, or NULL when the
  * range is outside it or cannot be mapped. */
 void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);

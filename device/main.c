@@ -30,6 +30,7 @@
 #include "net.h"
 #include "kernel.h"
 #include "report.h"
+#include "runq.h"
 #include "sched.h"
 #include "server.h"
 
@@ -149,7 +150,8 @@ int main(int argc, char **argv)
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
         emu_fault_install(&fault_locator) != EMU_OK || emu_report_register() != EMU_OK ||
-        (emu_diagnostics_start(), 0) || emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
+        (emu_diagnostics_start(), 0) || (emu_runq_init(), 0) ||
+        emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
     emu_store_release(&ctl->state, EMU_DEV_READY);

@@ -40,6 +40,7 @@ struct stream_rt {
     uint32_t next_run;
     uint32_t parked_pos; /* index in parked[] while parked */
     uint32_t kernel;     /* serial mode: parked on its kernel entry (counted in n_kernels) */
+    uint32_t published;  /* parked with its head tasks in the job-wide run queue (runq[s]) */
 };
 
 /* Adaptive: critical sections are short and workers contend on every hand-off; spinning
@@ -80,6 +81,10 @@ static uint32_t hook_mask;
 /* Serial mode: a registered `pick` chooses among runnable streams, one task per turn, one
  * worker (seeded schedules). NULL keeps the FIFO run queue and QUANTUM. */
 static uint32_t (*pick_hook)(uint32_t n);
+/* Job-wide run queue: how parked device threads are described (NULL: never published), and
+ * whether publishing is on (an export, and no diagnostic hooking tasks). */
+static emu_sched_export_fn export_fn;
+static bool runq_on;
 static uint64_t (*draw_hook)(void);
 static uint32_t quantum = QUANTUM;
 /* Serial mode "kernel gate": while a kernel entry runs, the worker picks no stream, so every
@@ -236,6 +241,12 @@ static void park_add(uint32_t s, struct emu_task *t)
         n_kernels++;
     }
     parked[n_parked++] = s;
+    /* Job-wide run queue: a recorder of another executor rings us only for a slot a stream
+     * of ours is parked on (publish() replaces the mark with the stream when it publishes).
+     * Sequentially consistent with its set and load: a record that saw no mark came before
+     * this store, and the scan that follows every park sees it. */
+    if (runq_on && t->park == EMU_PARK_NOTIFY && t->park_slot < EMU_MAX_NOTIFIES)
+        atomic_store(&dc->notifies[t->park_slot].waiter, EMU_RUNQ_HOME);
     sc->parked_slot = t->park_slot;
     sc->parked_callsite = t->callsite;
     sc->parked_since_ns = emu_os_now_ns();
@@ -253,6 +264,11 @@ static void park_remove(uint32_t s)
     }
     parked[pos] = parked[--n_parked];
     streams[parked[pos]].parked_pos = pos;
+    if (runq_on && emu_load_relaxed(&dc->streams[s].parked) == EMU_PARK_NOTIFY) {
+        uint32_t mark = EMU_RUNQ_HOME, slot = dc->streams[s].parked_slot;
+        if (slot < EMU_MAX_NOTIFIES)
+            atomic_compare_exchange_strong(&dc->notifies[slot].waiter, &mark, 0);
+    }
     emu_store_release(&dc->streams[s].parked, EMU_PARK_NONE);
 }
 
@@ -365,6 +381,83 @@ static bool stream_has_error(uint32_t s)
     return emu_load_acquire(&dc->streams[s].error) != 0;
 }
 
+/* ---- job-wide run queue: this device's side (the runner's is device/runq.c) ------------- */
+
+/* Stream s of a device thread just parked on notify wait t: publish t and the tasks behind
+ * it, so whichever worker of the job records that notify runs them (a memory write instead
+ * of waking this device). Lock held. */
+static void publish(uint32_t s, struct emu_task *t)
+{
+    struct emu_runq_seg *g = &dc->runq[s];
+    bool more = false;
+
+    if (!runq_on || streams[s].published || t->park != EMU_PARK_NOTIFY ||
+        t->deadline_ns == 0 || emu_os_now_ns() >= t->deadline_ns ||
+        dc->streams[s].kind != EMU_STREAM_DEVICE || emu_load_acquire(&g->state) != EMU_RUNQ_FREE)
+        return;
+    uint32_t n = export_fn(t, g->tasks, EMU_RUNQ_TASKS, &more);
+    uint32_t slot = g->tasks[0].notify_slot;
+    if (n < 2 || slot >= EMU_MAX_NOTIFIES)
+        return; /* a wait alone: whoever runs it would have to wake us to retire it */
+    g->n = n;
+    g->done = 0;
+    atomic_store(&g->more, more ? 1u : 0u);
+    g->status = 0;
+    g->runner = dc->dev;
+    g->note[0] = '\0';
+    atomic_store(&g->deadline_ns, t->deadline_ns);
+    atomic_store(&g->wait_slot, slot);
+    streams[s].published = 1;
+    /* Sequentially consistent, like the recorder's set and load (runq.c): either it sees
+     * the waiter and takes the work, or its record happened before and rang the doorbell,
+     * whose next scan finds the notify set and takes the stream back (reclaim). */
+    atomic_store(&dc->notifies[slot].waiter, s + 1);
+    atomic_store(&g->state, EMU_RUNQ_PUBLISHED);
+}
+
+enum reclaim_result { RECLAIM_LEAVE, RECLAIM_HOME };
+
+/* Scan of published stream s: take it back when a runner returned it, or when it is still
+ * published but its notify is set (a record that did not take it rang us), its deadline
+ * passed or it failed; retire the tasks runners ran. Lock held. */
+static enum reclaim_result reclaim(uint32_t s, uint64_t now)
+{
+    struct emu_runq_seg *g = &dc->runq[s];
+    uint32_t st = atomic_load(&g->state);
+
+    if (st == EMU_RUNQ_TAKEN)
+        return RECLAIM_LEAVE;
+    if (st == EMU_RUNQ_PUBLISHED && !stream_has_error(s) && !stopping &&
+        now < atomic_load(&g->deadline_ns) &&
+        atomic_load(&dc->notifies[atomic_load(&g->wait_slot)].value) == 0)
+        return RECLAIM_LEAVE;
+    if (!atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_FREE))
+        return RECLAIM_LEAVE; /* a runner took it meanwhile */
+    uint32_t w = s + 1, done = g->done;
+    atomic_compare_exchange_strong(&dc->notifies[atomic_load(&g->wait_slot)].waiter, &w, 0);
+    streams[s].published = 0;
+    for (uint32_t i = 0; i < done && streams[s].head != NULL; i++)
+        emu_task_destroy(pop_head(s));
+    account(s, done);
+    struct emu_task *h = streams[s].head;
+    if (h != NULL && st == EMU_RUNQ_PUBLISHED && done < g->n)
+        h->deadline_ns = atomic_load(&g->deadline_ns); /* the wait keeps its deadline */
+    if (h != NULL && g->status != 0) {
+        h->status = (emu_status)g->status;
+        memcpy(h->note, g->note, sizeof(h->note));
+        h->note[sizeof(h->note) - 1] = '\0';
+    }
+    return RECLAIM_HOME;
+}
+
+/* Deadline of parked stream s: a published one's is its runner's current wait. */
+static uint64_t parked_deadline(uint32_t s)
+{
+    if (streams[s].published)
+        return atomic_load(&dc->runq[s].deadline_ns);
+    return streams[s].head->deadline_ns;
+}
+
 /* Run up to QUANTUM tasks of s. Called and returns with `lock` held. */
 static void run_stream(uint32_t s)
 {
@@ -407,6 +500,7 @@ static void run_stream(uint32_t s)
              * another worker may already have scanned before this stream was parked.
              * Make the next loop poll the parked heads again so that ring is not lost. */
             last_scan_bell = emu_load_relaxed(&dc->doorbell) - 1;
+            publish(s, t);
             if (held && deferred_fn != NULL)
                 emu_devctl_wake(dc); /* this worker goes into a kernel, not to the scan */
             return;
@@ -439,6 +533,21 @@ static void scan_parked(uint64_t now)
         struct emu_task *t = streams[s].head;
         enum emu_run_result res;
 
+        if (streams[s].published) {
+            if (reclaim(s, now) == RECLAIM_LEAVE) {
+                i++;
+                continue;
+            }
+            park_remove(s);
+            if (streams[s].head != NULL && dc->runq[s].status != 0 && !stream_has_error(s)) {
+                if (hook_mask & H_END)
+                    hook_end(streams[s].head, EMU_RUN_FAIL);
+                fail_head(s, streams[s].head); /* reported here, by the task's device */
+            } else {
+                requeue(s);
+            }
+            continue;
+        }
         if (stream_has_error(s)) {
             park_remove(s);
             discard_all(s);
@@ -473,7 +582,7 @@ static uint64_t nearest_deadline(void)
     uint64_t d = UINT64_MAX;
 
     for (uint32_t i = 0; i < n_parked; i++) {
-        uint64_t x = streams[parked[i]].head->deadline_ns;
+        uint64_t x = parked_deadline(parked[i]);
         if (x < d)
             d = x;
     }
@@ -497,6 +606,10 @@ static void append_locked(uint32_t s, struct emu_task *t)
         r->tail->next = t;
     r->tail = t;
     r->count++;
+    /* Sequentially consistent with a runner's return (runq.c): either it sees this and
+     * wakes us, or our next scan (the submitter rings) sees the entry returned. */
+    if (r->published)
+        atomic_store(&dc->runq[s].more, 1);
     if (r->state == S_IDLE)
         runq_push(s);
 }
@@ -657,6 +770,8 @@ emu_status emu_sched_start(struct emu_devctl *ctl, unsigned n, emu_sched_decode_
 {
     dc = ctl;
     decode_wire = decode;
+    runq_on = export_fn != NULL && pick_hook == NULL && (hook_mask & ~(uint32_t)H_FAIL) == 0;
+    atomic_store(&ctl->runq_on, runq_on ? 1u : 0u);
     if (n == 0)
         n = emu_os_cpu_count() < 4 ? 2 : 4;
     if (pick_hook != NULL) {
@@ -707,10 +822,19 @@ void emu_sched_stop(void)
     emu_task_free_pool();
 }
 
+/* Tasks were appended to stream s: a device thread parked on a wait with nothing (or only
+ * part) behind it when it parked publishes now that it has work to hand over. Lock held. */
+static void publish_appended(uint32_t s)
+{
+    if (runq_on && streams[s].state == S_PARKED && !streams[s].published)
+        publish(s, streams[s].head);
+}
+
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
 {
     pthread_mutex_lock(&lock);
     append_locked(slot, t);
+    publish_appended(slot);
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
@@ -724,9 +848,20 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
         append_locked(slot, head);
         head = next;
     }
+    publish_appended(slot);
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
+}
+
+void emu_sched_set_export(emu_sched_export_fn fn)
+{
+    export_fn = fn;
+}
+
+bool emu_sched_runq_active(void)
+{
+    return runq_on;
 }
 
 bool emu_sched_defer(void (*fn)(void *), void *arg)
@@ -774,7 +909,17 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
     emu_status st = EMU_OK;
     bool joiner = pick_hook != NULL && from_kernel;
 
+    /* Runners of the job-wide run queue wake this device when they retire a stream's last
+     * published task while someone waits like this (device/runq.c). */
+    emu_fetch_add_acq_rel(&dc->idle_waiters, 1);
     pthread_mutex_lock(&lock);
+    if (streams[slot].published) {
+        /* A runner that checked idle_waiters just before we counted ourselves did not wake
+         * the device: ring it, so a worker retires what runners finished (reclaim). */
+        pthread_mutex_unlock(&lock);
+        emu_devctl_ring(dc);
+        pthread_mutex_lock(&lock);
+    }
     if (joiner) {
         /* Open the kernel gate while this kernel waits for its thread (see gate_closed). */
         n_joiners++;
@@ -807,6 +952,7 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
     if (joiner)
         n_joiners--;
     pthread_mutex_unlock(&lock);
+    emu_fetch_sub_acq_rel(&dc->idle_waiters, 1);
     return st;
 }
 
@@ -814,8 +960,17 @@ void emu_sched_inspect_parked(void (*cb)(uint32_t slot, const struct emu_task *h
                               void *arg)
 {
     pthread_mutex_lock(&lock);
-    for (uint32_t i = 0; i < n_parked; i++)
-        cb(parked[i], streams[parked[i]].head, arg);
+    for (uint32_t i = 0; i < n_parked; i++) {
+        uint32_t s = parked[i];
+        const struct emu_task *h = streams[s].head;
+        /* A published stream's first tasks may have been run by other executors: describe
+         * the one it waits at now (diagnostics: the count may be a moment old). */
+        uint32_t k =
+            streams[s].published ? __atomic_load_n(&dc->runq[s].done, __ATOMIC_ACQUIRE) : 0;
+        for (; k > 0 && h->next != NULL; k--)
+            h = h->next;
+        cb(s, h, arg);
+    }
     pthread_mutex_unlock(&lock);
 }
 

@@ -13,6 +13,12 @@ target_compile_definitions(test_dataplane_comm PRIVATE
     DPC_KERNELS_JSON="${CMAKE_BINARY_DIR}/kernels/dpc_kernels.json")
 add_dependencies(test_dataplane_comm dpc_kernels hcemu-device)
 
+# The same tests with the job-wide run queue off (HCEMU_RUNQ=0): a record for a parked
+# thread of another device rings that device, whose own workers run every task.
+add_test(NAME dataplane_comm_norunq COMMAND test_dataplane_comm)
+set_tests_properties(dataplane_comm_norunq PROPERTIES TIMEOUT 180 LABELS dataplane
+                     ENVIRONMENT "HCEMU_RUNQ=0")
+
 # The same tests with devices 1 and above on a second "host" (HCEMU_HOST_SPLIT): every
 # primitive, its bytes and its refusals through the network (UCX) path.
 if(UCX_FOUND)

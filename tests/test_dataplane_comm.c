@@ -8,11 +8,14 @@
  * dp_exec program kernel at lengths 1, 3, 4097 and 3 MiB + 17, checking the bytes on both
  * sides; every program starts on the host's record of the main thread's start notify and ends
  * with the kernel recording the exported host thread. Remote ranges past the peer's memory and
- * handles of a destroyed communicator are refused. The docs/FLOW.md AllGather (dpc_flow.c) runs on
+ * handles of a destroyed communicator are refused. A thread's tasks run by another executor
+ * through the job-wide run queue fail on their own device when their range died. The
+ * docs/FLOW.md AllGather (dpc_flow.c) runs on
  * 2, 3 (twice, re-initialised on the same streams) and 8 ranks as threads, on 3 ranks as
  * processes of one job, and on 2 processes with their own job folders (devices 0/1 and 0/0),
  * several calls per tag (engine context hit path). Afterwards no file and no executor of the
  * test may remain. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -35,6 +38,7 @@
 #include <hcomm/hcomm_primitives.h>
 #include <hcomm/hcomm_primitives_expt.h>
 
+#include "common/handle.h"
 #include "kernels/dp_params.h"
 #include "kernels/dpc_params.h"
 #include "test_comm_util.h"
@@ -256,54 +260,77 @@ static void prog_init(struct prog *p, const struct rk *k)
     twait(p, k->t[0], START);
 }
 
-/* Launch each rank's program (NULL: none) the docs/FLOW.md way: the host stream records the main
- * thread's start notify through the exported handle, launches dp_exec, then waits for notify 0
- * of its CPU_TS thread, which the program's last op records through the exported host thread.
- * Then synchronise and check every op's return value. */
+#define NOT_RUN ((int32_t)0x7eadbeef) /* the return value of an op the kernel did not run */
+
+/* Launch rank k's program p the docs/FLOW.md way: the host stream records the main thread's
+ * start notify through the exported handle, launches dp_exec, then waits for notify 0 of its
+ * CPU_TS thread, which the program's last op records through the exported host thread. The
+ * joins of every thread expect join_want[j]. Returns the program's device block. */
+static void *prog_launch(struct rk *k, struct prog *p, const int32_t join_want[NT])
+{
+    void *blk = NULL;
+
+    for (int j = 0; j < NT; j++)
+        op(p, DPF_JOIN, k->t[j], join_want[j])->timeout = 20;
+    trec(p, k->t[0], k->cpu_on_ai, 0);
+    size_t bytes = sizeof(struct dp_args) + p->n * (sizeof(struct dp_op) + sizeof(int32_t));
+    uint8_t *host = calloc(1, bytes);
+    use(k->rank);
+    assert_int_equal(aclrtMalloc(&blk, bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    struct dp_args *a = (struct dp_args *)host;
+    a->ops = A(blk) + sizeof(*a);
+    a->rets = a->ops + p->n * sizeof(struct dp_op);
+    a->nops = p->n;
+    memcpy(host + sizeof(*a), p->ops, p->n * sizeof(struct dp_op));
+    for (uint32_t i = 0; i < p->n; i++) /* not run yet: see prog_check */
+        memcpy(host + sizeof(*a) + p->n * sizeof(struct dp_op) + i * sizeof(int32_t),
+               &(int32_t){NOT_RUN}, sizeof(int32_t));
+    put(blk, host, bytes);
+    free(host);
+    assert_int_equal(HcommThreadNotifyRecordOnThread(k->cpu, k->t0_on_cpu, START), 0);
+    assert_int_equal(aclrtLaunchKernel(exec_fn, 1, blk, sizeof(struct dp_args), k->stream),
+                     ACL_SUCCESS);
+    assert_int_equal(HcommThreadNotifyWaitOnThread(k->cpu, 0, 30), 0);
+    return blk;
+}
+
+/* Synchronise rank k's stream (expecting sync_want), free the block and check every op's
+ * return value; leaves p as it was before prog_launch. */
+static void prog_check(struct rk *k, struct prog *p, void *blk, int sync_want)
+{
+    int32_t rets[64];
+
+    use(k->rank);
+    assert_int_equal(aclrtSynchronizeStream(k->stream), sync_want);
+    /* A failed thread fails the host stream at once, while the kernel may still be running
+     * (in a join): wait for its last op's return value. */
+    for (int i = 0; i < 20000; i++) {
+        get(rets, U8(A(blk) + sizeof(struct dp_args) + p->n * sizeof(struct dp_op)),
+            p->n * sizeof(int32_t));
+        if (rets[p->n - 1] != NOT_RUN)
+            break;
+        usleep(1000);
+    }
+    assert_int_equal(aclrtFree(blk), ACL_SUCCESS);
+    for (uint32_t i = 0; i < p->n; i++)
+        if (rets[i] != p->want[i])
+            fail_msg("rank %d op %u (fn %u) returned %d, want %d", k->rank, i, p->ops[i].fn,
+                     rets[i], p->want[i]);
+    p->n -= NT + 1; /* the joins and the done record */
+}
+
+/* Launch each rank's program (NULL: none), then synchronise and check every op's return. */
 static void run(struct world *w, struct prog **ps)
 {
+    static const int32_t joins_ok[NT];
     void *blk[MAXR] = {0};
 
-    for (int r = 0; r < w->n; r++) {
-        struct prog *p = ps[r];
-        struct rk *k = &w->r[r];
-        if (p == NULL)
-            continue;
-        for (int j = 0; j < NT; j++)
-            op(p, DPF_JOIN, k->t[j], 0)->timeout = 20;
-        trec(p, k->t[0], k->cpu_on_ai, 0);
-        size_t bytes = sizeof(struct dp_args) + p->n * (sizeof(struct dp_op) + sizeof(int32_t));
-        uint8_t *host = calloc(1, bytes);
-        use(r);
-        assert_int_equal(aclrtMalloc(&blk[r], bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-        struct dp_args *a = (struct dp_args *)host;
-        a->ops = A(blk[r]) + sizeof(*a);
-        a->rets = a->ops + p->n * sizeof(struct dp_op);
-        a->nops = p->n;
-        memcpy(host + sizeof(*a), p->ops, p->n * sizeof(struct dp_op));
-        put(blk[r], host, bytes);
-        free(host);
-        assert_int_equal(HcommThreadNotifyRecordOnThread(k->cpu, k->t0_on_cpu, START), 0);
-        assert_int_equal(aclrtLaunchKernel(exec_fn, 1, blk[r], sizeof(struct dp_args), k->stream),
-                         ACL_SUCCESS);
-        assert_int_equal(HcommThreadNotifyWaitOnThread(k->cpu, 0, 30), 0);
-    }
-    for (int r = 0; r < w->n; r++) {
-        struct prog *p = ps[r];
-        if (p == NULL)
-            continue;
-        int32_t rets[64];
-        use(r);
-        assert_int_equal(aclrtSynchronizeStream(w->r[r].stream), ACL_SUCCESS);
-        get(rets, U8(A(blk[r]) + sizeof(struct dp_args) + p->n * sizeof(struct dp_op)),
-            p->n * sizeof(int32_t));
-        assert_int_equal(aclrtFree(blk[r]), ACL_SUCCESS);
-        for (uint32_t i = 0; i < p->n; i++)
-            if (rets[i] != p->want[i])
-                fail_msg("rank %d op %u (fn %u) returned %d, want %d", r, i, p->ops[i].fn,
-                         rets[i], p->want[i]);
-        p->n -= NT + 1; /* the joins and the done record */
-    }
+    for (int r = 0; r < w->n; r++)
+        if (ps[r] != NULL)
+            blk[r] = prog_launch(&w->r[r], ps[r], joins_ok);
+    for (int r = 0; r < w->n; r++)
+        if (ps[r] != NULL)
+            prog_check(&w->r[r], ps[r], blk[r], ACL_SUCCESS);
 }
 
 /* ---- ranks as threads ------------------------------------------------------------------- */
@@ -901,6 +928,95 @@ static void notifies_fence_drain_and_join_order_work_across_threads_and_ranks(vo
     }
 }
 
+/* This test's job folder (the one hcemu-* entry under HCEMU_JOB_DIR) into out. */
+static void job_folder(char *out, size_t len)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+
+    assert_non_null(d);
+    out[0] = '\0';
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, "hcemu-", 6) == 0)
+            snprintf(out, len, "%s/%s", tmp, e->d_name);
+    closedir(d);
+    assert_true(out[0] != '\0');
+}
+
+/* The job-wide run queue (docs/ARCHITECTURE.md): rank 0's thread 1 parks on rank 1's channel
+ * notify with a copy behind it, so device 0 publishes both; the host then frees the copy's
+ * source. Rank 1's executor, recording the notify while device 0's workers sleep, takes the
+ * published tasks and runs the copy, whose range check fails. The failure is device 0's: one
+ * report naming rank 0's thread and the copy, thread 1 fails (its join and rank 0's stream
+ * synchronisation return errors), the destination keeps its bytes, rank 1 is unaffected, and
+ * the next program on the same threads runs normally. With HCEMU_RUNQ=0, or with rank 1 on
+ * another host (its record arrives through the network), device 0 runs the copy itself: the
+ * same codes, bytes and report. */
+static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
+{
+    static struct prog p[2];
+    static const int32_t joins_ok[NT];
+    const int32_t join_fail[NT] = {0, HCCL_E_INTERNAL};
+    struct rk *k0 = &W.r[0], *k1 = &W.r[1];
+    char job[CU_PATH];
+    struct emu_handle th;
+    void *z = NULL;
+    (void)state;
+
+    job_folder(job, sizeof(job));
+    const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
+    assert_non_null(ctl0);
+    assert_true(emu_handle_decode(k0->t[1], EMU_HANDLE_THREAD, &th));
+    const struct emu_runq_seg *g = &ctl0->runq[th.index];
+    use(0);
+    assert_int_equal(aclrtMalloc(&z, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    prep(z, 4095, SEED(5, 0));
+    prep(X(k0), 4096, SEED(6, 0));
+    prog_init(&p[0], k0);
+    cwait(&p[0], k0->t[1], k0->ch[1], 0);
+    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0), z, 4096, 0, 0);
+    prog_init(&p[1], k1);
+    op(&p[1], DPF_SLEEP, 0, 0)->n = 20000; /* device 0's workers stop spinning meanwhile */
+    op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
+    long mark = log_mark();
+    const struct emu_stream_ctl *sc = &ctl0->streams[th.index];
+    uint32_t base = atomic_load(&sc->submitted);
+    void *b0 = prog_launch(k0, &p[0], join_fail);
+    /* A wait on a channel through the network stays home (the record comes from the
+     * network's progress thread of device 0). */
+    bool runq = atomic_load(&ctl0->runq_on) != 0 && flow_protocol != -1;
+    /* The copy was accepted (its source was live at the call) once the thread counts it;
+     * with the run queue, device 0 publishes the wait and the copy. */
+    for (int i = 0; i < 10000 && (atomic_load(&sc->submitted) - base < 2 ||
+                                  (runq && atomic_load(&g->state) != EMU_RUNQ_PUBLISHED));
+         i++)
+        usleep(1000);
+    assert_true(atomic_load(&sc->submitted) - base >= 2);
+    if (runq)
+        assert_int_equal(atomic_load(&g->state), EMU_RUNQ_PUBLISHED);
+    assert_int_equal(aclrtFree(z), ACL_SUCCESS);
+    void *b1 = prog_launch(k1, &p[1], joins_ok);
+    prog_check(k0, &p[0], b0, ACL_ERROR_RT_AICPU_EXCEPTION);
+    prog_check(k1, &p[1], b1, ACL_SUCCESS);
+    if (runq)
+        assert_int_equal(g->runner, 1); /* rank 1's executor ran it */
+    assert_int_equal(log_count(mark, "no longer a live allocation of device 0"), 1);
+    assert_int_equal(log_count(mark, "local copy failed"), 1);
+    use(0);
+    expect(X(k0), 4095, SEED(6, 0), SEED(6, 0), false, "the failed copy's destination");
+    /* The same threads again, the copy from a live buffer: the stale error is gone. */
+    prep(Y(k0), 64, SEED(7, 0));
+    prep(X(k0), 64, 0);
+    prog_init(&p[0], k0);
+    cwait(&p[0], k0->t[1], k0->ch[1], 0);
+    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0), Y(k0), 64, 0, 0);
+    prog_init(&p[1], k1);
+    op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
+    run(&W, (struct prog *[]){&p[0], &p[1]});
+    expect(X(k0), 64, 0, SEED(7, 0), false, "the next copy on the same thread");
+    cu_ctl_unmap(ctl0);
+}
+
 static int cmp_dev(const uint8_t *dev, uint32_t seed, uint64_t n)
 {
     uint8_t h[64];
@@ -1224,6 +1340,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(with_notify_writes_land_before_their_notify),
         cmocka_unit_test(batch_transfer_runs_every_transfer_type),
         cmocka_unit_test(notifies_fence_drain_and_join_order_work_across_threads_and_ranks),
+        cmocka_unit_test(a_taken_tasks_dead_range_fails_on_its_own_device),
         cmocka_unit_test(remote_ranges_past_the_peer_memory_are_refused_with_one_line),
         cmocka_unit_test(handshake_flow_on_two_ranks_reuses_the_engine_context),
         cmocka_unit_test(handshake_flow_on_a_mesh_of_three_ranks),

@@ -412,6 +412,10 @@ static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
     for (uint32_t i = 0; i < n; i++) {
         struct emu_devctl *ctl = emu_diag_ctl(w[i].dev);
         int32_t zero = 0;
+        /* A rank whose first failed wait already ended it may have removed its device's
+         * files by now: nothing is left to fail there. */
+        if (ctl == NULL)
+            continue;
         atomic_compare_exchange_strong(&ctl->streams[w[i].stream].error, &zero,
                                        (int32_t)EMU_ETASK_TIMEOUT);
         emu_devctl_ring(ctl);

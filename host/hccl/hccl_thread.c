@@ -402,7 +402,14 @@ void emu_thread_quiesce(struct emu_comm *c)
             uint32_t sub = emu_load_acquire(&sc->submitted);
             if ((int32_t)(done - sub) >= 0)
                 break;
-            if (emu_device_wait(c->d, &sc->completed, done, deadline) != EMU_OK) {
+            /* Counted in `waiters`, a job-wide run queue runner that finishes the thread's
+             * last tasks wakes its device to retire them; the ring covers one that looked
+             * before we counted (docs/ARCHITECTURE.md, "One job-wide run queue"). */
+            emu_fetch_add_acq_rel(&sc->waiters, 1);
+            emu_devctl_ring(ctl);
+            emu_status st = emu_device_wait(c->d, &sc->completed, done, deadline);
+            emu_fetch_sub_acq_rel(&sc->waiters, 1);
+            if (st != EMU_OK) {
                 EMU_LOG_WARN("HcclCommDestroy: rank %u thread %u (slot %u) still has %u tasks "
                              "queued; releasing it anyway",
                              c->rank, i, t->slot, sub - emu_load_acquire(&sc->completed));

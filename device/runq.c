@@ -1,0 +1,267 @@
+/* runq.c - the job-wide run queue, this executor's side (docs/ARCHITECTURE.md, "One job-wide
+ * run queue"; the layout is in common/devctl.h, the publishing device's side in sched.c).
+ *
+ * A device thread parked on a notify wait is published in its device's control block as
+ * pointer-free descriptors (emu_runq_export, called by the scheduler). A worker of any
+ * executor of the job whose task records that notify takes the entry with a CAS and runs the
+ * tasks right there, through this process's own mappings of the devices they touch: the
+ * hand-off costs a memory write instead of a futex wake of the other executor. It runs until
+ * the published tasks end or the next wait's notify is not set; then it publishes the entry
+ * again on that notify, so the next recorder goes on, wherever it runs. The device's own
+ * scheduler keeps the task objects and retires them when it next looks: at once when the
+ * runner stopped early, failed, or someone waits for the stream, otherwise lazily (its next
+ * wake-up, at most IDLE_MAX_NS later; the kernel's "done" record to the host stream wakes it
+ * anyway).
+ *
+ * Only data-plane tasks between devices of this job folder travel (kernels, host tasks and
+ * transfers to other hosts stay home), and only when no diagnostic hooks tasks
+ * (emu_sched_runq_active). A failed task (a range freed since the call) is not reported
+ * here: its status and note go back to the device, whose scheduler fails the task in place
+ * and reports it with its own call sites. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "common/atomic.h"
+#include "common/os.h"
+#include "common/settings.h"
+#include "dp.h"
+#include "runq.h"
+
+/* Bytes a published entry may move: a runner runs it inside a task of its own, which a long
+ * copy would delay; large transfers stay with their device. */
+#define RUNQ_BYTES (1u << 20)
+/* Entries a worker took and has not run yet (records by the tasks it runs take more). */
+#define QUEUE 16u
+
+/* ---- publishing (the device's scheduler, lock held) ------------------------------------ */
+
+/* Whether m is this job's mapping of its device (not another job folder's). */
+static bool in_job(const struct emu_devmap *m)
+{
+    return m != NULL && emu_devmem_job_find(m->dev) == m;
+}
+
+static bool describe(const struct emu_task *t, struct emu_runq_task *d)
+{
+    const struct emu_dp_op *o = (const struct emu_dp_op *)(const void *)t->u.raw;
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+    const struct emu_devmap *m;
+
+    if (t->run != emu_dp_task_run || f == 0 || o->net || t->park == EMU_PARK_DEFER)
+        return false;
+    *d = (struct emu_runq_task){.dst = o->dst, .src = o->src, .len = o->len, .count = o->count,
+                                .callsite = t->callsite, .kind = t->kind,
+                                .dst_dev = EMU_RUNQ_NODEV, .src_dev = EMU_RUNQ_NODEV,
+                                .dtype = o->dtype, .op = o->op, .notify_dev = EMU_RUNQ_NODEV,
+                                .notify_slot = EMU_RUNQ_NODEV, .timeout_s = o->timeout_s};
+    if ((f & EMU_DPF_MOVE) && o->len > 0) {
+        if (!in_job(o->dst_map) || !in_job(o->src_map))
+            return false;
+        d->dst_dev = o->dst_map->dev;
+        d->src_dev = o->src_map->dev;
+    }
+    if (f & (EMU_DPF_RECORD | EMU_DPF_WAIT)) {
+        if (o->notify_slot >= EMU_MAX_NOTIFIES)
+            return false;
+        if ((f & EMU_DPF_WAIT) ? o->notify_ctl != emu_exec_ctl()
+                               : (m = emu_devmem_job_find(o->notify_dev)) == NULL ||
+                                     m->ctl != o->notify_ctl)
+            return false;
+        d->notify_dev = o->notify_dev;
+        d->notify_slot = o->notify_slot;
+    }
+    return true;
+}
+
+static uint32_t emu_runq_export(const struct emu_task *head, struct emu_runq_task *out,
+                                uint32_t cap, bool *more)
+{
+    const struct emu_task *t = head;
+    uint64_t bytes = 0;
+    uint32_t n = 0;
+
+    if (!(emu_dp_kinds_flags(head->kind) & EMU_DPF_WAIT))
+        return 0;
+    for (; t != NULL && n < cap; t = t->next) {
+        if (!describe(t, &out[n]) || (bytes += out[n].len) > RUNQ_BYTES)
+            break;
+        n++;
+    }
+    *more = t != NULL;
+    return n;
+}
+
+void emu_runq_init(void)
+{
+    if (!emu_settings_bool(EMU_SET_RUNQ))
+        return;
+    emu_sched_set_export(emu_runq_export);
+    emu_dp_task_handoff_hook = emu_runq_take;
+}
+
+/* ---- running (any executor's worker) ----------------------------------------------------- */
+
+struct taken {
+    struct emu_devctl *ctl;
+    uint32_t s;
+};
+
+static _Thread_local struct taken queue[QUEUE];
+static _Thread_local uint32_t q_first, q_n;
+static _Thread_local bool draining;
+
+enum step { STEP_DONE, STEP_FAIL, STEP_HOME };
+
+/* This process's mapping of `dev` when it already reaches [addr, addr+len) (len 0: any
+ * mapping), NULL otherwise: a runner maps nothing new. */
+static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
+{
+    struct emu_devmap *m = emu_devmem_job_find(dev);
+
+    return m != NULL && (len == 0 || emu_devmap_reaches(m, addr, len)) ? m : NULL;
+}
+
+/* Run descriptor d of stream s of device `ctl` as a task of this process: the same run
+ * function, with this process's mappings. STEP_HOME when it cannot run here (a device or a
+ * range this process does not map yet: the device runs it itself). */
+static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d,
+                         struct emu_runq_seg *g)
+{
+    struct emu_task t;
+    struct emu_dp_op *o = emu_dp_op_of(&t);
+    struct emu_devmap *m;
+
+    memset(&t, 0, sizeof(t));
+    t.kind = (uint16_t)d->kind;
+    t.stream = s;
+    t.callsite = d->callsite;
+    *o = (struct emu_dp_op){.dst = d->dst, .src = d->src, .len = d->len, .count = d->count,
+                            .dtype = d->dtype, .op = d->op, .notify_dev = d->notify_dev,
+                            .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
+                            .channel = EMU_DP_NONE, .home_ctl = ctl};
+    if ((d->dst_dev != EMU_RUNQ_NODEV &&
+         (o->dst_map = reached(d->dst_dev, d->dst, d->len)) == NULL) ||
+        (d->src_dev != EMU_RUNQ_NODEV &&
+         (o->src_map = reached(d->src_dev, d->src, d->len)) == NULL))
+        return STEP_HOME;
+    if (d->notify_slot != EMU_RUNQ_NODEV) {
+        if ((m = reached(d->notify_dev, 0, 0)) == NULL)
+            return STEP_HOME;
+        o->notify_ctl = m->ctl;
+    }
+    enum emu_run_result r = emu_dp_task_run(&t);
+    if (r == EMU_RUN_DONE)
+        return STEP_DONE;
+    if (r == EMU_RUN_PARK)
+        return STEP_HOME;
+    g->status = (int32_t)t.status;
+    memcpy(g->note, t.note, sizeof(g->note));
+    return STEP_FAIL;
+}
+
+/* The next task of entry g is a wait whose notify is not set: publish the entry again on it.
+ * true when it is published (no longer ours); false when the notify was set meanwhile and we
+ * took it back. */
+static bool republish(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, uint32_t k)
+{
+    const struct emu_runq_task *d = &g->tasks[k];
+    struct emu_stream_ctl *sc = &ctl->streams[s];
+    uint32_t slot = d->notify_slot, st = EMU_RUNQ_PUBLISHED, w = s + 1;
+
+    g->done = k;
+    atomic_store(&g->deadline_ns, emu_os_deadline_s(d->timeout_s));
+    atomic_store(&g->wait_slot, slot);
+    /* What the hang watchdog shows for the stream (still parked, now on this wait). */
+    sc->parked_slot = slot;
+    sc->parked_callsite = d->callsite;
+    sc->parked_since_ns = emu_os_now_ns();
+    /* Sequentially consistent with the recorder's set and load (emu_runq_take): either it
+     * sees the entry, or we see its record below. */
+    atomic_store(&ctl->notifies[slot].waiter, s + 1);
+    atomic_store(&g->state, EMU_RUNQ_PUBLISHED);
+    if (atomic_load(&ctl->notifies[slot].value) == 0 ||
+        !atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_TAKEN))
+        return true;
+    atomic_compare_exchange_strong(&ctl->notifies[slot].waiter, &w, 0);
+    return false;
+}
+
+/* Run the taken entry of stream s of device `ctl` from its `done` task on. */
+static void run_entry(struct emu_devctl *ctl, uint32_t s)
+{
+    struct emu_runq_seg *g = &ctl->runq[s];
+    uint32_t k = g->done, w = s + 1;
+
+    atomic_compare_exchange_strong(&ctl->notifies[atomic_load(&g->wait_slot)].waiter, &w, 0);
+    g->runner = emu_exec_g.dev;
+    while (k < g->n && emu_load_acquire(&ctl->streams[s].error) == 0) {
+        const struct emu_runq_task *d = &g->tasks[k];
+        if (emu_dp_kinds_flags(d->kind) & EMU_DPF_WAIT) {
+            if (emu_task_host_notify_consume(ctl, d->notify_slot)) {
+                k++;
+                emu_fetch_add_relaxed(&ctl->progress, 1);
+                continue;
+            }
+            if (republish(ctl, s, g, k))
+                return;
+            continue;
+        }
+        enum step r = run_one(ctl, s, d, g);
+        if (r != STEP_DONE)
+            break;
+        k++;
+        emu_fetch_add_relaxed(&ctl->progress, 1);
+    }
+    g->done = k;
+    bool early = k < g->n;
+    atomic_store(&g->state, EMU_RUNQ_RETURNED);
+    early |= atomic_load(&g->more) != 0; /* after the store: see append_locked (sched.c) */
+    /* After the store (sequentially consistent with emu_sched_wait_idle's count, which
+     * rings the device itself when it counted too late). */
+    if (early || atomic_load(&ctl->idle_waiters) != 0 ||
+        emu_load_acquire(&ctl->streams[s].waiters) != 0)
+        emu_devctl_ring(ctl);
+    else
+        emu_fetch_add_release(&ctl->doorbell, 1); /* retired at its next look: no wake-up */
+}
+
+static void drain(void)
+{
+    draining = true;
+    while (q_n > 0) {
+        struct taken e = queue[q_first];
+        q_first = (q_first + 1) % QUEUE;
+        q_n--;
+        run_entry(e.ctl, e.s);
+    }
+    draining = false;
+}
+
+bool emu_runq_take(struct emu_devctl *ctl, uint32_t slot)
+{
+    struct emu_devmap *m;
+
+    if (!emu_sched_runq_active() || ctl == emu_exec_ctl() || slot >= EMU_MAX_NOTIFIES ||
+        atomic_load(&ctl->runq_on) == 0)
+        return false;
+    /* Pairs with the publisher's stores of `waiter` then `state` (sched.c, republish). */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* A spinning worker of the device sees the ring as a memory write already. */
+    if (atomic_load(&ctl->spinners) != 0)
+        return false;
+    uint32_t w = atomic_load(&ctl->notifies[slot].waiter), st = EMU_RUNQ_PUBLISHED;
+    if (w == 0)
+        return true; /* nobody waits yet: the stream that reaches the wait finds it set */
+    if (w > EMU_MAX_STREAMS || q_n == QUEUE || (m = emu_devmem_job_find(ctl->dev)) == NULL ||
+        m->ctl != ctl)
+        return false;
+    struct emu_runq_seg *g = &ctl->runq[w - 1];
+    if (atomic_load(&g->wait_slot) != slot ||
+        !atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_TAKEN))
+        return false;
+    queue[(q_first + q_n) % QUEUE] = (struct taken){ctl, w - 1};
+    q_n++;
+    if (!draining)
+        drain();
+    return true;
+}
