@@ -345,7 +345,7 @@ static void discard_all(uint32_t s)
             told = true;
         }
         /* Marked for the free hooks: this task never ran (a record it would have made will
-         * not come, dp_lost.c). */
+         * not come, lost_record.c). */
         t->status = err != EMU_OK ? err : EMU_ETASK_FAIL;
         emu_task_destroy(t);
         n++;
@@ -427,14 +427,17 @@ static enum reclaim_result reclaim(uint32_t s, uint64_t now)
 
     if (st == EMU_RUNQ_TAKEN)
         return RECLAIM_LEAVE;
+    /* Still published and nothing to do here: no error, no deadline, the notify neither
+     * set nor marked lost (its recorder failed: lost_record.c rings us to fail the wait). */
+    uint32_t slot = atomic_load(&g->wait_slot);
     if (st == EMU_RUNQ_PUBLISHED && !stream_has_error(s) && !stopping &&
-        now < atomic_load(&g->deadline_ns) &&
-        atomic_load(&dc->notifies[atomic_load(&g->wait_slot)].value) == 0)
+        now < atomic_load(&g->deadline_ns) && atomic_load(&dc->notifies[slot].value) == 0 &&
+        atomic_load(&dc->notifies[slot].lost) == 0)
         return RECLAIM_LEAVE;
     if (!atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_FREE))
         return RECLAIM_LEAVE; /* a runner took it meanwhile */
     uint32_t w = s + 1, done = g->done;
-    atomic_compare_exchange_strong(&dc->notifies[atomic_load(&g->wait_slot)].waiter, &w, 0);
+    atomic_compare_exchange_strong(&dc->notifies[slot].waiter, &w, 0);
     streams[s].published = 0;
     for (uint32_t i = 0; i < done && streams[s].head != NULL; i++)
         emu_task_destroy(pop_head(s));
