@@ -46,8 +46,10 @@ static void on_free(struct emu_task *t)
     if (!(f & EMU_DPF_RECORD))
         return;
     emu_status why = t->status == EMU_EREMOTE ? EMU_EREMOTE : EMU_ETASK_FAIL;
-    emu_store_release(&o->notify_ctl->notifies[o->notify_slot].lost,
-                      mark_of(why, emu_exec_g.dev, t->stream));
+    /* Sequentially consistent: a runner republishing a wait on this slot (runq.c) either
+     * sees the mark or is seen as PUBLISHED by the scan this ring causes. */
+    atomic_store(&o->notify_ctl->notifies[o->notify_slot].lost,
+                 mark_of(why, emu_exec_g.dev, t->stream));
     emu_devctl_ring(o->notify_ctl); /* a parked waiter looks again */
 }
 

@@ -160,9 +160,13 @@ static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_ru
 }
 
 /* The next task of entry g is a wait whose notify is not set: publish the entry again on it.
- * true when it is published (no longer ours); false when the notify was set meanwhile and we
- * took it back. */
-static bool republish(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, uint32_t k)
+ * PUB_OUT when it is published (no longer ours); PUB_SET when the notify was set meanwhile
+ * and we took it back; PUB_LOST when its recorder failed meanwhile (lost_record.c) and we
+ * took it back: the device itself fails the wait. */
+enum republished { PUB_OUT, PUB_SET, PUB_LOST };
+
+static enum republished republish(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g,
+                                  uint32_t k)
 {
     const struct emu_runq_task *d = &g->tasks[k];
     struct emu_stream_ctl *sc = &ctl->streams[s];
@@ -175,15 +179,16 @@ static bool republish(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g
     sc->parked_slot = slot;
     sc->parked_callsite = d->callsite;
     sc->parked_since_ns = emu_os_now_ns();
-    /* Sequentially consistent with the recorder's set and load (emu_runq_take): either it
-     * sees the entry, or we see its record below. */
+    /* Sequentially consistent with the recorder's set and load (emu_runq_take), and with a
+     * lost mark's store before its ring: either they see the entry, or we see them below. */
     atomic_store(&ctl->notifies[slot].waiter, s + 1);
     atomic_store(&g->state, EMU_RUNQ_PUBLISHED);
-    if (atomic_load(&ctl->notifies[slot].value) == 0 ||
+    bool set = atomic_load(&ctl->notifies[slot].value) != 0;
+    if ((!set && atomic_load(&ctl->notifies[slot].lost) == 0) ||
         !atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_TAKEN))
-        return true;
+        return PUB_OUT;
     atomic_compare_exchange_strong(&ctl->notifies[slot].waiter, &w, 0);
-    return false;
+    return set ? PUB_SET : PUB_LOST;
 }
 
 /* Run the taken entry of stream s of device `ctl` from its `done` task on. */
@@ -202,8 +207,13 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
                 emu_fetch_add_relaxed(&ctl->progress, 1);
                 continue;
             }
-            if (republish(ctl, s, g, k))
+            if (atomic_load(&ctl->notifies[d->notify_slot].lost) != 0)
+                break; /* its recorder failed: the device fails the wait at home */
+            enum republished p = republish(ctl, s, g, k);
+            if (p == PUB_OUT)
                 return;
+            if (p == PUB_LOST)
+                break;
             continue;
         }
         enum step r = run_one(ctl, s, d, g);
