@@ -215,6 +215,9 @@ bool emu_seed_start(uint64_t seed);
 bool emu_model_rec_start(void);
 /* The graph it records into (NULL when the model is off). */
 struct emu_model_shm *emu_model_rec_graph(void);
+/* The next free node of that graph (its fields to fill, then `ready`), or NULL, after one
+ * warning per job, when the job has more tasks than the graph holds. Lock-free. */
+struct emu_model_node *emu_model_rec_reserve(void);
 
 /* trace.c: register the timeline's hooks and open the file. With HCEMU_SEED the trace uses
  * virtual time, ids derived from (device, stream, index in the stream), and is sorted at job

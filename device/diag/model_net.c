@@ -123,15 +123,9 @@ void emu_model_net_unpack(const void *buf, size_t len, bool whole, bool sender_o
         uint8_t bit = (uint8_t)(1u << (y.origin_idx % 8));
         if (atomic_fetch_or(&o->got[y.origin_idx / 8], bit) & bit)
             continue;
-        uint32_t i = atomic_fetch_add(&g->n_nodes, 1);
-        if (i >= EMU_MODEL_MAX_NODES) {
-            if (atomic_exchange(&g->full, 1) == 0)
-                EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
-                             "unavailable from now on",
-                             EMU_MODEL_MAX_NODES);
+        node_t *x = emu_model_rec_reserve();
+        if (x == NULL)
             return;
-        }
-        node_t *x = &g->nodes[i];
         memcpy(x, &y, offsetof(node_t, ready));
         emu_store_release(&x->ready, 1);
     }

@@ -21,6 +21,20 @@ struct emu_model_shm *emu_model_rec_graph(void)
 {
     return graph;
 }
+
+struct emu_model_node *emu_model_rec_reserve(void)
+{
+    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
+
+    if (i >= EMU_MODEL_MAX_NODES) {
+        if (atomic_exchange(&graph->full, 1) == 0)
+            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
+                         "unavailable from now on",
+                         EMU_MODEL_MAX_NODES);
+        return NULL;
+    }
+    return &graph->nodes[i];
+}
 /* Node (plus one) of the kernel running on each host stream of this device. */
 static _Atomic uint32_t cur_kernel[EMU_MAX_STREAMS];
 
@@ -98,17 +112,11 @@ static void fill_peer(const struct emu_task *t, struct emu_model_node *x)
 /* Scheduler lock held: no locks, no allocation; one atomic to reserve the node. */
 static void on_submit(struct emu_task *t)
 {
-    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
+    struct emu_model_node *x = emu_model_rec_reserve();
     struct emu_diag_desc d;
 
-    if (i >= EMU_MODEL_MAX_NODES) {
-        if (atomic_exchange(&graph->full, 1) == 0)
-            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
-                         "unavailable from now on",
-                         EMU_MODEL_MAX_NODES);
+    if (x == NULL)
         return;
-    }
-    struct emu_model_node *x = &graph->nodes[i];
     memset(x, 0, offsetof(struct emu_model_node, ready));
     x->dev = emu_exec_g.dev;
     x->stream = t->stream;
@@ -125,7 +133,7 @@ static void on_submit(struct emu_task *t)
     }
     else
         fill_host(t, x);
-    t->model_node = i + 1;
+    t->model_node = (uint32_t)(x - graph->nodes) + 1;
     /* Pairs with the acquire load of the simulating host. */
     emu_store_release(&x->ready, 1);
 }
