@@ -207,13 +207,11 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
                 emu_fetch_add_relaxed(&ctl->progress, 1);
                 continue;
             }
-            if (atomic_load(&ctl->notifies[d->notify_slot].lost) != 0)
-                break; /* its recorder failed: the device fails the wait at home */
             enum republished p = republish(ctl, s, g, k);
             if (p == PUB_OUT)
                 return;
             if (p == PUB_LOST)
-                break;
+                break; /* its recorder failed: the device fails the wait at home */
             continue;
         }
         enum step r = run_one(ctl, s, d, g);
