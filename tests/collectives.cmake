@@ -47,6 +47,13 @@ add_test(NAME collectives_procs_prod COMMAND $<TARGET_FILE:hcemu-run> -n 5 --
          $<TARGET_FILE:reduce_test> -b 64 -e 64K -f 16 -n 2 -w 1 -d fp16 -o prod -r 4 -c 1)
 set_tests_properties(collectives_procs_prod PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
+# Two ranks from 16 MiB: the default allreduce is two-shot (coll_plan.c); checked bytes, with
+# an 8 MB HCCL buffer so both of its halves move in several rounds.
+add_test(NAME collectives_two_rank_twoshot COMMAND $<TARGET_FILE:all_reduce_test> -t 2 -b 16M
+         -e 32M -f 2 -n 1 -w 0 -c 1)
+set_tests_properties(collectives_two_rank_twoshot PROPERTIES TIMEOUT 300
+    ENVIRONMENT "HCCL_BUFFSIZE=8;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
+    PASS_REGULAR_EXPRESSION "success")
 foreach(tool all_gather_test broadcast_test alltoall_test scatter_test)
     add_test(NAME collectives_threads_${tool} COMMAND $<TARGET_FILE:${tool}> -t 5 -b 8 -e 1M
              -f 64 -n 2 -w 1 -d uint8 -r 2 -c 1 -B 1)

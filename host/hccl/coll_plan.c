@@ -13,6 +13,12 @@
  * beat mesh one-shot in the modelled time at 4+4 ranks (docs/MULTIHOST.md). */
 #define HIER_AR_BYTES SMALL_BYTES
 #define HIER_AG_BYTES (2u << 20)
+/* Two ranks: past this an allreduce goes two-shot. One-shot makes each rank reduce the whole
+ * buffer; two-shot halves that work for one more round of notifies. The modelled times of the
+ * two cross near 16 MiB (mesh 444 / twoshot 428 us at 16 MiB, 1742 / 1626 us at 64 MiB), and
+ * here, where each rank's copies and reductions share two cores, two-shot runs a 64 MiB call
+ * in 0.6-0.75 of the one-shot time. */
+#define TWO_RANK_TWOSHOT_BYTES (16u << 20)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -128,6 +134,8 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_co
         return a;
     if (hier && bytes > (op->kind == EMU_COLL_ALLGATHER ? HIER_AG_BYTES : HIER_AR_BYTES))
         return EMU_ALGO_HIER;
+    if (n == 2 && op->kind == EMU_COLL_ALLREDUCE && bytes >= TWO_RANK_TWOSHOT_BYTES)
+        return EMU_ALGO_TWOSHOT;
     if (bytes <= SMALL_BYTES || n <= 2)
         return EMU_ALGO_MESH;
     switch (op->kind) {
