@@ -125,6 +125,16 @@ set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;mul
                      TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77
                      ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
 
+# Hang reports across hosts, both watchdogs on: a deadlock through rank 0 (host-a) and rank 1
+# (host-b) is described and named the same way by both hosts' reports; a wait on a remote rank
+# that computes (alive, not waiting) is reported without a cycle.
+add_test(NAME multihost_net_hang_cycle
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/hang_cycle.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:test_diag_host>)
+set_tests_properties(multihost_net_hang_cycle PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 150 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+
 # The race detector across hosts: the vector clocks travel with the network messages. The
 # diag kernels (1+1): no report when ordered, the remote rank and host named when not; the
 # examples 4+4 with their correct orders: no report, no stop.

@@ -26,9 +26,12 @@
 #include "diag_priv.h"
 #include "device/exec.h"
 #include "device/kernel.h"
+#include "device/net.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */
+/* Waits of this folder plus those of the other folders' views joined in. */
+#define MAX_NODES (MAX_WAITS + 2u * EMU_HANG_NET_WAITS)
 
 /* A parked stream of this device, copied under the scheduler lock by inspect_cb(). */
 struct parked_copy {
@@ -44,13 +47,6 @@ struct parked_copy {
     } pending[EMU_DIAG_HANG_PENDING];
 };
 
-/* A parked wait somewhere in the job, as the reporter sees it. */
-struct wait_node {
-    uint32_t dev, stream, slot, park;
-    uint64_t since;
-    const struct emu_diag_hang *h; /* NULL when its executor has not described it yet */
-    uint32_t rank;
-};
 
 static pthread_t thread;
 static bool running;
@@ -162,7 +158,7 @@ static uint32_t rank_of_dev(uint32_t dev)
     return UINT32_MAX;
 }
 
-static uint32_t collect_waits(struct wait_node *w, uint64_t now)
+uint32_t emu_watchdog_collect(struct wait_node *w, uint32_t cap, uint64_t now, uint64_t min_age_ns)
 {
     uint32_t n = 0;
 
@@ -170,21 +166,23 @@ static uint32_t collect_waits(struct wait_node *w, uint64_t now)
         struct emu_devctl *ctl;
         if (!dev_live(d, &ctl))
             continue;
-        for (uint32_t s = 0, span = emu_devctl_streams_span(ctl); s < span && n < MAX_WAITS; s++) {
+        for (uint32_t s = 0, span = emu_devctl_streams_span(ctl); s < span && n < cap; s++) {
             struct emu_stream_ctl *sc = &ctl->streams[s];
             uint32_t park = emu_load_acquire(&sc->parked);
+            uint64_t since = sc->parked_since_ns;
             if (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT)
                 continue;
-            if (now - sc->parked_since_ns < emu_diag_cfg.hang_ms * 1000000ull / 2)
+            if (now < since || now - since < min_age_ns)
                 continue;
             const struct emu_diag_hang *h = &emu_diag_shm->hang[d][s];
-            w[n++] = (struct wait_node){d,
-                                        s,
-                                        sc->parked_slot,
-                                        park,
-                                        sc->parked_since_ns,
-                                        h->since_ns == sc->parked_since_ns ? h : NULL,
-                                        sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d)};
+            w[n++] = (struct wait_node){.dev = d,
+                                        .stream = s,
+                                        .slot = sc->parked_slot,
+                                        .park = park,
+                                        .since = since,
+                                        .h = h->since_ns == since ? h : NULL,
+                                        .rank = sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d),
+                                        .view = UINT32_MAX};
         }
     }
     return n;
@@ -206,7 +204,7 @@ static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_ran
 }
 
 /* Edges of the wait-for graph: waits[i] can only be released by waits[j]'s stream. */
-static bool has_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j)
+bool emu_watchdog_local_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j)
 {
     const struct wait_node *a = &w[i], *b = &w[j];
     uint32_t peer_rank = 0;
@@ -238,41 +236,48 @@ static void node_name(const struct wait_node *w, char *out, size_t len)
         emu_diag_thread_name(w->dev, w->stream, out, len);
 }
 
-/* Depth-first search for a cycle through the wait-for graph; prints the first found. */
+/* The cycle w[cyc[0..len)] by rank (or by thread when a rank waits on itself). */
+static void print_cycle(const struct wait_node *w, const uint32_t *cyc, uint32_t len)
+{
+    char line[900], name[96];
+    int off = 0;
+    bool by_rank = true;
+
+    if (emu_watchdog_net_cycle(w, cyc, len))
+        return;
+    for (uint32_t k = 0; k < len; k++)
+        by_rank = by_rank && w[cyc[k]].rank != UINT32_MAX &&
+                  (k == 0 || w[cyc[k]].rank != w[cyc[k - 1]].rank);
+    for (uint32_t k = 0; k <= len && off < (int)sizeof(line) - 200; k++) {
+        const struct wait_node *x = &w[cyc[k % len]];
+        if (by_rank)
+            node_name(x, name, sizeof(name));
+        else
+            emu_diag_thread_name(x->dev, x->stream, name, sizeof(name));
+        off += snprintf(line + off, sizeof(line) - (size_t)off, "%s%s", k ? " waits " : "", name);
+    }
+    EMU_LOG_ERR("  deadlock cycle: %s", line);
+}
+
+/* Depth-first search for a cycle through the wait-for graph; the first found goes to
+ * cyc[0..*len). */
 static bool find_cycle(const struct wait_node *w, uint32_t n, uint32_t at, uint32_t *path,
-                       uint32_t depth, uint8_t *state)
+                       uint32_t depth, uint8_t *state, uint32_t *cyc, uint32_t *len)
 {
     state[at] = 1;
     path[depth] = at;
     for (uint32_t j = 0; j < n; j++) {
-        if (!has_edge(w, n, at, j))
+        if (!emu_watchdog_net_edge(w, n, at, j))
             continue;
         if (state[j] == 1) {
-            char line[900], name[96];
-            int off = 0;
             uint32_t from = 0;
             while (path[from] != j)
                 from++;
-            bool by_rank = true;
-            for (uint32_t k = from; k <= depth; k++)
-                by_rank = by_rank && w[path[k]].rank != UINT32_MAX &&
-                          (k == from || w[path[k]].rank != w[path[k - 1]].rank);
-            for (uint32_t k = from; k <= depth && off < (int)sizeof(line) - 200; k++) {
-                if (by_rank)
-                    node_name(&w[path[k]], name, sizeof(name));
-                else
-                    emu_diag_thread_name(w[path[k]].dev, w[path[k]].stream, name, sizeof(name));
-                off += snprintf(line + off, sizeof(line) - (size_t)off, "%s waits ", name);
-            }
-            if (by_rank)
-                node_name(&w[j], name, sizeof(name));
-            else
-                emu_diag_thread_name(w[j].dev, w[j].stream, name, sizeof(name));
-            snprintf(line + off, sizeof(line) - (size_t)off, "%s", name);
-            EMU_LOG_ERR("  deadlock cycle: %s", line);
+            *len = depth - from + 1;
+            memcpy(cyc, path + from, *len * sizeof(*cyc));
             return true;
         }
-        if (state[j] == 0 && find_cycle(w, n, j, path, depth + 1, state))
+        if (state[j] == 0 && find_cycle(w, n, j, path, depth + 1, state, cyc, len))
             return true;
     }
     state[at] = 2;
@@ -351,7 +356,9 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
     struct emu_diag_peer peer;
     bool remote;
     uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
-    if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
+    if (!queued && remote && emu_watchdog_net_peer_line(w, n, i)) {
+        /* Named with what the other host says of that rank. */
+    } else if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
         /* Its threads and queues are on the other host: that host's executors report there. */
         EMU_LOG_ERR("      the peer (rank %u on host %s, dev %u there) records it with "
                     "HcommChannelNotifyRecordOnThread on its channel; that rank runs on "
@@ -363,7 +370,7 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
                     peer_rank, pd);
         bool any = false;
         for (uint32_t j = 0; j < n; j++) {
-            if (w[j].dev != pd)
+            if (w[j].dev != pd || w[j].rn != NULL)
                 continue;
             any = true;
             emu_diag_thread_name(w[j].dev, w[j].stream, who, sizeof(who));
@@ -378,17 +385,35 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
     hint_siblings(a);
 }
 
-static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
+void emu_watchdog_fail(uint32_t dev, uint32_t stream, bool ring)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev);
+    int32_t zero = 0;
+
+    /* A rank whose first failed wait already ended it may have removed its device's files by
+     * now: nothing is left to fail there. */
+    if (ctl == NULL)
+        return;
+    atomic_compare_exchange_strong(&ctl->streams[stream].error, &zero, (int32_t)EMU_ETASK_TIMEOUT);
+    if (ring)
+        emu_devctl_ring(ctl);
+}
+
+/* Print the report of the waits w[0..n_local) of this folder and w[n_local..n) of other
+ * folders (their views), then fail this folder's waits, or hold them when the cycle runs
+ * through another host (emu_watchdog_net_hold). shm lock held. */
+static void report_and_fail(struct wait_node *w, uint32_t n_local, uint32_t n, uint64_t now)
 {
     char who[96], what[200], site[EMU_DIAG_SITE_LEN + 8];
-    uint32_t path[MAX_WAITS + 1];
-    uint8_t state[MAX_WAITS + 1];
+    uint32_t path[MAX_NODES + 1], cyc[MAX_NODES + 1], len = 0;
+    uint8_t state[MAX_NODES + 1];
 
     EMU_LOG_ERR("hang: no task of the job made progress for %llu ms while %u wait(s) are "
-                "parked (HCEMU_HANG_MS=%llu):",
-                (unsigned long long)emu_diag_cfg.hang_ms, n,
-                (unsigned long long)emu_diag_cfg.hang_ms);
-    for (uint32_t i = 0; i < n; i++) {
+                "parked (HCEMU_HANG_MS=%llu)%s:",
+                (unsigned long long)emu_diag_cfg.hang_ms, n_local,
+                (unsigned long long)emu_diag_cfg.hang_ms,
+                n > n_local ? "; with the parked waits of other hosts they wait on" : "");
+    for (uint32_t i = 0; i < n_local; i++) {
         const struct wait_node *a = &w[i];
         emu_diag_thread_name(a->dev, a->stream, who, sizeof(who));
         emu_diag_notify_name(a->dev, a->slot, a->park == EMU_PARK_EVENT, what, sizeof(what));
@@ -400,26 +425,27 @@ static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
         EMU_LOG_ERR("  wait %u: %s waits on %s, at %s, for %.1f s", i + 1, who, what, site,
                     (double)(now - a->since) / 1e9);
         report_recorders(w, n, i);
+        /* The other hosts learn from this mark that this host has reported its side. */
+        emu_diag_shm->hang[a->dev][a->stream].reported_ns = a->since;
     }
+    for (uint32_t i = n_local; i < n; i++)
+        emu_watchdog_net_report(w, n, i, now);
     memset(state, 0, sizeof(state));
     bool cycle = false;
     for (uint32_t i = 0; i < n && !cycle; i++)
         if (state[i] == 0)
-            cycle = find_cycle(w, n, i, path, 0, state);
+            cycle = find_cycle(w, n, i, path, 0, state, cyc, &len);
+    if (cycle)
+        print_cycle(w, cyc, len);
     EMU_LOG_ERR("  failing these waits with HCCL_E_TIMEOUT (%s); stream synchronisation "
                 "returns the error",
                 emu_status_str(EMU_ETASK_TIMEOUT));
-    for (uint32_t i = 0; i < n; i++) {
-        struct emu_devctl *ctl = emu_diag_ctl(w[i].dev);
-        int32_t zero = 0;
-        /* A rank whose first failed wait already ended it may have removed its device's
-         * files by now: nothing is left to fail there. */
-        if (ctl == NULL)
-            continue;
-        atomic_compare_exchange_strong(&ctl->streams[w[i].stream].error, &zero,
-                                       (int32_t)EMU_ETASK_TIMEOUT);
-        emu_devctl_ring(ctl);
-    }
+    /* The error is set now and seen at the device's next doorbell: the ring at the end of a
+     * hold, or a failed connection to the other host (which so ends these waits as the hang
+     * they are, not as a lost peer). */
+    for (uint32_t i = 0; i < n_local; i++)
+        emu_watchdog_fail(w[i].dev, w[i].stream, false);
+    emu_watchdog_net_hold(w, n_local, cyc, cycle ? len : 0, now);
 }
 
 /* Whether a wait's channel peer has no running executor yet (that rank is still starting). */
@@ -496,8 +522,10 @@ static bool job_runnable(void)
 static void check_hang(void)
 {
     uint64_t sum, now = emu_os_now_ns();
-    struct wait_node w[MAX_WAITS + 1];
+    struct wait_node w[MAX_NODES + 1];
 
+    if (emu_watchdog_net_held(now))
+        return;
     bool quiet = job_quiet(&sum);
     if (!quiet || sum != last_sum) {
         last_sum = quiet ? sum : UINT64_MAX;
@@ -507,17 +535,23 @@ static void check_hang(void)
     uint64_t limit = emu_diag_cfg.hang_ms * 1000000ull;
     if (now - last_change < limit)
         return;
-    memset(w, 0xff, sizeof(w));
-    uint32_t n = collect_waits(w, now);
+    memset(w, 0, sizeof(w));
+    uint32_t n = emu_watchdog_collect(w, MAX_WAITS, now, limit / 2);
     if (n == 0 || peer_missing(w, n) || (now - last_change < 4 * limit && job_runnable()))
         return;
+    uint32_t all = emu_watchdog_net_join(w, n, MAX_NODES, now);
+    bool reported = false;
     emu_diag_shm_lock();
     if (emu_diag_shm->hang_reports == 0 || emu_diag_shm->reported_sum != sum) {
         emu_diag_shm->reported_sum = sum;
         emu_diag_shm->hang_reports++;
-        report_and_fail(w, n, now);
+        report_and_fail(w, n, all, now);
+        reported = true;
     }
     emu_diag_shm_unlock();
+    /* The other hosts may have reported already: then fail at once. */
+    if (reported)
+        (void)emu_watchdog_net_held(now);
 }
 
 struct long_kernel {
@@ -620,6 +654,7 @@ static void *watchdog_main(void *arg)
         /* Woken to stop: no last scan of the job (every executor of a job ends at once). */
         if (emu_diag_cfg.hang_ms != 0 && emu_load_acquire(&stop_word) == 0) {
             publish_parked();
+            emu_watchdog_net_ask(emu_os_now_ns());
             check_kernels();
             if (job_leader()) {
                 check_hang();
