@@ -7,6 +7,7 @@
  *   header + robust mutex `lock`                                    < 4 KiB
  *   sites[EMU_DIAG_MAX_SITES]        call-site texts                 512 KiB
  *   hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS]  parked-stream details    ~32 MiB (touched: parked)
+ *   views[EMU_HANG_NET_VIEWS]        other folders' parked waits     ~250 KiB (several hosts)
  *   race: tids, notify entries, notify clocks, shadow rings          ~57 MiB (HCEMU_RACECHECK)
  * `lock` protects every non-atomic field; it is never held while a scheduler lock is taken. */
 #ifndef HCEMU_DEVICE_DIAG_PRIV_H
