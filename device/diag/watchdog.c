@@ -654,12 +654,14 @@ static void *watchdog_main(void *arg)
         /* Woken to stop: no last scan of the job (every executor of a job ends at once). */
         if (emu_diag_cfg.hang_ms != 0 && emu_load_acquire(&stop_word) == 0) {
             publish_parked();
-            emu_watchdog_net_ask(emu_os_now_ns());
             check_kernels();
             if (job_leader()) {
                 check_hang();
                 check_stopped();
             }
+            /* Last: the answer keeps the progress threads busy for a moment, which the next
+             * check must not take for a runnable thread of the job (job_runnable). */
+            emu_watchdog_net_ask(emu_os_now_ns());
         }
         if (emu_diag_cfg.trace)
             emu_trace_flush();
