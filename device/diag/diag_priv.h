@@ -230,13 +230,20 @@ struct wait_node {
     const struct emu_hang_rnode *rn;
     uint32_t view, base;
 };
+/* hang_graph.c: the wait-for graph of this folder. */
+/* Whether device d of this folder runs an executor with diagnostics (its block in *out). */
+bool emu_hang_graph_dev_live(uint32_t d, struct emu_devctl **out);
 /* This folder's parked waits parked for at least `min_age_ns` (at most `cap`). */
-uint32_t emu_watchdog_collect(struct wait_node *w, uint32_t cap, uint64_t now, uint64_t min_age_ns);
+uint32_t emu_hang_graph_collect(struct wait_node *w, uint32_t cap, uint64_t now, uint64_t min_age_ns);
+/* The device of this folder that records channel notify `slot` of `dev` (its rank in
+ * *peer_rank); UINT32_MAX for a thread notify, and for a peer out of this folder's sight
+ * (*remote then set). */
+uint32_t emu_hang_graph_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank, bool *remote);
 /* Whether this folder's wait j can release wait i (both of this folder). */
-bool emu_watchdog_local_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j);
+bool emu_hang_graph_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j);
 /* Fail the parked wait of (dev, stream) with EMU_ETASK_TIMEOUT: the error is set, and seen
  * at the device's next doorbell (`ring`: now). */
-void emu_watchdog_fail(uint32_t dev, uint32_t stream, bool ring);
+void emu_hang_graph_fail(uint32_t dev, uint32_t stream, bool ring);
 
 /* watchdog_net.c: the watchdog across job folders (hosts); the reporting watchdog's thread
  * only, except emu_watchdog_net_ask (every executor's watchdog thread). */

@@ -43,7 +43,7 @@ static void describe(const struct wait_node *w, uint32_t n, uint32_t i, struct e
     if (ctl != NULL && a->park == EMU_PARK_NOTIFY && a->slot < EMU_MAX_NOTIFIES)
         o->records = emu_load_acquire(&ctl->notifies[a->slot].records);
     for (uint32_t j = 0; j < n; j++)
-        if (emu_watchdog_local_edge(w, n, i, j))
+        if (emu_hang_graph_edge(w, n, i, j))
             o->edges |= 1ull << j;
     emu_diag_thread_name(a->dev, a->stream, o->who, sizeof(o->who));
     emu_diag_notify_name(a->dev, a->slot, a->park == EMU_PARK_EVENT, o->what, sizeof(o->what));
@@ -71,7 +71,7 @@ size_t emu_hang_net_answer(uint8_t **out)
     if (emu_diag_shm != NULL) {
         v->watchdog = emu_diag_cfg.hang_ms != 0;
         memset(w, 0xff, sizeof(w));
-        v->n = emu_watchdog_collect(w, EMU_HANG_NET_WAITS, now, 0);
+        v->n = emu_hang_graph_collect(w, EMU_HANG_NET_WAITS, now, 0);
         for (uint32_t i = 0; i < v->n; i++)
             describe(w, v->n, i, &v->node[i], now);
     }

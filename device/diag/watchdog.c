@@ -110,19 +110,6 @@ static void publish_parked(void)
     }
 }
 
-static bool dev_live(uint32_t d, struct emu_devctl **out)
-{
-    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask[d / 64u]);
-
-    if (((mask >> (d % 64u)) & 1u) == 0)
-        return false;
-    struct emu_devctl *ctl = emu_diag_ctl(d);
-    if (ctl == NULL || emu_load_acquire(&ctl->state) != EMU_DEV_READY)
-        return false;
-    *out = ctl;
-    return true;
-}
-
 /* Sum of progress over the job; false when something is still moving on its own (a kernel
  * runs, a submission waits in a ring). */
 static bool job_quiet(uint64_t *sum)
@@ -130,7 +117,7 @@ static bool job_quiet(uint64_t *sum)
     *sum = 0;
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         /* Submissions, notify records (doorbell), allocations and notify ranges taken by
          * host processes count as activity too: a rank still setting up is not hung (at 256
@@ -143,86 +130,6 @@ static bool job_quiet(uint64_t *sum)
             return false;
         for (uint32_t s = 0, n = emu_devctl_streams_span(ctl); s < n; s++)
             if (emu_load_relaxed(&ctl->streams[s].parked) == EMU_PARK_KERNEL)
-                return false;
-    }
-    return true;
-}
-
-static uint32_t rank_of_dev(uint32_t dev)
-{
-    struct emu_devctl *ctl = emu_diag_ctl(dev);
-
-    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_COMMS; c++)
-        if (emu_load_relaxed(&ctl->comms[c].state) == 1)
-            return ctl->comms[c].rank;
-    return UINT32_MAX;
-}
-
-uint32_t emu_watchdog_collect(struct wait_node *w, uint32_t cap, uint64_t now, uint64_t min_age_ns)
-{
-    uint32_t n = 0;
-
-    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
-        struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
-            continue;
-        for (uint32_t s = 0, span = emu_devctl_streams_span(ctl); s < span && n < cap; s++) {
-            struct emu_stream_ctl *sc = &ctl->streams[s];
-            uint32_t park = emu_load_acquire(&sc->parked);
-            uint64_t since = sc->parked_since_ns;
-            if (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT)
-                continue;
-            if (now < since || now - since < min_age_ns)
-                continue;
-            const struct emu_diag_hang *h = &emu_diag_shm->hang[d][s];
-            w[n++] = (struct wait_node){.dev = d,
-                                        .stream = s,
-                                        .slot = sc->parked_slot,
-                                        .park = park,
-                                        .since = since,
-                                        .h = h->since_ns == since ? h : NULL,
-                                        .rank = sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d),
-                                        .view = UINT32_MAX};
-        }
-    }
-    return n;
-}
-
-/* The device of this job folder whose threads record notify `slot` of `dev` when it is a
- * channel notify: the peer of that channel; UINT32_MAX for a thread notify, and for a peer
- * out of this folder's sight (another host: *remote is then set). */
-static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank, bool *remote)
-{
-    struct emu_diag_peer p;
-
-    *remote = false;
-    if (!emu_diag_channel_peer(dev, slot, &p))
-        return UINT32_MAX;
-    *peer_rank = p.rank;
-    *remote = p.remote;
-    return p.remote ? UINT32_MAX : p.dev;
-}
-
-/* Edges of the wait-for graph: waits[i] can only be released by waits[j]'s stream. */
-bool emu_watchdog_local_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j)
-{
-    const struct wait_node *a = &w[i], *b = &w[j];
-    uint32_t peer_rank = 0;
-    bool remote;
-
-    if (b->h != NULL)
-        for (uint32_t k = 0; k < b->h->n_pending; k++)
-            if (b->h->pending[k].dev == a->dev && b->h->pending[k].slot == a->slot)
-                return true;
-    uint32_t pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
-    if (pd == UINT32_MAX || pd != b->dev)
-        return false;
-    /* A channel notify nobody has queued: every parked thread of the peer might be the one. */
-    for (uint32_t k = 0; k < n; k++) {
-        if (w[k].h == NULL)
-            continue;
-        for (uint32_t p = 0; p < w[k].h->n_pending; p++)
-            if (w[k].h->pending[p].dev == a->dev && w[k].h->pending[p].slot == a->slot)
                 return false;
     }
     return true;
@@ -355,7 +262,7 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
     }
     struct emu_diag_peer peer;
     bool remote;
-    uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
+    uint32_t peer_rank = 0, pd = emu_hang_graph_peer_dev(a->dev, a->slot, &peer_rank, &remote);
     if (!queued && remote && emu_watchdog_net_peer_line(w, n, i)) {
         /* Named with what the other host says of that rank. */
     } else if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
@@ -383,20 +290,6 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
         EMU_LOG_ERR("      no thread has a record of it queued");
     }
     hint_siblings(a);
-}
-
-void emu_watchdog_fail(uint32_t dev, uint32_t stream, bool ring)
-{
-    struct emu_devctl *ctl = emu_diag_ctl(dev);
-    int32_t zero = 0;
-
-    /* A rank whose first failed wait already ended it may have removed its device's files by
-     * now: nothing is left to fail there. */
-    if (ctl == NULL)
-        return;
-    atomic_compare_exchange_strong(&ctl->streams[stream].error, &zero, (int32_t)EMU_ETASK_TIMEOUT);
-    if (ring)
-        emu_devctl_ring(ctl);
 }
 
 /* Print the report of the waits w[0..n_local) of this folder and w[n_local..n) of other
@@ -444,7 +337,7 @@ static void report_and_fail(struct wait_node *w, uint32_t n_local, uint32_t n, u
      * hold, or a failed connection to the other host (which so ends these waits as the hang
      * they are, not as a lost peer). */
     for (uint32_t i = 0; i < n_local; i++)
-        emu_watchdog_fail(w[i].dev, w[i].stream, false);
+        emu_hang_graph_fail(w[i].dev, w[i].stream, false);
     emu_watchdog_net_hold(w, n_local, cyc, cycle ? len : 0, now);
 }
 
@@ -456,8 +349,8 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t peer_rank;
         bool remote;
-        uint32_t pd = channel_peer_dev(w[i].dev, w[i].slot, &peer_rank, &remote);
-        if (pd != UINT32_MAX && !dev_live(pd, &ctl))
+        uint32_t pd = emu_hang_graph_peer_dev(w[i].dev, w[i].slot, &peer_rank, &remote);
+        if (pd != UINT32_MAX && !emu_hang_graph_dev_live(pd, &ctl))
             return true;
     }
     return false;
@@ -497,7 +390,7 @@ static bool job_runnable(void)
 
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         uint32_t span = emu_devctl_streams_span(ctl);
         for (uint32_t s = 0; s <= span && n < (int)MAX_PIDS; s++) {
@@ -536,7 +429,7 @@ static void check_hang(void)
     if (now - last_change < limit)
         return;
     memset(w, 0, sizeof(w));
-    uint32_t n = emu_watchdog_collect(w, MAX_WAITS, now, limit / 2);
+    uint32_t n = emu_hang_graph_collect(w, MAX_WAITS, now, limit / 2);
     if (n == 0 || peer_missing(w, n) || (now - last_change < 4 * limit && job_runnable()))
         return;
     uint32_t all = emu_watchdog_net_join(w, n, MAX_NODES, now);
@@ -619,7 +512,7 @@ static void check_stopped(void)
 {
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (d != emu_exec_g.dev && dev_live(d, &ctl))
+        if (d != emu_exec_g.dev && emu_hang_graph_dev_live(d, &ctl))
             (void)emu_devctl_check_stopped(ctl);
     }
 }
@@ -633,7 +526,7 @@ static bool job_leader(void)
 {
     for (uint32_t d = 0; d < emu_exec_g.dev; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         char st = emu_os_proc_state(ctl->exec_pid);
         if (st != 0 && st != 'Z' && st != 'X' && st != 'T' && st != 't')

@@ -168,7 +168,7 @@ bool emu_watchdog_net_edge(const struct wait_node *w, uint32_t n, uint32_t i, ui
     uint64_t folder;
 
     if (a->rn == NULL && b->rn == NULL)
-        return emu_watchdog_local_edge(w, n, i, j);
+        return emu_hang_graph_edge(w, n, i, j);
     if (a->rn != NULL && b->rn != NULL && a->view == b->view)
         return j - b->base < 64 && ((a->rn->edges >> (j - b->base)) & 1u) != 0;
     /* Across folders: the recorder's rank, every parked wait of it (nobody can see which of
@@ -342,6 +342,6 @@ bool emu_watchdog_net_held(uint64_t now)
         return true;
     hold.on = false;
     for (uint32_t i = 0; i < hold.n; i++)
-        emu_watchdog_fail(hold.fail[i].dev, hold.fail[i].stream, true);
+        emu_hang_graph_fail(hold.fail[i].dev, hold.fail[i].stream, true);
     return true;
 }
