@@ -47,11 +47,18 @@ static void describe(const struct wait_node *w, uint32_t n, uint32_t i, struct e
             o->edges |= 1ull << j;
     emu_diag_thread_name(a->dev, a->stream, o->who, sizeof(o->who));
     emu_diag_notify_name(a->dev, a->slot, a->park == EMU_PARK_EVENT, o->what, sizeof(o->what));
+    uint64_t pc = ctl != NULL ? ctl->streams[a->stream].parked_callsite : 0;
     if (a->h != NULL)
         snprintf(o->site, sizeof(o->site), "%s", emu_diag_site_text(a->h->site));
+    else if (a->dev == emu_exec_g.dev && pc != 0)
+        /* Its own executor has not described it yet (it does so at half HCEMU_HANG_MS, on its
+         * tick): this one is that executor, so it can name the line now. A host stream's
+         * tasks come from the host program, a device thread's from kernels. */
+        snprintf(o->site, sizeof(o->site), "%s",
+                 emu_diag_site_text(emu_diag_site_pc(
+                     pc, a->stream, ctl->streams[a->stream].kind != EMU_STREAM_ACL)));
     else
-        snprintf(o->site, sizeof(o->site), "0x%llx",
-                 ctl != NULL ? (unsigned long long)ctl->streams[a->stream].parked_callsite : 0ull);
+        snprintf(o->site, sizeof(o->site), "0x%llx", (unsigned long long)pc);
 }
 
 size_t emu_hang_net_answer(uint8_t **out)

@@ -8,7 +8,7 @@
  * ones (`snap`, its thread only) and joins their waits after its own. A report with a cycle
  * through another host holds the failing of this folder's waits until that host's report
  * lists its waits of the cycle (or they end, or its watchdog is off), at most
- * max(HCEMU_HANG_MS, 1 s): failing first could end this host's processes, and with them the
+ * max(4 x HCEMU_HANG_MS, 1 s): failing first could end this host's processes, and with them the
  * other host's waits, before that host has reported. The held waits carry their error from
  * the report on; the ring that ends the hold (or any other, such as the other host's
  * connection failing once it has reported and ended) makes them fail with it. */
@@ -288,7 +288,9 @@ bool emu_watchdog_net_cycle(const struct wait_node *w, const uint32_t *cyc, uint
 void emu_watchdog_net_hold(const struct wait_node *w, uint32_t n_local, const uint32_t *cyc,
                            uint32_t len, uint64_t now)
 {
-    uint64_t ms = emu_diag_cfg.hang_ms > 1000 ? emu_diag_cfg.hang_ms : 1000;
+    /* The other host reports within 4 x HCEMU_HANG_MS of its own quiet start (a runnable
+     * thread there postpones its report up to that), which is about ours. */
+    uint64_t ms = 4 * emu_diag_cfg.hang_ms > 1000 ? 4 * emu_diag_cfg.hang_ms : 1000;
 
     memset(&hold, 0, sizeof(hold));
     hold.on = true;
