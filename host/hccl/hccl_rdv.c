@@ -33,7 +33,10 @@
 /* GAVE_UP: joined, then timed out waiting for the others - it did come, so the ranks still
  * waiting do not name it as missing, and it may try again. LOST: a rank of another host whose
  * connection to the root's listener closed before it posted its row (the listener learned
- * its rank and host from the connection's greeting): it will never join. */
+ * its rank and host from the connection's greeting): it will never join. GONE: a rank of
+ * another host whose connection closed while it was JOINED (it did not leave): its process
+ * or host died. LEFT is no failure: a rank of another host may see every rank arrive, finish
+ * and leave before the root's file has the last row. */
 enum {
     MEMBER_EMPTY = 0,
     MEMBER_CLAIMING = 1,
@@ -41,6 +44,7 @@ enum {
     MEMBER_LEFT = 3,
     MEMBER_GAVE_UP = 4,
     MEMBER_LOST = 5,
+    MEMBER_GONE = 6,
 };
 
 struct rdv_hdr {
@@ -407,7 +411,7 @@ static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
     const struct rdv_member *m = &r->members[rank];
     uint32_t st = emu_load_acquire(&m->state);
 
-    if (st == MEMBER_LEFT || st == MEMBER_LOST)
+    if (st == MEMBER_LEFT || st == MEMBER_LOST || st == MEMBER_GONE)
         return true;
     if (st == MEMBER_JOINED && !foreign(r, m))
         return pid_gone(m->info.pid);
@@ -479,13 +483,13 @@ static void report_missing(const struct emu_rdv *r, uint32_t rank, uint64_t wait
 }
 
 /* A member that can no longer complete the join: one that joined and is gone (its process
- * died, or the root's listener lost its connection and marked it LEFT: nobody leaves before
- * every rank has arrived otherwise), or one the listener marked LOST before it joined. */
+ * died, or the root's listener lost its connection and marked it GONE), or one the listener
+ * marked LOST before it joined. */
 static bool member_broken(const struct emu_rdv *r, const struct rdv_member *m, bool pids)
 {
     uint32_t st = emu_load_acquire(&m->state);
 
-    return st == MEMBER_LEFT || st == MEMBER_LOST ||
+    return st == MEMBER_GONE || st == MEMBER_LOST ||
            (pids && st == MEMBER_JOINED && !foreign(r, m) && pid_gone(m->info.pid));
 }
 
@@ -529,7 +533,7 @@ static void report_broken(const struct emu_rdv *r, uint32_t rank, const char *fn
                     st == MEMBER_LOST ? "its connection to the root's listener closed before "
                                         "it joined: its init failed, or its process or host "
                                         "died"
-                    : st == MEMBER_LEFT ? "it had joined, then its connection to the root's "
+                    : st == MEMBER_GONE ? "it had joined, then its connection to the root's "
                                           "listener closed: its process or host died"
                                         : "it had joined, then its process exited");
         return;
@@ -651,7 +655,7 @@ static size_t encode_rank(const struct emu_rdv *r, uint32_t i, uint8_t *buf, siz
     struct row_member rm = {.tag = ROW_MEMBER, .rank = i, .state = emu_load_acquire(&m->state)};
 
     if (rm.state != MEMBER_JOINED && rm.state != MEMBER_LEFT && rm.state != MEMBER_GAVE_UP &&
-        rm.state != MEMBER_LOST)
+        rm.state != MEMBER_LOST && rm.state != MEMBER_GONE)
         return at;
     rm.info = m->info;
     at = put(buf, at, cap, &rm, sizeof(rm));
@@ -730,6 +734,7 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
             bool newer = st == MEMBER_EMPTY || (rm.state == MEMBER_LEFT && st != MEMBER_LEFT) ||
                          (rm.state == MEMBER_JOINED && st == MEMBER_GAVE_UP) ||
                          (rm.state == MEMBER_JOINED && st == MEMBER_LOST) ||
+                         (rm.state == MEMBER_GONE && st == MEMBER_JOINED) ||
                          (rm.state == MEMBER_GAVE_UP && st == MEMBER_JOINED);
             if (take && st != rm.state && newer) {
                 m->info = rm.info;
@@ -773,7 +778,7 @@ bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank)
     uint32_t joined = MEMBER_JOINED;
 
     /* Only a member copied in from another job folder: the root's own ranks have pids. */
-    if (!foreign(r, m) || !emu_cas_acq_rel(&m->state, &joined, MEMBER_LEFT))
+    if (!foreign(r, m) || !emu_cas_acq_rel(&m->state, &joined, MEMBER_GONE))
         return false;
     emu_fetch_add_release(&r->hdr->bell, 1);
     emu_os_futex_wake(&r->hdr->bell, INT32_MAX);

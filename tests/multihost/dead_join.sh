@@ -41,9 +41,9 @@ took=$(( ($(date +%s%N) - start) / 1000000 ))
 cat "$out/a"
 echo "dead_join: host a exited (status $ra) ${took} ms after host b was killed"
 [ "$ra" != 0 ] || { echo "dead_join: FAILED: host a did not notice that host b died"; exit 1; }
+# The first rank to fail ends host a's job (hcemu-run stops the others): one of each suffices.
 for w in "HcclCommInitRootInfo returned 21" "rank 2 (host host-b) is gone before every rank had joined"; do
-    [ "$(grep -cF -- "$w" "$out/a")" -ge 2 ] ||
-        { echo "dead_join: FAILED: not both ranks of host a say: $w"; exit 1; }
+    grep -qF -- "$w" "$out/a" || { echo "dead_join: FAILED: no line of host a says: $w"; exit 1; }
 done
 if grep -q "HCCL_CONNECT_TIMEOUT\|hcemu-run: timeout" "$out/a"; then
     echo "dead_join: FAILED: host a ended by a timeout, not by the listener noticing rank 2 go"
