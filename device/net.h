@@ -39,6 +39,10 @@ bool emu_net_failed(uint32_t peer, char *why, size_t len);
 /* Run a data-plane task whose channel peer is remote (dp_task.c): hand the operation to the
  * progress thread on the first call, PARK until it is acknowledged, then DONE or FAIL. */
 enum emu_run_result emu_net_run(struct emu_task *t);
+/* Ask the executor of peers[peer] (another job folder) for its folder's parked waits; the
+ * answer arrives later and is kept by diag/hang_net.c. Never blocks; nothing happens when the
+ * peer is not connected or failed. Any thread (the hang watchdog's). */
+void emu_net_hang_ask(uint32_t peer);
 /* Stop the progress thread and close UCX (executor exit). */
 void emu_net_stop(void);
 

@@ -41,6 +41,11 @@ enum emu_run_result emu_net_run(struct emu_task *t)
     return EMU_RUN_FAIL;
 }
 
+void emu_net_hang_ask(uint32_t peer)
+{
+    (void)peer;
+}
+
 void emu_net_stop(void)
 {
 }

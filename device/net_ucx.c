@@ -44,6 +44,7 @@
 #include "common/os.h"
 #include "dp.h"
 #include "net.h"
+#include "diag/hang_net.h"
 #include "diag/model_net.h"
 #include "diag/race_net.h"
 #include "reduce.h"
@@ -51,6 +52,8 @@
 #define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
 #define AM_REQ 11u
 #define AM_REP 12u
+#define AM_HANG_ASK 13u  /* the watchdog asks a peer's folder for its parked waits */
+#define AM_HANG_VIEW 14u /* ... and gets them (diag/hang_net.h) */
 #define SPIN_ROUNDS 256u   /* progress calls without work before the thread sleeps */
 #define SLEEP_MS 100       /* longest sleep: the stop flag is seen within it */
 #define OP_LIMIT_S 1836u   /* bound of one operation without a reply (the default wait) */
@@ -499,6 +502,66 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, v
     return UCS_OK;
 }
 
+/* ---- hang views (diag/hang_net.h) ------------------------------------------------------- */
+
+static void buffer_sent(void *req, ucs_status_t status, void *user)
+{
+    (void)status;
+    free(user);
+    if (req != NULL)
+        ucp_request_free(req);
+}
+
+/* Send `buf` (malloc'd, freed when sent) as the header and payload `data` of one eager active
+ * message: the receiving handler gets it whole, with nothing to fetch. Under ucx_lock. */
+static void send_owned(ucp_ep_h ep, unsigned id, void *buf, size_t len, const void *data,
+                       size_t data_len, bool reply_ep)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = buffer_sent,
+        .user_data = buf,
+        .flags = UCP_AM_SEND_FLAG_EAGER | (reply_ep ? UCP_AM_SEND_FLAG_REPLY : 0),
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, buf, len, data, data_len, &p);
+    if (r == NULL || UCS_PTR_IS_ERR(r))
+        free(buf);
+}
+
+/* A peer's watchdog asks for this folder's parked waits: answer with the view. */
+static ucs_status_t on_hang_ask(void *arg, const void *header, size_t header_len, void *data,
+                                size_t len, const ucp_am_recv_param_t *param)
+{
+    struct net_hdr h;
+    uint8_t *view = NULL;
+
+    (void)arg, (void)data, (void)len;
+    if (header_len != sizeof(h) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+        return UCS_OK;
+    memcpy(&h, header, sizeof(h));
+    size_t n = h.magic == NET_MAGIC ? emu_hang_net_answer(&view) : 0;
+    /* One buffer, the header then the view as payload, freed at the send's completion. */
+    uint8_t *msg = n != 0 ? malloc(sizeof(h) + n) : NULL;
+    if (msg != NULL) {
+        h.len = n;
+        memcpy(msg, &h, sizeof(h));
+        memcpy(msg + sizeof(h), view, n);
+        send_owned(param->reply_ep, AM_HANG_VIEW, msg, sizeof(h), msg + sizeof(h), n, false);
+    }
+    free(view);
+    return UCS_OK;
+}
+
+static ucs_status_t on_hang_view(void *arg, const void *header, size_t header_len, void *data,
+                                 size_t len, const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)header, (void)header_len;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+        emu_hang_net_store(data, len);
+    return UCS_OK;
+}
+
 /* ---- start, progress, stop -------------------------------------------------------------- */
 
 static void *progress_main(void *arg)
@@ -608,6 +671,14 @@ static bool start_ucx(void)
     hp.cb = on_reply;
     if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
         return fail_start("setting the reply handler", st);
+    hp.id = AM_HANG_ASK;
+    hp.cb = on_hang_ask;
+    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
+        return fail_start("setting the hang view handler", st);
+    hp.id = AM_HANG_VIEW;
+    hp.cb = on_hang_view;
+    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
+        return fail_start("setting the hang view handler", st);
     int efd;
     if ((st = ucp_worker_get_efd(worker, &efd)) != UCS_OK)
         return fail_start("ucp_worker_get_efd", st);
@@ -722,6 +793,25 @@ bool emu_net_failed(uint32_t peer, char *why, size_t len)
         return false;
     snprintf(why, len, "%s", conns[peer].why);
     return true;
+}
+
+void emu_net_hang_ask(uint32_t peer)
+{
+    if (start_status != EMU_OK || peer >= EMU_MAX_PEERS)
+        return;
+    struct net_hdr *h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return;
+    h->magic = NET_MAGIC;
+    h->src_dev = emu_exec_g.dev;
+    pthread_mutex_lock(&ucx_lock);
+    struct conn *c = &conns[peer];
+    if (c->ep != NULL && !atomic_load(&c->failed))
+        send_owned(c->ep, AM_HANG_ASK, h, sizeof(*h), NULL, 0, true);
+    else
+        free(h);
+    pthread_mutex_unlock(&ucx_lock);
+    wake_progress();
 }
 
 void emu_net_stop(void)

@@ -3,7 +3,7 @@
 # kernels/diag_bugs.c) under the HCEMU_* settings and checks the reports it prints.
 include(${CMAKE_SOURCE_DIR}/cmake/HcemuKernel.cmake)
 hcemu_add_kernel(diag_bugs SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/diag_bugs.c
-                 ENTRIES diag_ok diag_cycle diag_nobody diag_wrong_index diag_absorbed
+                 ENTRIES diag_ok diag_cycle diag_nobody diag_wrong_index diag_absorbed diag_slow
                          diag_past_buffer diag_read_race diag_ww_race diag_reuse diag_fan_ok
                          diag_fan_race
                  OUTPUT_DIR ${CMAKE_BINARY_DIR}/bin)

@@ -85,6 +85,16 @@ add_test(NAME multihost_dead_rdv
 set_tests_properties(multihost_dead_rdv PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
                      PROCESSORS 2 ENVIRONMENT "HCEMU_LOG_LEVEL=warn")
 
+# A host dies while the communicator is made: host b's only rank (2 of 4; rank 3 never
+# starts) has connected to the root's listener and waits in its join when host b is killed;
+# host a's joins fail with HCCL_E_REMOTE and a line naming rank 2 and host-b at once, not at
+# HCCL_CONNECT_TIMEOUT. No channels: no UCX needed.
+add_test(NAME multihost_dead_join
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_join.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:mh_probe>)
+set_tests_properties(multihost_dead_join PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+                     PROCESSORS 2 ENVIRONMENT "HCEMU_LOG_LEVEL=warn")
+
 # mh_probe: checks the rank graph of a split job (and, with --collectives, the built-in
 # collectives' bytes) from every rank.
 add_executable(mh_probe ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_probe.c)
@@ -113,6 +123,16 @@ add_test(NAME multihost_hang_names_remote_host
                  $<TARGET_FILE:test_diag_host>)
 set_tests_properties(multihost_hang_names_remote_host PROPERTIES LABELS "e2e;multihost"
                      TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+
+# Hang reports across hosts, both watchdogs on: a deadlock through rank 0 (host-a) and rank 1
+# (host-b) is described and named the same way by both hosts' reports; a wait on a remote rank
+# that computes (alive, not waiting) is reported without a cycle.
+add_test(NAME multihost_net_hang_cycle
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/hang_cycle.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:test_diag_host>)
+set_tests_properties(multihost_net_hang_cycle PROPERTIES LABELS "e2e;multihost"
+                     TIMEOUT 150 PROCESSORS 2 SKIP_RETURN_CODE 77
                      ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
 
 # The race detector across hosts: the vector clocks travel with the network messages. The

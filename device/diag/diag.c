@@ -323,6 +323,9 @@ bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *ou
         out->remote = !emu_host_is_mine(p->host_key) || strcmp(p->job_dir, emu_exec_g.job_dir) != 0;
         snprintf(out->host, sizeof(out->host), "%s",
                  p->host[0] != '\0' ? p->host : emu_host_self()->name);
+        out->same_folder = strcmp(p->job_dir, emu_exec_g.job_dir) == 0;
+        out->peer = ch->peer;
+        out->folder = emu_folder_key(p->host_key, p->job_dir);
         return true;
     }
     return false;

@@ -7,6 +7,7 @@
  *   header + robust mutex `lock`                                    < 4 KiB
  *   sites[EMU_DIAG_MAX_SITES]        call-site texts                 512 KiB
  *   hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS]  parked-stream details    ~32 MiB (touched: parked)
+ *   views[EMU_HANG_NET_VIEWS]        other folders' parked waits     ~250 KiB (several hosts)
  *   race: tids, notify entries, notify clocks, shadow rings          ~57 MiB (HCEMU_RACECHECK)
  * `lock` protects every non-atomic field; it is never held while a scheduler lock is taken. */
 #ifndef HCEMU_DEVICE_DIAG_PRIV_H
@@ -40,6 +41,7 @@ struct emu_vclock {
  * by the stream's own executor (symbolization must happen where the image is loaded). */
 struct emu_diag_hang {
     uint64_t since_ns; /* parked_since_ns this entry describes; 0 = nothing */
+    uint64_t reported_ns; /* the since_ns a printed hang report listed (hosts compare notes) */
     uint32_t site;     /* call site of the parked task (sites[]), EMU_DIAG_NONE if unknown */
     uint32_t n_pending;
     struct {
@@ -97,6 +99,36 @@ struct emu_race_shadow {
     struct emu_race_access a[EMU_RACE_SHADOW];
 };
 
+/* A parked wait of another job folder (host), as that folder's executors describe it to this
+ * one (hang_net.c): the watchdog joins it into its wait-for graph. Texts are made there. */
+#define EMU_HANG_NET_WAITS 64u /* waits of one folder in a view (= the watchdog's bound) */
+#define EMU_HANG_NET_VIEWS 8u  /* other folders whose views are kept */
+struct emu_hang_rnode {
+    uint32_t rank, dev, stream, park;
+    uint64_t age_ns;      /* parked for, when the view was made */
+    uint64_t since_ns;    /* its parked_since_ns there: names this parking */
+    uint32_t reported;    /* a hang report printed there lists it */
+    uint32_t peer_rank;   /* a channel notify: the rank that records it; else UINT32_MAX */
+    uint64_t peer_folder; /* and that rank's job folder (emu_folder_key) */
+    uint32_t records;     /* times its notify was recorded */
+    uint32_t reserved;
+    uint64_t edges;       /* bit j: wait j of the same view can release it (found there) */
+    char who[96];
+    char what[200];
+    char site[EMU_DIAG_SITE_LEN];
+};
+_Static_assert(EMU_HANG_NET_WAITS <= 64, "edges is a 64-bit set");
+
+struct emu_hang_view {
+    uint64_t magic;       /* EMU_HANG_NET_MAGIC */
+    uint64_t folder;      /* the folder described */
+    uint64_t got_ns;      /* when it arrived here (this host's clock); 0 = free entry */
+    char host[EMU_HOST_NAME_MAX];
+    uint32_t watchdog;    /* whether that folder's watchdog runs (so it reports its side) */
+    uint32_t n;
+    struct emu_hang_rnode node[EMU_HANG_NET_WAITS];
+};
+
 struct emu_diag_shm {
     uint64_t magic; /* set last by the creator (release) */
     pthread_mutex_t lock;
@@ -120,6 +152,7 @@ struct emu_diag_shm {
     struct emu_race_tid tids[EMU_RACE_MAX_TIDS];
     char sites[EMU_DIAG_MAX_SITES][EMU_DIAG_SITE_LEN];
     struct emu_diag_hang hang[EMU_MAX_DEVICES][EMU_MAX_STREAMS];
+    struct emu_hang_view views[EMU_HANG_NET_VIEWS]; /* other folders' waits, under lock */
     struct emu_race_notify notify[EMU_RACE_MAX_NOTIFIES];
     struct emu_vclock notify_clk[EMU_RACE_MAX_NOTIFIES];
     struct emu_race_shadow shadow[EMU_MAX_DEVICES];
@@ -170,6 +203,9 @@ struct emu_diag_peer {
     uint32_t rank, dev;
     bool remote;
     char host[EMU_HOST_NAME_MAX];
+    bool same_folder; /* remote only by the test aid HCEMU_HOST_SPLIT: this folder sees it */
+    uint32_t peer;   /* its index in the control block's peers[] */
+    uint64_t folder; /* its job folder (emu_folder_key) */
 };
 bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *out);
 /* "thread 'main' notify 2" / "channel to rank 1 notify 0" for slot `slot` of device dev. */
@@ -182,6 +218,55 @@ struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool 
 /* watchdog.c: the watchdog thread (it needs no hook: it inspects parked streams). */
 void emu_watchdog_start(void);
 void emu_watchdog_stop(void);
+
+/* A parked wait somewhere in the job, as the reporter sees it: of this folder (rn == NULL),
+ * or of another folder's view (rn, view: index in emu_diag_shm->views, base: the index of
+ * that view's first node in the reporter's array). */
+struct wait_node {
+    uint32_t dev, stream, slot, park;
+    uint64_t since;
+    const struct emu_diag_hang *h; /* NULL when its executor has not described it yet */
+    uint32_t rank;
+    const struct emu_hang_rnode *rn;
+    uint32_t view, base;
+};
+/* hang_graph.c: the wait-for graph of this folder. */
+/* Whether device d of this folder runs an executor with diagnostics (its block in *out). */
+bool emu_hang_graph_dev_live(uint32_t d, struct emu_devctl **out);
+/* This folder's parked waits parked for at least `min_age_ns` (at most `cap`). */
+uint32_t emu_hang_graph_collect(struct wait_node *w, uint32_t cap, uint64_t now, uint64_t min_age_ns);
+/* The device of this folder that records channel notify `slot` of `dev` (its rank in
+ * *peer_rank); UINT32_MAX for a thread notify, and for a peer out of this folder's sight
+ * (*remote then set). */
+uint32_t emu_hang_graph_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank, bool *remote);
+/* Whether this folder's wait j can release wait i (both of this folder). */
+bool emu_hang_graph_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j);
+/* Fail the parked wait of (dev, stream) with EMU_ETASK_TIMEOUT: the error is set, and seen
+ * at the device's next doorbell (`ring`: now). */
+void emu_hang_graph_fail(uint32_t dev, uint32_t stream, bool ring);
+
+/* watchdog_net.c: the watchdog across job folders (hosts); the reporting watchdog's thread
+ * only, except emu_watchdog_net_ask (every executor's watchdog thread). */
+/* Ask the folders that record this device's long-parked waits for their views. */
+void emu_watchdog_net_ask(uint64_t now);
+/* Append the waits of the fresh views of the folders that w[0..n) wait on; the new count. */
+uint32_t emu_watchdog_net_join(struct wait_node *w, uint32_t n, uint32_t cap, uint64_t now);
+/* Whether wait j can release wait i, for waits of any folder. */
+bool emu_watchdog_net_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j);
+/* For this folder's wait i on a rank of another folder whose view is joined: print who there
+ * would record it; false (nothing printed) without a view. */
+bool emu_watchdog_net_peer_line(const struct wait_node *w, uint32_t n, uint32_t i);
+/* Print another folder's wait i and who would release it. */
+void emu_watchdog_net_report(const struct wait_node *w, uint32_t n, uint32_t i, uint64_t now);
+/* Print the cycle w[cyc[0..len)] by rank and host when it crosses folders; false otherwise. */
+bool emu_watchdog_net_cycle(const struct wait_node *w, const uint32_t *cyc, uint32_t len);
+/* Hold the failing of this folder's waits w[0..n_local) until the other folders' waits of
+ * the cycle are reported there (emu_watchdog_net_held). */
+void emu_watchdog_net_hold(const struct wait_node *w, uint32_t n_local, const uint32_t *cyc,
+                           uint32_t len, uint64_t now);
+/* Whether a hold is on: true while it waits; when it ends, fails the held waits (and returns
+ * true once more). false when no hold is on. */
+bool emu_watchdog_net_held(uint64_t now);
 
 /* race.c: register the race detector's hooks; false when the scheduler refused them. */
 bool emu_race_start(void);

@@ -26,9 +26,12 @@
 #include "diag_priv.h"
 #include "device/exec.h"
 #include "device/kernel.h"
+#include "device/net.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */
+/* Waits of this folder plus those of the other folders' views joined in. */
+#define MAX_NODES (MAX_WAITS + 2u * EMU_HANG_NET_WAITS)
 
 /* A parked stream of this device, copied under the scheduler lock by inspect_cb(). */
 struct parked_copy {
@@ -44,13 +47,6 @@ struct parked_copy {
     } pending[EMU_DIAG_HANG_PENDING];
 };
 
-/* A parked wait somewhere in the job, as the reporter sees it. */
-struct wait_node {
-    uint32_t dev, stream, slot, park;
-    uint64_t since;
-    const struct emu_diag_hang *h; /* NULL when its executor has not described it yet */
-    uint32_t rank;
-};
 
 static pthread_t thread;
 static bool running;
@@ -114,19 +110,6 @@ static void publish_parked(void)
     }
 }
 
-static bool dev_live(uint32_t d, struct emu_devctl **out)
-{
-    uint64_t mask = emu_load_acquire(&emu_diag_shm->live_mask[d / 64u]);
-
-    if (((mask >> (d % 64u)) & 1u) == 0)
-        return false;
-    struct emu_devctl *ctl = emu_diag_ctl(d);
-    if (ctl == NULL || emu_load_acquire(&ctl->state) != EMU_DEV_READY)
-        return false;
-    *out = ctl;
-    return true;
-}
-
 /* Sum of progress over the job; false when something is still moving on its own (a kernel
  * runs, a submission waits in a ring). */
 static bool job_quiet(uint64_t *sum)
@@ -134,7 +117,7 @@ static bool job_quiet(uint64_t *sum)
     *sum = 0;
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         /* Submissions, notify records (doorbell), allocations and notify ranges taken by
          * host processes count as activity too: a rank still setting up is not hung (at 256
@@ -152,84 +135,6 @@ static bool job_quiet(uint64_t *sum)
     return true;
 }
 
-static uint32_t rank_of_dev(uint32_t dev)
-{
-    struct emu_devctl *ctl = emu_diag_ctl(dev);
-
-    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_COMMS; c++)
-        if (emu_load_relaxed(&ctl->comms[c].state) == 1)
-            return ctl->comms[c].rank;
-    return UINT32_MAX;
-}
-
-static uint32_t collect_waits(struct wait_node *w, uint64_t now)
-{
-    uint32_t n = 0;
-
-    for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
-        struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
-            continue;
-        for (uint32_t s = 0, span = emu_devctl_streams_span(ctl); s < span && n < MAX_WAITS; s++) {
-            struct emu_stream_ctl *sc = &ctl->streams[s];
-            uint32_t park = emu_load_acquire(&sc->parked);
-            if (park != EMU_PARK_NOTIFY && park != EMU_PARK_EVENT)
-                continue;
-            if (now - sc->parked_since_ns < emu_diag_cfg.hang_ms * 1000000ull / 2)
-                continue;
-            const struct emu_diag_hang *h = &emu_diag_shm->hang[d][s];
-            w[n++] = (struct wait_node){d,
-                                        s,
-                                        sc->parked_slot,
-                                        park,
-                                        sc->parked_since_ns,
-                                        h->since_ns == sc->parked_since_ns ? h : NULL,
-                                        sc->rank != UINT32_MAX ? sc->rank : rank_of_dev(d)};
-        }
-    }
-    return n;
-}
-
-/* The device of this job folder whose threads record notify `slot` of `dev` when it is a
- * channel notify: the peer of that channel; UINT32_MAX for a thread notify, and for a peer
- * out of this folder's sight (another host: *remote is then set). */
-static uint32_t channel_peer_dev(uint32_t dev, uint32_t slot, uint32_t *peer_rank, bool *remote)
-{
-    struct emu_diag_peer p;
-
-    *remote = false;
-    if (!emu_diag_channel_peer(dev, slot, &p))
-        return UINT32_MAX;
-    *peer_rank = p.rank;
-    *remote = p.remote;
-    return p.remote ? UINT32_MAX : p.dev;
-}
-
-/* Edges of the wait-for graph: waits[i] can only be released by waits[j]'s stream. */
-static bool has_edge(const struct wait_node *w, uint32_t n, uint32_t i, uint32_t j)
-{
-    const struct wait_node *a = &w[i], *b = &w[j];
-    uint32_t peer_rank = 0;
-    bool remote;
-
-    if (b->h != NULL)
-        for (uint32_t k = 0; k < b->h->n_pending; k++)
-            if (b->h->pending[k].dev == a->dev && b->h->pending[k].slot == a->slot)
-                return true;
-    uint32_t pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
-    if (pd == UINT32_MAX || pd != b->dev)
-        return false;
-    /* A channel notify nobody has queued: every parked thread of the peer might be the one. */
-    for (uint32_t k = 0; k < n; k++) {
-        if (w[k].h == NULL)
-            continue;
-        for (uint32_t p = 0; p < w[k].h->n_pending; p++)
-            if (w[k].h->pending[p].dev == a->dev && w[k].h->pending[p].slot == a->slot)
-                return false;
-    }
-    return true;
-}
-
 static void node_name(const struct wait_node *w, char *out, size_t len)
 {
     if (w->rank != UINT32_MAX)
@@ -238,41 +143,48 @@ static void node_name(const struct wait_node *w, char *out, size_t len)
         emu_diag_thread_name(w->dev, w->stream, out, len);
 }
 
-/* Depth-first search for a cycle through the wait-for graph; prints the first found. */
+/* The cycle w[cyc[0..len)] by rank (or by thread when a rank waits on itself). */
+static void print_cycle(const struct wait_node *w, const uint32_t *cyc, uint32_t len)
+{
+    char line[900], name[96];
+    int off = 0;
+    bool by_rank = true;
+
+    if (emu_watchdog_net_cycle(w, cyc, len))
+        return;
+    for (uint32_t k = 0; k < len; k++)
+        by_rank = by_rank && w[cyc[k]].rank != UINT32_MAX &&
+                  (k == 0 || w[cyc[k]].rank != w[cyc[k - 1]].rank);
+    for (uint32_t k = 0; k <= len && off < (int)sizeof(line) - 200; k++) {
+        const struct wait_node *x = &w[cyc[k % len]];
+        if (by_rank)
+            node_name(x, name, sizeof(name));
+        else
+            emu_diag_thread_name(x->dev, x->stream, name, sizeof(name));
+        off += snprintf(line + off, sizeof(line) - (size_t)off, "%s%s", k ? " waits " : "", name);
+    }
+    EMU_LOG_ERR("  deadlock cycle: %s", line);
+}
+
+/* Depth-first search for a cycle through the wait-for graph; the first found goes to
+ * cyc[0..*len). */
 static bool find_cycle(const struct wait_node *w, uint32_t n, uint32_t at, uint32_t *path,
-                       uint32_t depth, uint8_t *state)
+                       uint32_t depth, uint8_t *state, uint32_t *cyc, uint32_t *len)
 {
     state[at] = 1;
     path[depth] = at;
     for (uint32_t j = 0; j < n; j++) {
-        if (!has_edge(w, n, at, j))
+        if (!emu_watchdog_net_edge(w, n, at, j))
             continue;
         if (state[j] == 1) {
-            char line[900], name[96];
-            int off = 0;
             uint32_t from = 0;
             while (path[from] != j)
                 from++;
-            bool by_rank = true;
-            for (uint32_t k = from; k <= depth; k++)
-                by_rank = by_rank && w[path[k]].rank != UINT32_MAX &&
-                          (k == from || w[path[k]].rank != w[path[k - 1]].rank);
-            for (uint32_t k = from; k <= depth && off < (int)sizeof(line) - 200; k++) {
-                if (by_rank)
-                    node_name(&w[path[k]], name, sizeof(name));
-                else
-                    emu_diag_thread_name(w[path[k]].dev, w[path[k]].stream, name, sizeof(name));
-                off += snprintf(line + off, sizeof(line) - (size_t)off, "%s waits ", name);
-            }
-            if (by_rank)
-                node_name(&w[j], name, sizeof(name));
-            else
-                emu_diag_thread_name(w[j].dev, w[j].stream, name, sizeof(name));
-            snprintf(line + off, sizeof(line) - (size_t)off, "%s", name);
-            EMU_LOG_ERR("  deadlock cycle: %s", line);
+            *len = depth - from + 1;
+            memcpy(cyc, path + from, *len * sizeof(*cyc));
             return true;
         }
-        if (state[j] == 0 && find_cycle(w, n, j, path, depth + 1, state))
+        if (state[j] == 0 && find_cycle(w, n, j, path, depth + 1, state, cyc, len))
             return true;
     }
     state[at] = 2;
@@ -350,8 +262,10 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
     }
     struct emu_diag_peer peer;
     bool remote;
-    uint32_t peer_rank = 0, pd = channel_peer_dev(a->dev, a->slot, &peer_rank, &remote);
-    if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
+    uint32_t peer_rank = 0, pd = emu_hang_graph_peer_dev(a->dev, a->slot, &peer_rank, &remote);
+    if (!queued && remote && emu_watchdog_net_peer_line(w, n, i)) {
+        /* Named with what the other host says of that rank. */
+    } else if (!queued && remote && emu_diag_channel_peer(a->dev, a->slot, &peer)) {
         /* Its threads and queues are on the other host: that host's executors report there. */
         EMU_LOG_ERR("      the peer (rank %u on host %s, dev %u there) records it with "
                     "HcommChannelNotifyRecordOnThread on its channel; that rank runs on "
@@ -363,7 +277,7 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
                     peer_rank, pd);
         bool any = false;
         for (uint32_t j = 0; j < n; j++) {
-            if (w[j].dev != pd)
+            if (w[j].dev != pd || w[j].rn != NULL)
                 continue;
             any = true;
             emu_diag_thread_name(w[j].dev, w[j].stream, who, sizeof(who));
@@ -378,17 +292,21 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
     hint_siblings(a);
 }
 
-static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
+/* Print the report of the waits w[0..n_local) of this folder and w[n_local..n) of other
+ * folders (their views), then fail this folder's waits, or hold them when the cycle runs
+ * through another host (emu_watchdog_net_hold). shm lock held. */
+static void report_and_fail(struct wait_node *w, uint32_t n_local, uint32_t n, uint64_t now)
 {
     char who[96], what[200], site[EMU_DIAG_SITE_LEN + 8];
-    uint32_t path[MAX_WAITS + 1];
-    uint8_t state[MAX_WAITS + 1];
+    uint32_t path[MAX_NODES + 1], cyc[MAX_NODES + 1], len = 0;
+    uint8_t state[MAX_NODES + 1];
 
     EMU_LOG_ERR("hang: no task of the job made progress for %llu ms while %u wait(s) are "
-                "parked (HCEMU_HANG_MS=%llu):",
-                (unsigned long long)emu_diag_cfg.hang_ms, n,
-                (unsigned long long)emu_diag_cfg.hang_ms);
-    for (uint32_t i = 0; i < n; i++) {
+                "parked (HCEMU_HANG_MS=%llu)%s:",
+                (unsigned long long)emu_diag_cfg.hang_ms, n_local,
+                (unsigned long long)emu_diag_cfg.hang_ms,
+                n > n_local ? "; with the parked waits of other hosts they wait on" : "");
+    for (uint32_t i = 0; i < n_local; i++) {
         const struct wait_node *a = &w[i];
         emu_diag_thread_name(a->dev, a->stream, who, sizeof(who));
         emu_diag_notify_name(a->dev, a->slot, a->park == EMU_PARK_EVENT, what, sizeof(what));
@@ -400,26 +318,27 @@ static void report_and_fail(struct wait_node *w, uint32_t n, uint64_t now)
         EMU_LOG_ERR("  wait %u: %s waits on %s, at %s, for %.1f s", i + 1, who, what, site,
                     (double)(now - a->since) / 1e9);
         report_recorders(w, n, i);
+        /* The other hosts learn from this mark that this host has reported its side. */
+        emu_diag_shm->hang[a->dev][a->stream].reported_ns = a->since;
     }
+    for (uint32_t i = n_local; i < n; i++)
+        emu_watchdog_net_report(w, n, i, now);
     memset(state, 0, sizeof(state));
     bool cycle = false;
     for (uint32_t i = 0; i < n && !cycle; i++)
         if (state[i] == 0)
-            cycle = find_cycle(w, n, i, path, 0, state);
+            cycle = find_cycle(w, n, i, path, 0, state, cyc, &len);
+    if (cycle)
+        print_cycle(w, cyc, len);
     EMU_LOG_ERR("  failing these waits with HCCL_E_TIMEOUT (%s); stream synchronisation "
                 "returns the error",
                 emu_status_str(EMU_ETASK_TIMEOUT));
-    for (uint32_t i = 0; i < n; i++) {
-        struct emu_devctl *ctl = emu_diag_ctl(w[i].dev);
-        int32_t zero = 0;
-        /* A rank whose first failed wait already ended it may have removed its device's
-         * files by now: nothing is left to fail there. */
-        if (ctl == NULL)
-            continue;
-        atomic_compare_exchange_strong(&ctl->streams[w[i].stream].error, &zero,
-                                       (int32_t)EMU_ETASK_TIMEOUT);
-        emu_devctl_ring(ctl);
-    }
+    /* The error is set now and seen at the device's next doorbell: the ring at the end of a
+     * hold, or a failed connection to the other host (which so ends these waits as the hang
+     * they are, not as a lost peer). */
+    for (uint32_t i = 0; i < n_local; i++)
+        emu_hang_graph_fail(w[i].dev, w[i].stream, false);
+    emu_watchdog_net_hold(w, n_local, cyc, cycle ? len : 0, now);
 }
 
 /* Whether a wait's channel peer has no running executor yet (that rank is still starting). */
@@ -430,8 +349,8 @@ static bool peer_missing(const struct wait_node *w, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t peer_rank;
         bool remote;
-        uint32_t pd = channel_peer_dev(w[i].dev, w[i].slot, &peer_rank, &remote);
-        if (pd != UINT32_MAX && !dev_live(pd, &ctl))
+        uint32_t pd = emu_hang_graph_peer_dev(w[i].dev, w[i].slot, &peer_rank, &remote);
+        if (pd != UINT32_MAX && !emu_hang_graph_dev_live(pd, &ctl))
             return true;
     }
     return false;
@@ -471,7 +390,7 @@ static bool job_runnable(void)
 
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         uint32_t span = emu_devctl_streams_span(ctl);
         for (uint32_t s = 0; s <= span && n < (int)MAX_PIDS; s++) {
@@ -496,8 +415,10 @@ static bool job_runnable(void)
 static void check_hang(void)
 {
     uint64_t sum, now = emu_os_now_ns();
-    struct wait_node w[MAX_WAITS + 1];
+    struct wait_node w[MAX_NODES + 1];
 
+    if (emu_watchdog_net_held(now))
+        return;
     bool quiet = job_quiet(&sum);
     if (!quiet || sum != last_sum) {
         last_sum = quiet ? sum : UINT64_MAX;
@@ -507,17 +428,23 @@ static void check_hang(void)
     uint64_t limit = emu_diag_cfg.hang_ms * 1000000ull;
     if (now - last_change < limit)
         return;
-    memset(w, 0xff, sizeof(w));
-    uint32_t n = collect_waits(w, now);
+    memset(w, 0, sizeof(w));
+    uint32_t n = emu_hang_graph_collect(w, MAX_WAITS, now, limit / 2);
     if (n == 0 || peer_missing(w, n) || (now - last_change < 4 * limit && job_runnable()))
         return;
+    uint32_t all = emu_watchdog_net_join(w, n, MAX_NODES, now);
+    bool reported = false;
     emu_diag_shm_lock();
     if (emu_diag_shm->hang_reports == 0 || emu_diag_shm->reported_sum != sum) {
         emu_diag_shm->reported_sum = sum;
         emu_diag_shm->hang_reports++;
-        report_and_fail(w, n, now);
+        report_and_fail(w, n, all, now);
+        reported = true;
     }
     emu_diag_shm_unlock();
+    /* The other hosts may have reported already: then fail at once. */
+    if (reported)
+        (void)emu_watchdog_net_held(now);
 }
 
 struct long_kernel {
@@ -585,7 +512,7 @@ static void check_stopped(void)
 {
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
         struct emu_devctl *ctl;
-        if (d != emu_exec_g.dev && dev_live(d, &ctl))
+        if (d != emu_exec_g.dev && emu_hang_graph_dev_live(d, &ctl))
             (void)emu_devctl_check_stopped(ctl);
     }
 }
@@ -599,7 +526,7 @@ static bool job_leader(void)
 {
     for (uint32_t d = 0; d < emu_exec_g.dev; d++) {
         struct emu_devctl *ctl;
-        if (!dev_live(d, &ctl))
+        if (!emu_hang_graph_dev_live(d, &ctl))
             continue;
         char st = emu_os_proc_state(ctl->exec_pid);
         if (st != 0 && st != 'Z' && st != 'X' && st != 'T' && st != 't')
@@ -625,6 +552,9 @@ static void *watchdog_main(void *arg)
                 check_hang();
                 check_stopped();
             }
+            /* Last: the answer keeps the progress threads busy for a moment, which the next
+             * check must not take for a runnable thread of the job (job_runnable). */
+            emu_watchdog_net_ask(emu_os_now_ns());
         }
         if (emu_diag_cfg.trace)
             emu_trace_flush();

@@ -31,13 +31,20 @@
 #define NET_SLICE_NS 1000000ull   /* polls of the root's file over the network */
 
 /* GAVE_UP: joined, then timed out waiting for the others - it did come, so the ranks still
- * waiting do not name it as missing, and it may try again. */
+ * waiting do not name it as missing, and it may try again. LOST: a rank of another host whose
+ * connection to the root's listener closed before it posted its row (the listener learned
+ * its rank and host from the connection's greeting): it will never join. GONE: a rank of
+ * another host whose connection closed while it was JOINED (it did not leave): its process
+ * or host died. LEFT is no failure: a rank of another host may see every rank arrive, finish
+ * and leave before the root's file has the last row. */
 enum {
     MEMBER_EMPTY = 0,
     MEMBER_CLAIMING = 1,
     MEMBER_JOINED = 2,
     MEMBER_LEFT = 3,
     MEMBER_GAVE_UP = 4,
+    MEMBER_LOST = 5,
+    MEMBER_GONE = 6,
 };
 
 struct rdv_hdr {
@@ -70,6 +77,7 @@ struct emu_rdv {
     struct emu_rdvnet *net; /* multi-host: in step with the root's file through it; or NULL */
     uint32_t net_rank;      /* the rank whose rows this handle pushes */
     bool leaving;           /* closing: the root's process may be gone already */
+    uint64_t pids_checked_ns; /* join: when the members' processes were last looked at */
 };
 
 #define RDV_HOME_FOLDER ".hcemu-rdv"
@@ -403,7 +411,7 @@ static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
     const struct rdv_member *m = &r->members[rank];
     uint32_t st = emu_load_acquire(&m->state);
 
-    if (st == MEMBER_LEFT)
+    if (st == MEMBER_LEFT || st == MEMBER_LOST || st == MEMBER_GONE)
         return true;
     if (st == MEMBER_JOINED && !foreign(r, m))
         return pid_gone(m->info.pid);
@@ -474,6 +482,64 @@ static void report_missing(const struct emu_rdv *r, uint32_t rank, uint64_t wait
                 fn, rank, missing > 1 ? "s" : "", list, r->nranks, (unsigned long long)waited_ms);
 }
 
+/* A member that can no longer complete the join: one that joined and is gone (its process
+ * died, or the root's listener lost its connection and marked it GONE), or one the listener
+ * marked LOST before it joined. */
+static bool member_broken(const struct emu_rdv *r, const struct rdv_member *m, bool pids)
+{
+    uint32_t st = emu_load_acquire(&m->state);
+
+    return st == MEMBER_GONE || st == MEMBER_LOST ||
+           (pids && st == MEMBER_JOINED && !foreign(r, m) && pid_gone(m->info.pid));
+}
+
+static bool join_broken(void *arg)
+{
+    struct emu_rdv *r = arg;
+    uint64_t now = emu_os_now_ns();
+    /* The processes only every WAIT_SLICE_NS: over the network this is polled every 1 ms. */
+    bool pids = now - r->pids_checked_ns >= WAIT_SLICE_NS;
+
+    if (pids)
+        r->pids_checked_ns = now;
+    for (uint32_t i = 0; i < r->nranks; i++)
+        if (member_broken(r, &r->members[i], pids))
+            return true;
+    return false;
+}
+
+/* Ready when every rank has arrived, or when one never will (join_broken). */
+static bool join_settled(void *arg)
+{
+    return all_arrived(arg) || join_broken(arg);
+}
+
+/* One line naming the rank that broke the join and its host. */
+static void report_broken(const struct emu_rdv *r, uint32_t rank, const char *fn)
+{
+    uint32_t arrived = 0;
+
+    for (uint32_t i = 0; i < r->nranks; i++)
+        arrived += emu_load_acquire(&r->members[i].state) == MEMBER_JOINED;
+    for (uint32_t i = 0; i < r->nranks; i++) {
+        const struct rdv_member *m = &r->members[i];
+        uint32_t st = emu_load_acquire(&m->state);
+        if (!member_broken(r, m, true))
+            continue;
+        EMU_LOG_ERR("%s: rank %u: rank %u (host %s) is gone before every rank had joined "
+                    "(%u of %u are in): %s; the communicator cannot be made",
+                    fn, rank, i, m->info.host[0] != '\0' ? m->info.host : "?", arrived,
+                    r->nranks,
+                    st == MEMBER_LOST ? "its connection to the root's listener closed before "
+                                        "it joined: its init failed, or its process or host "
+                                        "died"
+                    : st == MEMBER_GONE ? "it had joined, then its connection to the root's "
+                                          "listener closed: its process or host died"
+                                        : "it had joined, then its process exited");
+        return;
+    }
+}
+
 emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_info *me,
                         uint64_t deadline, const char *fn)
 {
@@ -497,10 +563,15 @@ emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_
     emu_fetch_add_acq_rel(&r->hdr->arrived, 1);
     emu_rdv_ring(r);
     uint32_t gone;
-    emu_status s = emu_rdv_wait(r, all_arrived, r, deadline, NULL, 0, &gone);
-    if (s == EMU_OK)
+    emu_status s = emu_rdv_wait(r, join_settled, r, deadline, NULL, 0, &gone);
+    if (s == EMU_OK && all_arrived(r))
         return EMU_OK;
-    report_missing(r, rank, (emu_os_now_ns() - start) / 1000000u, fn);
+    if (s == EMU_OK) {
+        report_broken(r, rank, fn);
+        s = EMU_EREMOTE;
+    } else {
+        report_missing(r, rank, (emu_os_now_ns() - start) / 1000000u, fn);
+    }
     /* Withdraw, so the ranks still waiting see an honest count. */
     emu_fetch_sub_acq_rel(&r->hdr->arrived, 1);
     emu_fetch_sub_acq_rel(&r->hdr->refs, 1);
@@ -583,7 +654,8 @@ static size_t encode_rank(const struct emu_rdv *r, uint32_t i, uint8_t *buf, siz
     const struct rdv_member *m = &r->members[i];
     struct row_member rm = {.tag = ROW_MEMBER, .rank = i, .state = emu_load_acquire(&m->state)};
 
-    if (rm.state != MEMBER_JOINED && rm.state != MEMBER_LEFT && rm.state != MEMBER_GAVE_UP)
+    if (rm.state != MEMBER_JOINED && rm.state != MEMBER_LEFT && rm.state != MEMBER_GAVE_UP &&
+        rm.state != MEMBER_LOST && rm.state != MEMBER_GONE)
         return at;
     rm.info = m->info;
     at = put(buf, at, cap, &rm, sizeof(rm));
@@ -661,6 +733,8 @@ void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len)
             /* Only forward, for the same reason: a member joins, and leaves or gives up. */
             bool newer = st == MEMBER_EMPTY || (rm.state == MEMBER_LEFT && st != MEMBER_LEFT) ||
                          (rm.state == MEMBER_JOINED && st == MEMBER_GAVE_UP) ||
+                         (rm.state == MEMBER_JOINED && st == MEMBER_LOST) ||
+                         (rm.state == MEMBER_GONE && st == MEMBER_JOINED) ||
                          (rm.state == MEMBER_GAVE_UP && st == MEMBER_JOINED);
             if (take && st != rm.state && newer) {
                 m->info = rm.info;
@@ -704,8 +778,27 @@ bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank)
     uint32_t joined = MEMBER_JOINED;
 
     /* Only a member copied in from another job folder: the root's own ranks have pids. */
-    if (!foreign(r, m) || !emu_cas_acq_rel(&m->state, &joined, MEMBER_LEFT))
+    if (!foreign(r, m) || !emu_cas_acq_rel(&m->state, &joined, MEMBER_GONE))
         return false;
+    emu_fetch_add_release(&r->hdr->bell, 1);
+    emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
+    return true;
+}
+
+bool emu_rdv_mark_lost(struct emu_rdv *r, uint32_t rank, const char *host, const char *job_dir)
+{
+    if (rank >= r->nranks || strcmp(job_dir, r->dir) == 0)
+        return false;
+    struct rdv_member *m = &r->members[rank];
+    uint32_t empty = MEMBER_EMPTY;
+
+    if (!emu_cas_acq_rel(&m->state, &empty, MEMBER_CLAIMING))
+        return false;
+    memset(&m->info, 0, sizeof(m->info));
+    snprintf(m->info.host, sizeof(m->info.host), "%s", host);
+    snprintf(m->info.job_dir, sizeof(m->info.job_dir), "%s", job_dir);
+    /* Pairs with the acquire loads of `state` by the members waiting in their join. */
+    emu_store_release(&m->state, MEMBER_LOST);
     emu_fetch_add_release(&r->hdr->bell, 1);
     emu_os_futex_wake(&r->hdr->bell, INT32_MAX);
     return true;

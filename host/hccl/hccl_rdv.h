@@ -108,9 +108,14 @@ size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size
 /* Copy the rows in buf of ranks that are not on this file's host into the file. */
 void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len);
 /* The root's listener lost the connection of `rank` (a rank of another job folder): if it
- * is still a member, mark it gone (as if it had left), so waits on it end with EMU_EREMOTE
- * in every process that reads this file or a copy of it. Whether it was still a member. */
+ * is still a member, mark it gone, so waits on it (channel halves, and the joins still waiting
+ * for every rank) end with EMU_EREMOTE in every process that reads this file or a copy of
+ * it. Whether it was still a member. */
 bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank);
+/* The root's listener lost the connection of `rank` (of `host`, job folder `job_dir`) before
+ * that rank posted its row: mark it lost, so the joins waiting for it fail with EMU_EREMOTE
+ * and name it. Whether it was marked (false when it had joined or is of this folder). */
+bool emu_rdv_mark_lost(struct emu_rdv *r, uint32_t rank, const char *host, const char *job_dir);
 /* Bytes emu_rdv_encode() may need for every rank's rows of an n-rank communicator. */
 size_t emu_rdv_encode_max(uint32_t nranks);
 

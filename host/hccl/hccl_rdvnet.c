@@ -29,17 +29,23 @@
 #include "hccl_rdv.h"
 
 #define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
-#define NET_VERSION 1u
+#define NET_VERSION 2u
 #define IO_LIMIT_S 10
 #define MAX_CLIENTS 256
 #define MAX_FILES 64
 #define MAX_MSG (256u << 20) /* rows of the largest communicator, with room */
 
+/* The greeting names the rank the connection serves, so the listener can name a rank that
+ * dies before its first row arrives (hccl_rdv.h, emu_rdv_mark_lost). */
 struct hello {
     uint64_t magic;
     uint32_t version;
     uint32_t layout; /* sizeof of the shared records: both ends must be the same build */
     uint8_t secret[EMU_ROOT_SECRET_BYTES];
+    uint64_t nonce;
+    uint32_t nranks, rank;
+    char host[EMU_HOST_NAME_MAX];
+    char job_dir[EMU_PATH_MAX];
 };
 
 struct req_hdr {
@@ -190,8 +196,20 @@ static void peer_name(int fd, char *out, size_t len)
         snprintf(out, len, "?");
 }
 
+/* What the listener knows of one connection: which rank of which communicator it serves
+ * (each rank of another host has one connection per communicator). */
+struct client {
+    bool greeted;
+    bool known; /* the greeting named the rank below */
+    uint64_t nonce;
+    uint32_t nranks, rank;
+    char who[64];
+    char host[EMU_HOST_NAME_MAX];
+    char job_dir[EMU_PATH_MAX];
+};
+
 /* The first message of a connection; false (after one line) when the peer is refused. */
-static bool serve_hello(int fd)
+static bool serve_hello(int fd, struct client *cl)
 {
     struct hello h;
     char who[64];
@@ -209,18 +227,17 @@ static bool serve_hello(int fd)
                         : "it does not know the root info's secret");
         return false;
     }
+    if (h.nranks != 0 && h.rank < h.nranks) {
+        cl->known = true;
+        cl->nonce = h.nonce;
+        cl->nranks = h.nranks;
+        cl->rank = h.rank;
+        snprintf(cl->host, sizeof(cl->host), "%.*s", (int)sizeof(h.host) - 1, h.host);
+        snprintf(cl->job_dir, sizeof(cl->job_dir), "%.*s", (int)sizeof(h.job_dir) - 1, h.job_dir);
+        peer_name(fd, cl->who, sizeof(cl->who));
+    }
     return io_all(fd, &ok, sizeof(ok), true);
 }
-
-/* What the listener knows of one connection: which rank of which communicator it serves
- * (each rank of another host has one connection per communicator). */
-struct client {
-    bool greeted;
-    bool known; /* a request named the rank below */
-    uint64_t nonce;
-    uint32_t nranks, rank;
-    char who[64];
-};
 
 static bool serve_request(int fd, struct client *cl)
 {
@@ -233,27 +250,34 @@ static bool serve_request(int fd, struct client *cl)
     struct emu_rdv *r = served(q.nonce, q.nranks);
     if (r == NULL)
         return false;
-    *cl = (struct client){.greeted = true, .known = true, .nonce = q.nonce, .nranks = q.nranks,
-                          .rank = q.rank};
-    peer_name(fd, cl->who, sizeof(cl->who));
+    cl->known = true;
+    cl->nonce = q.nonce;
+    cl->nranks = q.nranks;
+    cl->rank = q.rank;
     emu_rdv_apply(r, srv.buf, q.len);
     struct req_hdr a = {.magic = NET_MAGIC, .nonce = q.nonce, .nranks = q.nranks, .rank = q.rank};
     a.len = encode(r, UINT32_MAX, &srv.buf, &srv.cap);
     return io_all(fd, &a, sizeof(a), true) && io_all(fd, srv.buf, a.len, true);
 }
 
-/* A connection closed (or failed) while its rank was still a member: its process or host is
- * gone. Mark it so in the served file, so the waits on it there (and, through the rows, on
- * the other hosts) end with EMU_EREMOTE now instead of at HCCL_CONNECT_TIMEOUT. A rank that
- * destroyed its communicator has left already and is not named. */
+/* A connection closed (or failed) while its rank was still a member, or before it joined:
+ * its process or host is gone. Mark it so in the served file, so the waits on it there (and,
+ * through the rows, on the other hosts) end with EMU_EREMOTE now instead of at
+ * HCCL_CONNECT_TIMEOUT: channel waits, and the joins still waiting for every rank. A rank
+ * that destroyed its communicator has left already and is not named. */
 static void client_gone(const struct client *cl)
 {
-    struct emu_rdv *r = cl->known ? served_now(cl->nonce, cl->nranks) : NULL;
+    struct emu_rdv *r = cl->known ? served(cl->nonce, cl->nranks) : NULL;
 
     if (r != NULL && emu_rdv_mark_gone(r, cl->rank))
         EMU_LOG_INFO("rendezvous listener: rank %u (from %s) closed its connection while still "
                      "a member of communicator %016llx: counted as gone, so waits on it fail",
                      cl->rank, cl->who, (unsigned long long)cl->nonce);
+    else if (r != NULL && emu_rdv_mark_lost(r, cl->rank, cl->host, cl->job_dir))
+        EMU_LOG_INFO("rendezvous listener: rank %u (host %s, from %s) closed its connection "
+                     "before it joined communicator %016llx: counted as lost, so the joins "
+                     "waiting for it fail", cl->rank, cl->host, cl->who,
+                     (unsigned long long)cl->nonce);
 }
 
 /* TCP keepalive on a client's connection: a host that vanished without closing it (power,
@@ -283,7 +307,8 @@ static void *listener_main(void *arg)
             if (fds[i].revents == 0)
                 continue;
             bool ok = (fds[i].revents & POLLIN) != 0 &&
-                      (cls[i].greeted ? serve_request(fds[i].fd, &cls[i]) : serve_hello(fds[i].fd));
+                      (cls[i].greeted ? serve_request(fds[i].fd, &cls[i])
+                                      : serve_hello(fds[i].fd, &cls[i]));
             cls[i].greeted = true;
             if (!ok) { /* done, refused or gone: drop it, moving the last one here */
                 client_gone(&cls[i]);
@@ -422,14 +447,19 @@ static int try_connect(uint32_t ip, uint16_t port)
 }
 
 emu_status emu_rdvnet_connect(uint32_t ip, uint16_t port, const uint8_t *secret, uint64_t deadline,
-                              const char *fn, uint32_t rank, struct emu_rdvnet **out)
+                              const struct emu_rdvnet_who *me, struct emu_rdvnet **out)
 {
-    struct hello h = {.magic = NET_MAGIC, .version = NET_VERSION, .layout = layout_word()};
+    struct hello h = {.magic = NET_MAGIC, .version = NET_VERSION, .layout = layout_word(),
+                      .nonce = me->nonce, .nranks = me->nranks, .rank = me->rank};
+    const char *fn = me->fn;
+    uint32_t rank = me->rank;
     struct in_addr ia = {.s_addr = ip};
     uint32_t ok = 0;
     int fd;
 
     memcpy(h.secret, secret, EMU_ROOT_SECRET_BYTES);
+    snprintf(h.host, sizeof(h.host), "%s", me->host);
+    snprintf(h.job_dir, sizeof(h.job_dir), "%s", me->job_dir);
     /* The root's process may not listen yet: it starts when rank 0 asks for the root info. */
     while ((fd = try_connect(ip, port)) < 0) {
         if (emu_os_now_ns() >= deadline) {
@@ -450,6 +480,8 @@ emu_status emu_rdvnet_connect(uint32_t ip, uint16_t port, const uint8_t *secret,
         close(fd);
         return EMU_ENOMEM;
     }
+    EMU_LOG_INFO("%s: rank %u: connected to the root's rendezvous listener at %s:%u", fn, rank,
+                 inet_ntoa(ia), (unsigned)port);
     pthread_mutex_init(&n->lock, NULL);
     n->fd = fd;
     *out = n;

@@ -20,10 +20,19 @@ emu_status emu_rdvnet_listen(const char *dir, uint32_t ip, uint16_t port, const 
                              uint16_t *bound) EMU_MUST_CHECK;
 /* Whether this process is the listener at ip:port (then its ranks use the file directly). */
 bool emu_rdvnet_is_listener(uint32_t ip, uint16_t port);
+/* Who connects: the rank of communicator `nonce` (of `nranks`), its host's display name and
+ * job folder (the listener names a rank that dies before its first row by them), and the
+ * calling function for messages. */
+struct emu_rdvnet_who {
+    const char *fn;
+    uint64_t nonce;
+    uint32_t nranks, rank;
+    const char *host, *job_dir;
+};
 /* Connect to the root's listener, retrying until `deadline` (ns, emu_os_now_ns()) while it
  * is not up yet, and present the secret. */
 emu_status emu_rdvnet_connect(uint32_t ip, uint16_t port, const uint8_t *secret, uint64_t deadline,
-                              const char *fn, uint32_t rank, struct emu_rdvnet **out) EMU_MUST_CHECK;
+                              const struct emu_rdvnet_who *me, struct emu_rdvnet **out) EMU_MUST_CHECK;
 /* Push `rank`'s rows of `r` to the root and copy the other hosts' rows back into `r`.
  * `leaving`: the last push of a member that leaves; a failure is not reported. */
 void emu_rdvnet_sync(struct emu_rdvnet *n, struct emu_rdv *r, uint64_t nonce, uint32_t nranks,

@@ -5,7 +5,7 @@
  * Entries: diag_ok (correct), diag_cycle, diag_nobody, diag_wrong_index, diag_absorbed,
  * diag_past_buffer, diag_read_race, diag_ww_race, diag_reuse; and on any number of ranks
  * (one channel to every peer, channels[0] of rank r > 0 to rank 0): diag_fan_ok (correct),
- * diag_fan_race. */
+ * diag_fan_race; diag_slow (rank 1 computes for 6 s before it records). */
 #include <stdint.h>
 #include <string.h>
 
@@ -248,4 +248,26 @@ uint32_t diag_fan_ok(void *args)
 uint32_t diag_fan_race(void *args)
 {
     return fan(args, 1);
+}
+
+/* Included here, not above, so the kernels above keep the line numbers the docs cite. */
+#include <time.h>
+
+/* Rank 0 waits for DONE; rank 1 is slow: its kernel computes (here: sleeps) for 6 s before it
+ * records DONE. Rank 1 is busy, not waiting, so a hang report on rank 0's host finds no cycle
+ * through it (tests/multihost/hang_cycle.sh). */
+uint32_t diag_slow(void *args)
+{
+    struct kctx k;
+    int bad = begin(args, &k) != 0;
+
+    if (k.rank == 0) {
+        bad |= HcommChannelNotifyWaitOnThread(k.main, k.ch, DONE, TMO) != 0;
+    } else {
+        struct timespec ts = {.tv_sec = 6};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        bad |= HcommChannelNotifyRecordOnThread(k.main, k.ch, DONE) != 0;
+    }
+    return finish(&k, bad);
 }

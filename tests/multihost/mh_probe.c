@@ -241,8 +241,10 @@ int main(int argc, char **argv)
     CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice((int32_t)me.local) == ACL_SUCCESS,
           "aclInit/aclrtSetDevice(%u)", me.local);
     CHECK(HcclGetRootInfo(&root) == HCCL_SUCCESS, "HcclGetRootInfo");
-    CHECK(failures == 0 && HcclCommInitRootInfo(me.size, &root, me.rank, &comm) == HCCL_SUCCESS,
-          "HcclCommInitRootInfo");
+    if (failures == 0) {
+        HcclResult rc = HcclCommInitRootInfo(me.size, &root, me.rank, &comm);
+        CHECK(rc == HCCL_SUCCESS, "HcclCommInitRootInfo returned %d", (int)rc);
+    }
     if (failures == 0 && stall_s > 0) {
         printf("rank %u: joined, stalling %u s\n", me.rank, stall_s);
         fflush(stdout);
