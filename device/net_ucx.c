@@ -23,7 +23,11 @@
  *
  * One progress thread drives the worker; every UCX call happens under `ucx_lock` (the worker
  * runs in serialized mode), from that thread, from data-plane tasks (sends) or from the
- * request server (connects). A peer's failure (its executor or host gone: UCX's error handler,
+ * request server (connects). A notify set or an operation completed by a message is a
+ * hand-off to a parked device thread: the progress thread runs that thread's next tasks
+ * itself after its progress call (net_handoff.h), sends included, instead of waking a
+ * worker. Without work it polls within the job's spin budget, then sleeps on the worker's
+ * descriptor. A peer's failure (its executor or host gone: UCX's error handler,
  * TCP reset or keepalive) fails every operation waiting on it and every wait on its channels
  * with EMU_EREMOTE, and rings the doorbell so they see it at once. */
 #include <errno.h>
