@@ -41,6 +41,7 @@ bench: build
 	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
 	@echo "== bench/wakes.sh"; bench/wakes.sh $(BUILD)
 	@echo "== bench/net.sh"; bench/net.sh $(BUILD)
+	@echo "== bench/net_wakes.sh"; bench/net_wakes.sh $(BUILD)
 	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
 
 # 256 ranks as threads and as processes, peak memory and start-up times; minutes, not in CI.

@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 6u
+#define EMU_DEVCTL_VERSION 7u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -259,6 +259,10 @@ struct emu_devctl {
     /* 1 when the executor's scheduler takes part in the job-wide run queue: it publishes
      * parked device threads and marks every notify a stream waits on (notifies[].waiter). */
     _Atomic uint32_t runq_on;
+    /* Hand-offs from other hosts that the executor's network progress thread ran itself
+     * (device/net_handoff.c): the parked thread's tasks went on without a worker's wake-up.
+     * For tests and benchmarks. */
+    _Atomic uint32_t net_served;
     struct emu_fault_record fault;
     /* What peers' executors touch comes first (the header above, the allocation table they
      * check remote ranges against, the notify slots they record, lowest first): in every

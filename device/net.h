@@ -5,11 +5,12 @@
  * to its own memory and notify pool. net_ucx.c does this over UCX (active messages); without
  * UCX at build time net_none.c refuses every remote peer with one line.
  *
- * Threads: every UCX call is made by one progress thread of the executor. A data-plane task
- * hands its operation over and parks; the progress thread completes it (the peer's
- * acknowledgement, or the peer's failure) and rings this device's doorbell. Incoming
- * messages (the peer's writes, reads and notifies) are applied by the progress thread: data
- * first, then the notify, then the doorbell, so waiters wake normally. */
+ * Threads: every UCX call is made under one lock, by the executor's progress thread or by
+ * the thread running a data-plane task (its send). The task parks; the progress thread
+ * completes it (the peer's acknowledgement, or the peer's failure). Incoming messages (the
+ * peer's writes, reads and notifies) are applied by the progress thread: data first, then
+ * the notify. Whatever thread of this device waited for either is then run by the progress
+ * thread itself (net_handoff.h), or, when that is off, woken by the doorbell. */
 #ifndef HCEMU_DEVICE_NET_H
 #define HCEMU_DEVICE_NET_H
 

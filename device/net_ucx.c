@@ -23,7 +23,11 @@
  *
  * One progress thread drives the worker; every UCX call happens under `ucx_lock` (the worker
  * runs in serialized mode), from that thread, from data-plane tasks (sends) or from the
- * request server (connects). A peer's failure (its executor or host gone: UCX's error handler,
+ * request server (connects). A notify set or an operation completed by a message is a
+ * hand-off to a parked device thread: the progress thread runs that thread's next tasks
+ * itself after its progress call (net_handoff.h), sends included, instead of waking a
+ * worker. Without work it polls within the job's spin budget, then sleeps on the worker's
+ * descriptor. A peer's failure (its executor or host gone: UCX's error handler,
  * TCP reset or keepalive) fails every operation waiting on it and every wait on its channels
  * with EMU_EREMOTE, and rings the doorbell so they see it at once. */
 #include <errno.h>
@@ -42,9 +46,11 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/spin.h"
 #include "dp.h"
 #include "net.h"
 #include "diag/hang_net.h"
+#include "net_handoff.h"
 #include "diag/model_net.h"
 #include "diag/race_net.h"
 #include "reduce.h"
@@ -54,7 +60,7 @@
 #define AM_REP 12u
 #define AM_HANG_ASK 13u  /* the watchdog asks a peer's folder for its parked waits */
 #define AM_HANG_VIEW 14u /* ... and gets them (diag/hang_net.h) */
-#define SPIN_ROUNDS 256u   /* progress calls without work before the thread sleeps */
+#define SPIN_NS 50000u     /* polling without work before the thread sleeps (spin budget) */
 #define SLEEP_MS 100       /* longest sleep: the stop flag is seen within it */
 #define OP_LIMIT_S 1836u   /* bound of one operation without a reply (the default wait) */
 
@@ -103,6 +109,7 @@ struct net_op {
     _Atomic uint32_t done;
     emu_status status;
     uint32_t peer;
+    uint32_t stream; /* the device thread whose task waits for it */
     struct net_hdr h;
     uint8_t *local; /* write: source bytes; read: destination */
     void *tmp;      /* read-reduce staging */
@@ -135,6 +142,7 @@ static uint32_t my_addr_len;
 static int wake_fd = -1, epoll_fd = -1;
 static pthread_t progress_tid;
 static _Atomic bool stopping;
+static _Atomic uint32_t spin_gate; /* the progress thread's spin (common/spin.h) */
 static struct conn conns[EMU_MAX_PEERS];
 static struct net_op pending = {.next = &pending, .prev = &pending};
 static size_t max_header = sizeof(struct net_hdr); /* UCX's bound on an AM header */
@@ -172,7 +180,10 @@ static void op_finish(struct net_op *op, emu_status st, const char *why)
     if (why != NULL)
         snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1, why);
     atomic_store_explicit(&op->done, 1, memory_order_release);
-    emu_devctl_ring(emu_exec_ctl());
+    /* The progress thread runs the task's thread on itself after this progress call
+     * (net_handoff.h); anyone else rings the device. */
+    if (!emu_net_handoff_note(op->stream, 0))
+        emu_devctl_ring(emu_exec_ctl());
     op_put(op);
 }
 
@@ -303,11 +314,17 @@ static bool write_ok(const struct net_hdr *h, size_t len)
            h->count <= UINT64_MAX / es && h->count * es == h->len;
 }
 
-/* Set notify `slot` for the requester, its clock joined first (race detector). */
+/* Set notify `slot` for the requester, its clock joined first (race detector). The device
+ * thread parked on it is run by this (the progress) thread after the progress call
+ * (net_handoff.h) or, when that is off, woken by the ring. */
 static void notify_set(const struct net_hdr *h, struct emu_race_net_in *race)
 {
+    struct emu_devctl *ctl = emu_exec_ctl();
+
     emu_race_net_publish(race, h->notify_slot);
-    emu_devctl_notify_record(emu_exec_ctl(), h->notify_slot, (h->src_dev << 24) | 0xFFFFFFu);
+    (void)emu_devctl_notify_set(ctl, h->notify_slot, (h->src_dev << 24) | 0xFFFFFFu);
+    if (!emu_net_handoff_note(EMU_SCHED_BY_SLOT, h->notify_slot))
+        emu_devctl_ring(ctl);
     emu_race_net_end(race);
 }
 
@@ -564,18 +581,38 @@ static ucs_status_t on_hang_view(void *arg, const void *header, size_t header_le
 
 /* ---- start, progress, stop -------------------------------------------------------------- */
 
+/* The progress thread: drive the worker, run the hand-offs its messages made
+ * (net_handoff.h), and when there is nothing to do poll on for up to SPIN_NS while the job's
+ * spin budget has a core for it (common/spin.h: a poller must not take the core of the
+ * thread that will send), then sleep on the worker's descriptor. */
 static void *progress_main(void *arg)
 {
-    uint32_t idle = 0;
+    bool spinning = false;
+    uint64_t until = 0;
 
     (void)arg;
+    emu_net_handoff_thread_start();
     while (!atomic_load_explicit(&stopping, memory_order_acquire)) {
         pthread_mutex_lock(&ucx_lock);
         unsigned n = ucp_worker_progress(worker);
         pthread_mutex_unlock(&ucx_lock);
-        if (n != 0 || ++idle < SPIN_ROUNDS)
+        n += emu_net_handoff_serve();
+        if (n != 0 || (spinning && emu_os_now_ns() < until)) {
+            if (n != 0 && spinning) { /* busy now, not spinning */
+                emu_spin_end(&spin_gate);
+                spinning = false;
+            }
             continue;
-        idle = 0;
+        }
+        if (!spinning && emu_spin_begin(&spin_gate)) {
+            spinning = true;
+            until = emu_os_now_ns() + SPIN_NS;
+            continue;
+        }
+        if (spinning) {
+            emu_spin_end(&spin_gate);
+            spinning = false;
+        }
         pthread_mutex_lock(&ucx_lock);
         ucs_status_t st = ucp_worker_arm(worker);
         pthread_mutex_unlock(&ucx_lock);
@@ -590,6 +627,9 @@ static void *progress_main(void *arg)
                 (void)ignored;
             }
     }
+    if (spinning)
+        emu_spin_end(&spin_gate);
+    emu_task_free_cache(); /* tasks it retired went to this thread's cache */
     return NULL;
 }
 
@@ -888,6 +928,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     }
     bool read = (f & EMU_DPF_REMOTE_SRC) != 0, move = (f & EMU_DPF_MOVE) != 0;
     op->peer = peer;
+    op->stream = t->stream;
     op->h = (struct net_hdr){
         .magic = NET_MAGIC,
         .token = (uint64_t)(uintptr_t)op,
@@ -965,7 +1006,11 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     else if (UCS_PTR_IS_ERR(r))
         op_sent(NULL, UCS_PTR_STATUS(r), op);
     pthread_mutex_unlock(&ucx_lock);
-    wake_progress();
+    /* A send UCX still holds needs the progress thread to go on; one sent at once needs
+     * nothing more (the answer wakes the thread through the worker's descriptor). The
+     * progress thread itself polls again after serving. */
+    if (r != NULL && !UCS_PTR_IS_ERR(r) && !emu_net_handoff_on_thread())
+        wake_progress();
     return EMU_RUN_PARK;
 }
 

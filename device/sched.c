@@ -461,8 +461,24 @@ static uint64_t parked_deadline(uint32_t s)
     return streams[s].head->deadline_ns;
 }
 
-/* Run up to QUANTUM tasks of s. Called and returns with `lock` held. */
-static void run_stream(uint32_t s)
+/* Whether stream s, just parked by a thread that is not a worker (emu_sched_serve), has a
+ * deadline nearer than every idle worker's next look: then one must look again. Lock held. */
+static bool deadline_unwatched(uint32_t s)
+{
+    uint64_t d = parked_deadline(s);
+
+    for (unsigned i = 0; i < n_workers; i++)
+        if (idle_until[i] == 0 || idle_until[i] <= d)
+            return false; /* an awake worker recomputes its deadline; this one looks in time */
+    return true;
+}
+
+/* Run up to QUANTUM tasks of s. Called and returns with `lock` held. On a worker (srv NULL)
+ * the worker serves what its tasks rang when it leaves the stream. On a serving thread
+ * (emu_sched_serve), tasks run only while srv->fits them; returns true when a worker must
+ * look: the stream has tasks left, a ring of this device was held back, or a ring may have
+ * been missed while the task ran (the worker's own loop rescans for that). */
+static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
 {
     struct stream_rt *r = &streams[s];
     uint32_t done = 0;
@@ -476,8 +492,11 @@ static void run_stream(uint32_t s)
             discard_all(s);
             r->state = S_IDLE;
             pthread_cond_broadcast(&idle_cv);
-            return;
+            return held;
         }
+        if (srv != NULL && !srv->fits(t, srv->arg))
+            break;
+        uint32_t bell = emu_load_acquire(&dc->doorbell);
         pthread_mutex_unlock(&lock);
         if (!t->started) {
             t->started = 1;
@@ -502,16 +521,19 @@ static void run_stream(uint32_t s)
             /* run() polled outside the lock: a record that landed since then rang a bell
              * another worker may already have scanned before this stream was parked.
              * Make the next loop poll the parked heads again so that ring is not lost. */
-            last_scan_bell = emu_load_relaxed(&dc->doorbell) - 1;
+            uint32_t now_bell = emu_load_relaxed(&dc->doorbell);
+            last_scan_bell = now_bell - 1;
             publish(s, t);
             if (held && deferred_fn != NULL)
                 emu_devctl_wake(dc); /* this worker goes into a kernel, not to the scan */
-            return;
+            /* A serving thread has no next loop: a worker looks if a ring came meanwhile or
+             * the new wait's deadline is nearer than the idle workers' next look. */
+            return srv != NULL && (held || now_bell != bell || deadline_unwatched(s));
         }
         if (res == EMU_RUN_FAIL) {
             account(s, done);
             fail_head(s, t);
-            return;
+            return held;
         }
         emu_task_destroy(pop_head(s));
         done++;
@@ -526,6 +548,7 @@ static void run_stream(uint32_t s)
     }
     account(s, done);
     requeue(s);
+    return held || r->state == S_QUEUED;
 }
 
 /* Poll every parked head again: called when the doorbell moved or a deadline passed. */
@@ -744,7 +767,7 @@ static void *worker_main(void *arg)
         uint32_t s = gated ? NONE : runq_pop();
         if (s != NONE) {
             wake_another();
-            run_stream(s);
+            (void)run_stream(s, NULL);
             /* Pairs with the increment in runq_push(): the stream was busy until now. */
             emu_fetch_sub_acq_rel(&ctl->busy, 1);
             if (deferred_fn != NULL)
@@ -855,6 +878,75 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
     pthread_mutex_unlock(&lock);
     if (wake)
         emu_devctl_ring(dc);
+}
+
+/* The device thread parked on notify `slot` without publishing, NONE when there is none.
+ * Lock held. */
+static uint32_t parked_on(uint32_t slot)
+{
+    for (uint32_t i = 0; i < n_parked; i++) {
+        uint32_t s = parked[i];
+        const struct emu_task *t = streams[s].head;
+        if (!streams[s].published && t->park == EMU_PARK_NOTIFY && t->park_slot == slot)
+            return s;
+    }
+    return NONE;
+}
+
+/* Poll parked stream s's head as scan_parked() does and, when it can go on, run the stream
+ * here. Lock held. */
+static enum emu_sched_served serve_locked(uint32_t s, const struct emu_sched_server *srv)
+{
+    struct stream_rt *r = &streams[s];
+
+    if (r->state != S_PARKED)
+        return EMU_SCHED_IDLE; /* a worker runs it, or it is not waiting any more */
+    if (r->published || stream_has_error(s) || dc->streams[s].kind != EMU_STREAM_DEVICE ||
+        !srv->fits(r->head, srv->arg))
+        return EMU_SCHED_WAKE;
+    struct emu_task *t = r->head;
+    uint64_t now = emu_os_now_ns();
+    enum emu_run_result res = t->run(t);
+    if (res == EMU_RUN_PARK && now >= t->deadline_ns) {
+        t->status = t->timeout_status ? t->timeout_status : EMU_ETASK_TIMEOUT;
+        res = EMU_RUN_FAIL;
+    }
+    if (res == EMU_RUN_PARK)
+        return EMU_SCHED_IDLE;
+    if (hook_mask & H_END)
+        hook_end(t, res);
+    park_remove(s);
+    if (res == EMU_RUN_FAIL) {
+        fail_head(s, t); /* reported here, by the task's own device */
+        return EMU_SCHED_SERVED;
+    }
+    emu_task_destroy(pop_head(s));
+    account(s, 1);
+    /* Busy from here until the tasks behind it ran, as a popped stream is (runq_push). */
+    emu_fetch_add_acq_rel(&dc->busy, 1);
+    bool wake = run_stream(s, srv);
+    emu_fetch_sub_acq_rel(&dc->busy, 1);
+    return wake ? EMU_SCHED_WAKE : EMU_SCHED_SERVED;
+}
+
+enum emu_sched_served emu_sched_serve(uint32_t stream, uint32_t notify_slot,
+                                      const struct emu_sched_server *srv)
+{
+    enum emu_sched_served r = EMU_SCHED_WAKE;
+
+    if (!runq_on || on_worker)
+        return r;
+    pthread_mutex_lock(&lock);
+    uint32_t s = stream == EMU_SCHED_BY_SLOT ? parked_on(notify_slot) : stream;
+    if (stopping)
+        r = EMU_SCHED_WAKE;
+    else if (s == NONE)
+        r = EMU_SCHED_IDLE; /* nobody waits there yet: the stream that reaches the wait finds
+                             * the notify set (a wait parking meanwhile rescans) */
+    else if (s < EMU_MAX_STREAMS)
+        r = serve_locked(s, srv);
+    pthread_mutex_unlock(&lock);
+    return r;
 }
 
 void emu_sched_set_export(emu_sched_export_fn fn)

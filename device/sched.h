@@ -64,6 +64,28 @@ void emu_sched_set_export(emu_sched_export_fn fn);
  * set and no diagnostic hooks tasks. Valid once the workers started. */
 bool emu_sched_runq_active(void);
 
+/* Hand-offs served by the thread that received them (the network's progress thread,
+ * device/net_handoff.c): a thread of this executor that is not a worker runs a parked device
+ * thread's next tasks itself, under the same lock and bookkeeping as a worker, instead of
+ * waking one. Only while emu_sched_runq_active() (no diagnostic hooks tasks). */
+#define EMU_SCHED_BY_SLOT UINT32_MAX
+struct emu_sched_server {
+    /* Whether the calling thread may run t (false: t and what follows go to a worker). */
+    bool (*fits)(const struct emu_task *t, void *arg);
+    void *arg;
+};
+enum emu_sched_served {
+    EMU_SCHED_IDLE = 0, /* nothing to run: the stream still waits, or none waits there */
+    EMU_SCHED_SERVED,   /* the stream's tasks ran here until one parked, failed or ended */
+    EMU_SCHED_WAKE,     /* a worker must look (work left over, a ring held back, or the
+                         * stream is not one this thread may serve): emu_devctl_wake() */
+};
+/* Serve device thread `stream`, or with EMU_SCHED_BY_SLOT the one parked on notify
+ * `notify_slot`: poll its parked head as a worker's scan would, and if it can go on, run it
+ * and the tasks behind it on the calling thread while `srv` says they fit. */
+enum emu_sched_served emu_sched_serve(uint32_t stream, uint32_t notify_slot,
+                                      const struct emu_sched_server *srv);
+
 /* Start `workers` scheduler threads (0: choose) for the device whose control block is `ctl`;
  * host submissions in its ring are decoded by `decode`. */
 emu_status emu_sched_start(struct emu_devctl *ctl, unsigned workers,

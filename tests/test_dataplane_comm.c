@@ -9,7 +9,9 @@
  * sides; every program starts on the host's record of the main thread's start notify and ends
  * with the kernel recording the exported host thread. Remote ranges past the peer's memory and
  * handles of a destroyed communicator are refused. A thread's tasks run by another executor
- * through the job-wide run queue fail on their own device when their range died. The
+ * through the job-wide run queue fail on their own device when their range died. A
+ * write-with-notify ping-pong keeps its order (through the network: run by the progress
+ * threads that receive the records). The
  * docs/FLOW.md AllGather (dpc_flow.c) runs on
  * 2, 3 (twice, re-initialised on the same streams) and 8 ranks as threads, on 3 ranks as
  * processes of one job, and on 2 processes with their own job folders (devices 0/1 and 0/0),
@@ -980,7 +982,7 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
     long mark = log_mark();
     const struct emu_stream_ctl *sc = &ctl0->streams[th.index];
-    uint32_t base = atomic_load(&sc->submitted);
+    uint32_t base = atomic_load(&sc->submitted), served = atomic_load(&ctl0->net_served);
     void *b0 = prog_launch(k0, &p[0], join_fail);
     /* A wait on a channel through the network stays home (the record comes from the
      * network's progress thread of device 0). */
@@ -1000,6 +1002,10 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     prog_check(k1, &p[1], b1, ACL_SUCCESS);
     if (runq)
         assert_int_equal(g->runner, 1); /* rank 1's executor ran it */
+    /* Through the network: device 0's progress thread, which received the record, ran the
+     * wait and the copy itself; the failure is still reported by (and for) device 0. */
+    if (flow_protocol == -1 && atomic_load(&ctl0->runq_on) != 0)
+        assert_true(atomic_load(&ctl0->net_served) - served >= 1);
     assert_int_equal(log_count(mark, "no longer a live allocation of device 0"), 1);
     assert_int_equal(log_count(mark, "local copy failed"), 1);
     use(0);
@@ -1015,6 +1021,78 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     run(&W, (struct prog *[]){&p[0], &p[1]});
     expect(X(k0), 64, 0, SEED(7, 0), false, "the next copy on the same thread");
     cu_ctl_unmap(ctl0);
+}
+
+/* A ping-pong of write-reduce-with-notify between the ranks' main threads: rank 0 adds its
+ * source into rank 1's H0 and records; rank 1 waits, adds its whole H0 into rank 0's H1 and
+ * records back; N rounds. Each round's data depends on the previous one having landed
+ * before its notify (rank 1's H0 is r times the source after round r, rank 0's H1 the sum of
+ * those), so a notify set before its bytes, or a task run out of order, changes the result.
+ * Through the network (HCEMU_HOST_SPLIT) each executor's progress thread receives the
+ * peer's record and runs the waiting thread's next tasks itself, the write back included
+ * (net_served counts those hand-offs); eager (4097 B) and rendezvous (3 MiB + 17) sizes. */
+static void a_write_with_notify_ping_pong_keeps_its_order(void **state)
+{
+    static struct prog p[2];
+    enum { N = 12 };
+    struct rk *k0 = &W.r[0], *k1 = &W.r[1];
+    char job[CU_PATH];
+    (void)state;
+
+    job_folder(job, sizeof(job));
+    const struct emu_devctl *ctl[2] = {cu_ctl_map(job, 0), cu_ctl_map(job, 1)};
+    assert_non_null(ctl[0]);
+    assert_non_null(ctl[1]);
+    uint32_t served[2] = {atomic_load(&ctl[0]->net_served), atomic_load(&ctl[1]->net_served)};
+    const uint64_t sizes[] = {4097, BIG};
+    for (size_t li = 0; li < 2; li++) {
+        uint64_t len = sizes[li];
+        use(0);
+        prep(S(k0), len, SEED(1, 0));
+        prep(H(k0, 1), len, 0);
+        use(1);
+        prep(H(k1, 0), len, 0);
+        prog_init(&p[0], k0);
+        struct dp_op *o = op(&p[0], DPF_LOOP, 0, 0);
+        o->n = N, o->idx = 2;
+        xfer(&p[0], DPF_WRITE_REDUCE_NOTIFY, k0->t[0], k0->ch[1], PH(k0, 1, 0), S(k0), len, 0, 0);
+        cwait(&p[0], k0->t[0], k0->ch[1], 1);
+        prog_init(&p[1], k1);
+        o = op(&p[1], DPF_LOOP, 0, 0);
+        o->n = N, o->idx = 2;
+        cwait(&p[1], k1->t[0], k1->ch[0], 0);
+        xfer(&p[1], DPF_WRITE_REDUCE_NOTIFY, k1->t[0], k1->ch[0], PH(k1, 0, 1), H(k1, 0), len, 1,
+             0);
+        run(&W, (struct prog *[]){&p[0], &p[1]});
+        uint8_t *h0 = malloc(len + 1), *h1 = malloc(len + 1);
+        use(1);
+        get(h1, H(k1, 0), len + 1);
+        use(0);
+        get(h0, H(k0, 1), len + 1);
+        for (uint64_t i = 0; i < len; i++) {
+            uint8_t a = pat(SEED(1, 0), i);
+            uint8_t want1 = (uint8_t)(a * N), want0 = (uint8_t)(a * (N * (N + 1) / 2));
+            if (h1[i] != want1 || h0[i] != want0) {
+                uint8_t g0 = h0[i], g1 = h1[i];
+                free(h0);
+                free(h1);
+                fail_msg("len %llu byte %llu: rank 1 has 0x%02x (want 0x%02x), rank 0 has "
+                         "0x%02x (want 0x%02x)", (unsigned long long)len, (unsigned long long)i,
+                         g1, want1, g0, want0);
+            }
+        }
+        assert_int_equal(h0[len], 0); /* the sentinels past the end */
+        assert_int_equal(h1[len], 0);
+        free(h0);
+        free(h1);
+    }
+    /* Both progress threads ran hand-offs themselves (a worker may still win a race to some
+     * of them while it spins, so not every round is counted). */
+    if (flow_protocol == -1 && atomic_load(&ctl[0]->runq_on) != 0)
+        for (int d = 0; d < 2; d++)
+            assert_true(atomic_load(&ctl[d]->net_served) - served[d] >= 1);
+    cu_ctl_unmap(ctl[0]);
+    cu_ctl_unmap(ctl[1]);
 }
 
 static int cmp_dev(const uint8_t *dev, uint32_t seed, uint64_t n)
@@ -1341,6 +1419,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(batch_transfer_runs_every_transfer_type),
         cmocka_unit_test(notifies_fence_drain_and_join_order_work_across_threads_and_ranks),
         cmocka_unit_test(a_taken_tasks_dead_range_fails_on_its_own_device),
+        cmocka_unit_test(a_write_with_notify_ping_pong_keeps_its_order),
         cmocka_unit_test(remote_ranges_past_the_peer_memory_are_refused_with_one_line),
         cmocka_unit_test(handshake_flow_on_two_ranks_reuses_the_engine_context),
         cmocka_unit_test(handshake_flow_on_a_mesh_of_three_ranks),
