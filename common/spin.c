@@ -2,6 +2,7 @@
 #include "spin.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include "common/job.h"
 #include "common/os.h"
 #include "common/secure_dir.h"
+#include "common/settings.h"
 
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
@@ -123,4 +125,47 @@ bool emu_spin_core_free(void)
 
     return emu_load_relaxed(&job->busy) + emu_load_relaxed(&job->spinners) < cores &&
            runnable_now() < cores;
+}
+
+/* Polling pays only while the threads sharing the cores are the job's own short hand-offs:
+ * a yield that comes back after LONG_YIELD_NS means some thread ran a long slice (another
+ * program's work, a long copy), and a thread asleep on a futex would have been woken into
+ * it at once (the scheduler favours a waking thread), while a poller waits for its turn.
+ * Such a yield ends the poll and turns polling off in this process for BACKOFF_NS, so on a
+ * loaded machine the cost is one slice per BACKOFF_NS, not one per wait. */
+#define LONG_YIELD_NS 250000ull
+#define BACKOFF_NS 100000000ull
+static _Atomic uint64_t poll_off_until;
+
+uint64_t emu_spin_poll_end(uint64_t deadline)
+{
+    uint64_t us = emu_settings_u64(EMU_SET_POLL_US);
+
+    if (us == 0)
+        return 0;
+    uint64_t now = emu_os_now_ns();
+    if (now < emu_load_relaxed(&poll_off_until))
+        return 0;
+    uint64_t end = now + us * 1000u;
+    return end < deadline ? end : deadline;
+}
+
+bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
+{
+    for (;;) {
+        /* Pairs with the writer's release (a ring's doorbell, a retirement's `completed`). */
+        if (emu_load_acquire(word) != seen)
+            return true;
+        uint64_t before = emu_os_now_ns();
+        if (before >= end)
+            return false;
+        /* The scheduler puts this thread behind the other runnable threads of its core (and
+         * returns at once when there are none): it costs them one short turn, not a slice. */
+        sched_yield();
+        uint64_t after = emu_os_now_ns();
+        if (after - before >= LONG_YIELD_NS) {
+            emu_store_relaxed(&poll_off_until, after + BACKOFF_NS);
+            return emu_load_acquire(word) != seen;
+        }
+    }
 }
