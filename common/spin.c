@@ -16,6 +16,9 @@ struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
     _Atomic int32_t spinners; /* waiting threads spinning right now, job-wide */
     _Atomic int32_t yielding; /* those of them that give way (hosts in synchronisation) */
+    _Atomic int32_t polling;  /* threads in a yielding poll (emu_spin_poll), job-wide */
+    int32_t reserved;
+    _Atomic uint64_t poll_off_until; /* no polls before this time (monotonic ns, job-wide) */
 };
 
 static struct budget local; /* used until (or unless) the job file is mapped */
@@ -131,11 +134,12 @@ bool emu_spin_core_free(void)
  * a yield that comes back after LONG_YIELD_NS means some thread ran a long slice (another
  * program's work, a long copy), and a thread asleep on a futex would have been woken into
  * it at once (the scheduler favours a waking thread), while a poller waits for its turn.
- * Such a yield ends the poll and turns polling off in this process for BACKOFF_NS, so on a
- * loaded machine the cost is one slice per BACKOFF_NS, not one per wait. */
+ * Such a yield ends the poll and turns polling off for the whole job for BACKOFF_NS (the
+ * time is in the job's counter file, which the monotonic clock makes comparable across its
+ * processes), so on a loaded machine the job pays one slice per BACKOFF_NS, not one per
+ * wait or per process. */
 #define LONG_YIELD_NS 250000ull
 #define BACKOFF_NS 100000000ull
-static _Atomic uint64_t poll_off_until;
 
 uint64_t emu_spin_poll_end(uint64_t deadline)
 {
@@ -144,13 +148,30 @@ uint64_t emu_spin_poll_end(uint64_t deadline)
     if (us == 0)
         return 0;
     uint64_t now = emu_os_now_ns();
-    if (now < emu_load_relaxed(&poll_off_until))
+    if (now < emu_load_relaxed(&job->poll_off_until))
         return 0;
     uint64_t end = now + us * 1000u;
     return end < deadline ? end : deadline;
 }
 
+/* At most POLLERS_PER_CORE pollers per core, job-wide: each one's turn is a context switch
+ * for the thread with real work on its core, so that thread waits at most a couple of
+ * short turns; a waiting thread beyond the cap sleeps at once as before. */
+#define POLLERS_PER_CORE 2
+
+static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end);
+
 bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
+{
+    if (emu_load_acquire(word) != seen)
+        return true;
+    int32_t n = emu_fetch_add_acq_rel(&job->polling, 1) + 1;
+    bool moved = n <= POLLERS_PER_CORE * (int32_t)emu_os_cpu_count() && poll_loop(word, seen, end);
+    emu_fetch_sub_acq_rel(&job->polling, 1);
+    return moved;
+}
+
+static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
 {
     for (;;) {
         /* Pairs with the writer's release (a ring's doorbell, a retirement's `completed`). */
@@ -164,7 +185,7 @@ bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
         sched_yield();
         uint64_t after = emu_os_now_ns();
         if (after - before >= LONG_YIELD_NS) {
-            emu_store_relaxed(&poll_off_until, after + BACKOFF_NS);
+            emu_store_relaxed(&job->poll_off_until, after + BACKOFF_NS);
             return emu_load_acquire(word) != seen;
         }
     }

@@ -41,7 +41,8 @@ bool emu_spin_core_free(void);
 /* When a poll starting now must end: now + HCEMU_POLL_US, at most `deadline`; 0 when the
  * setting is 0 (polling off). */
 uint64_t emu_spin_poll_end(uint64_t deadline);
-/* Poll *word until it differs from `seen` (true) or the clock reaches `end` (false). */
+/* Poll *word until it differs from `seen` (true) or the clock reaches `end` (false). At most
+ * two pollers per core job-wide: beyond that it returns false at once (the caller sleeps). */
 bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end);
 
 #endif
