@@ -101,11 +101,11 @@ void emu_devctl_release(void)
 
 void emu_devctl_wake(struct emu_devctl *ctl)
 {
-    /* A spinning worker sees the new value without a wake-up, and wakes a sleeping one
-     * itself when it finds more than one stream to run. Sequentially consistent with its
-     * leaving the spin (it re-reads the doorbell after clearing `spinners`). */
+    /* A spinning or polling worker sees the new value without a wake-up, and wakes a
+     * sleeping one itself when it finds more than one stream to run. Sequentially consistent
+     * with its leaving the spin or poll (it re-reads the doorbell after clearing the word). */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&ctl->spinners) != 0)
+    if (atomic_load(&ctl->spinners) != 0 || atomic_load(&ctl->pollers) != 0)
         return;
     if (emu_load_acquire(&ctl->sleepers) != 0)
         emu_os_futex_wake(&ctl->doorbell, 1);

@@ -240,6 +240,11 @@ struct emu_devctl {
     /* 1 while one of the executor's idle workers spins on the doorbell: a ring is then a
      * memory write the spinner sees, and needs no futex wake (common/spin.h). */
     _Atomic uint32_t spinners;
+    /* Idle workers of the executor polling the doorbell, yielding their core
+     * between looks (HCEMU_POLL_US, common/spin.h): a ring needs no futex wake either, but
+     * a job-wide run queue runner still takes the device's published work itself, since the
+     * poller may wait for a turn on a core. */
+    _Atomic uint32_t pollers;
     _Atomic uint64_t progress; /* tasks retired on this device, for the watchdog */
     /* Streams queued to run or running a task (copies included), for the watchdog: work
      * that only needs a core is progress, however long the core takes to come. */
@@ -306,7 +311,8 @@ void emu_devctl_ring(struct emu_devctl *ctl);
 void emu_devctl_hold(struct emu_devctl *ctl);
 bool emu_devctl_unhold(void);
 void emu_devctl_release(void);
-/* The wake half of a ring (after a held one): wake a sleeping worker unless one spins. */
+/* The wake half of a ring (after a held one): wake a sleeping worker unless one spins or
+ * polls. */
 void emu_devctl_wake(struct emu_devctl *ctl);
 /* Set notify slot `slot` of `ctl` (binary: a second record before the wait is absorbed and
  * counted in `absorbed`), then ring. Returns 1 when the record was absorbed. */

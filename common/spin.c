@@ -2,6 +2,7 @@
 #include "spin.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -9,11 +10,15 @@
 #include "common/job.h"
 #include "common/os.h"
 #include "common/secure_dir.h"
+#include "common/settings.h"
 
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */
     _Atomic int32_t spinners; /* waiting threads spinning right now, job-wide */
     _Atomic int32_t yielding; /* those of them that give way (hosts in synchronisation) */
+    _Atomic int32_t polling;  /* threads in a yielding poll (emu_spin_poll), job-wide */
+    int32_t reserved;
+    _Atomic uint64_t poll_off_until; /* no polls before this time (monotonic ns, job-wide) */
 };
 
 static struct budget local; /* used until (or unless) the job file is mapped */
@@ -123,4 +128,65 @@ bool emu_spin_core_free(void)
 
     return emu_load_relaxed(&job->busy) + emu_load_relaxed(&job->spinners) < cores &&
            runnable_now() < cores;
+}
+
+/* Polling pays only while the threads sharing the cores are the job's own short hand-offs:
+ * a yield that comes back after LONG_YIELD_NS means some thread ran a long slice (another
+ * program's work, a long copy), and a thread asleep on a futex would have been woken into
+ * it at once (the scheduler favours a waking thread), while a poller waits for its turn.
+ * Such a yield ends the poll and turns polling off for the whole job for BACKOFF_NS (the
+ * time is in the job's counter file, which the monotonic clock makes comparable across its
+ * processes), so on a loaded machine the job pays one slice per BACKOFF_NS, not one per
+ * wait or per process. */
+#define LONG_YIELD_NS 250000ull
+#define BACKOFF_NS 100000000ull
+
+uint64_t emu_spin_poll_end(uint64_t deadline)
+{
+    uint64_t us = emu_settings_u64(EMU_SET_POLL_US);
+
+    if (us == 0)
+        return 0;
+    uint64_t now = emu_os_now_ns();
+    if (now < emu_load_relaxed(&job->poll_off_until))
+        return 0;
+    uint64_t end = now + us * 1000u;
+    return end < deadline ? end : deadline;
+}
+
+/* At most POLLERS_PER_CORE pollers per core, job-wide: each one's turn is a context switch
+ * for the thread with real work on its core, so that thread waits at most a couple of
+ * short turns; a waiting thread beyond the cap sleeps at once as before. */
+#define POLLERS_PER_CORE 2
+
+static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end);
+
+bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
+{
+    if (emu_load_acquire(word) != seen)
+        return true;
+    int32_t n = emu_fetch_add_acq_rel(&job->polling, 1) + 1;
+    bool moved = n <= POLLERS_PER_CORE * (int32_t)emu_os_cpu_count() && poll_loop(word, seen, end);
+    emu_fetch_sub_acq_rel(&job->polling, 1);
+    return moved;
+}
+
+static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
+{
+    for (;;) {
+        /* Pairs with the writer's release (a ring's doorbell, a retirement's `completed`). */
+        if (emu_load_acquire(word) != seen)
+            return true;
+        uint64_t before = emu_os_now_ns();
+        if (before >= end)
+            return false;
+        /* The scheduler puts this thread behind the other runnable threads of its core (and
+         * returns at once when there are none): it costs them one short turn, not a slice. */
+        sched_yield();
+        uint64_t after = emu_os_now_ns();
+        if (after - before >= LONG_YIELD_NS) {
+            emu_store_relaxed(&job->poll_off_until, after + BACKOFF_NS);
+            return emu_load_acquire(word) != seen;
+        }
+    }
 }

@@ -32,4 +32,17 @@ bool emu_spin_must_yield(void);
  * could do in turn only pays when it can run beside the caller. */
 bool emu_spin_core_free(void);
 
+/* Yielding polls (HCEMU_POLL_US): when a thread may not spin (no core free) it need not go
+ * to sleep at once either. It polls its word and calls sched_yield() between looks, so the
+ * core goes to whichever thread of the machine can run, and a hand-off written meanwhile is
+ * seen at this thread's next turn instead of after a futex wake-up and a time slice. Unlike a
+ * spinner it holds no core: it is not counted in the job's budget. Bounded in time (the
+ * setting, at most 10 ms per wait), after which the caller sleeps as before. */
+/* When a poll starting now must end: now + HCEMU_POLL_US, at most `deadline`; 0 when the
+ * setting is 0 (polling off). */
+uint64_t emu_spin_poll_end(uint64_t deadline);
+/* Poll *word until it differs from `seen` (true) or the clock reaches `end` (false). At most
+ * two pollers per core job-wide: beyond that it returns false at once (the caller sleeps). */
+bool emu_spin_poll(_Atomic uint32_t *word, uint32_t seen, uint64_t end);
+
 #endif

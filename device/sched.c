@@ -675,6 +675,29 @@ static void intake(void)
         emu_os_futex_wake(&sq->head, INT32_MAX);
 }
 
+/* No core free to spin on (or the spin ended): poll the doorbell a while, yielding the core
+ * between looks (HCEMU_POLL_US, common/spin.h). While any worker of the device polls, rings
+ * of this device make no futex call; the next ring is seen at the poller's next turn on a
+ * core instead of after a wake-up. Every idle worker polls (a poller holds no core): with
+ * one poller per device, the worker that slept meanwhile was what the next ring woke (a
+ * kernel's batch while the poller ran the kernel). True when the doorbell moved. */
+static bool poll_doorbell(uint32_t bell, uint64_t deadline)
+{
+    struct emu_devctl *ctl = dc;
+    uint64_t end = emu_spin_poll_end(deadline);
+
+    /* The serial (seeded) mode keeps its one worker's schedule free of timing. */
+    if (end == 0 || pick_hook != NULL)
+        return false;
+    atomic_fetch_add(&ctl->pollers, 1);
+    bool moved = emu_spin_poll(&ctl->doorbell, bell, end);
+    atomic_fetch_sub(&ctl->pollers, 1);
+    /* Pairs with the fence in emu_devctl_wake(), as for a spinner: a ringer that still saw
+     * the poller bumped the doorbell before, so it is seen here or by the futex's check. */
+    atomic_thread_fence(memory_order_seq_cst);
+    return moved || emu_load_acquire(&ctl->doorbell) != bell;
+}
+
 static void idle_wait(uint32_t bell, uint64_t deadline)
 {
     struct emu_devctl *ctl = dc;
@@ -693,6 +716,8 @@ static void idle_wait(uint32_t bell, uint64_t deadline)
         if (emu_load_acquire(&ctl->doorbell) != bell)
             return;
     }
+    if (poll_doorbell(bell, deadline))
+        return;
     emu_fetch_add_acq_rel(&ctl->sleepers, 1);
     /* The futex re-checks doorbell == bell in the kernel, so a ring after our load is never
      * lost: either we see the new value or the ringer sees sleepers != 0 and wakes us. */

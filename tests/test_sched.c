@@ -4,7 +4,10 @@
  * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
  * submit/start/park/end/fail/free in order, work a task defers (emu_sched_defer) run by
  * the worker once the task is parked, and held rings (a task's ring of its own device wakes
- * nobody; the worker that ran it polls the parked heads). The control block lives in plain memory. */
+ * nobody; the worker that ran it polls the parked heads), and yielding polls (a poll sees a
+ * write or ends in time; idle workers poll the doorbell only while HCEMU_POLL_US is not 0:
+ * the test runs with the default and as sched_nopoll with 0). The control block lives in
+ * plain memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +15,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "common/atomic.h"
 #include "common/devctl.h"
 #include "common/os.h"
+#include "common/settings.h"
+#include "common/spin.h"
 #include "device/sched.h"
 
 #define WAIT_NS 10000000000ull /* bound of every wait: 10 s */
@@ -422,6 +428,67 @@ static uint32_t pick_first(uint32_t n)
     return 0;
 }
 
+/* ---- yielding polls (HCEMU_POLL_US, common/spin.c) ------------------------------------- */
+
+static _Atomic uint32_t poll_word;
+
+static void *write_later(void *arg)
+{
+    (void)arg;
+    nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    emu_store_release(&poll_word, 1);
+    return NULL;
+}
+
+/* A poll sees a write made while it yields, and ends by itself at its end when none comes. */
+static void test_poll_sees_a_write_or_ends(void **state)
+{
+    pthread_t th;
+    (void)state;
+
+    emu_store_release(&poll_word, 0);
+    /* Nothing written: false, at the end or earlier (a long yield, too many pollers). */
+    assert_false(emu_spin_poll(&poll_word, 0, emu_os_now_ns() + 1000000ull));
+    assert_int_equal(pthread_create(&th, NULL, write_later, NULL), 0);
+    /* A poll may also end early after a yield that took a slice (a loaded machine) or when
+     * the job has enough pollers: then the word is read once more, as callers do before
+     * sleeping. */
+    bool seen = emu_spin_poll(&poll_word, 0, emu_os_now_ns() + WAIT_NS);
+    pthread_join(th, NULL);
+    assert_true(seen || emu_load_acquire(&poll_word) == 1);
+    assert_true(emu_spin_poll(&poll_word, 0, 0)); /* already changed: true without a look */
+    /* The end of a poll never passes the caller's deadline; 0 means polling is off. */
+    uint64_t now = emu_os_now_ns(), end = emu_spin_poll_end(now + 1000u);
+    assert_true(end == 0 || end <= now + 1000u);
+    if (emu_settings_u64(EMU_SET_POLL_US) == 0)
+        assert_int_equal(emu_spin_poll_end(UINT64_MAX), 0);
+}
+
+/* Idle workers poll the doorbell while the setting is on (never while it is 0), and a ring
+ * made while they poll runs its work. */
+static void test_idle_workers_poll(void **state)
+{
+    uint32_t ran[8];
+    bool on = emu_settings_u64(EMU_SET_POLL_US) != 0, seen = false;
+    (void)state;
+
+    /* Kick the workers out of their sleep now and then: a poll ends after the setting's time
+     * (or at once after a long yield on a loaded machine) and a worker then sleeps. Off,
+     * 100 ms of looking is enough to see that nobody polls. */
+    uint64_t start = emu_os_now_ns(), look = on ? WAIT_NS : 100000000ull;
+    while (!seen && emu_os_now_ns() - start < look) {
+        emu_sched_kick();
+        for (int i = 0; i < 1000 && !seen; i++)
+            seen = emu_load_acquire(&ctl->pollers) != 0;
+        nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+    }
+    assert_int_equal(seen, on);
+    emu_sched_submit(30, make(900, EMU_RUN_DONE, false), true);
+    wait_idle(30);
+    assert_int_equal(only(EV_RUN, ran, 8), 1);
+    assert_int_equal(ran[0], 900);
+}
+
 /* Hook tables are fixed once the workers run: a late registration is refused. */
 static void test_register_after_start_refused(void **state)
 {
@@ -444,6 +511,8 @@ int main(void)
         cmocka_unit_test_setup(test_hooks_in_order, reset),
         cmocka_unit_test_setup(test_defer_runs_after_park, reset),
         cmocka_unit_test_setup(test_register_after_start_refused, reset),
+        cmocka_unit_test_setup(test_poll_sees_a_write_or_ends, reset),
+        cmocka_unit_test_setup(test_idle_workers_poll, reset),
     };
     return cmocka_run_group_tests_name("sched", tests, setup, teardown);
 }

@@ -8,6 +8,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/spin.h"
 #include "model_time.h"
 #include "notify_pool.h"
 #include "registry.h"
@@ -88,6 +89,9 @@ emu_status emu_event_sync(struct emu_event *e)
     _Atomic uint32_t *v = &e->d->ctl->notifies[e->slot].value;
 
     uint32_t rec = emu_load_acquire(&e->rec_slot);
+    /* Poll a while first, yielding the core between looks (HCEMU_POLL_US, common/spin.h):
+     * the record is then seen at this thread's next turn instead of after a wake-up. */
+    uint64_t end = emu_spin_poll_end(UINT64_MAX);
 
     for (;;) {
         /* Pairs with the release store in the executor's event record. */
@@ -100,6 +104,9 @@ emu_status emu_event_sync(struct emu_event *e)
         int32_t err = rec != 0 ? emu_load_acquire(&e->d->ctl->streams[rec - 1].error) : 0;
         if (err != 0)
             return (emu_status)err;
+        if (end != 0 && emu_spin_poll(v, now, end))
+            continue;
+        end = 0;
         emu_status s = emu_device_wait(e->d, v, now, emu_os_now_ns() + SYNC_SLICE_NS);
         if (s != EMU_OK && s != EMU_ETIMEOUT)
             return s;

@@ -218,15 +218,26 @@ bool emu_stream_memory_busy(uint64_t addr)
  * as soon as they need it (emu_spin_must_yield) and sleeps. */
 #define SYNC_SPIN_NS 50000u
 
-static void sync_spin(struct emu_stream_ctl *sc, uint32_t target)
+static bool reached(struct emu_stream_ctl *sc, uint32_t target)
 {
-    if (!emu_spin_begin(NULL))
-        return;
-    uint64_t until = emu_os_now_ns() + SYNC_SPIN_NS;
-    while ((int32_t)(emu_load_acquire(&sc->completed) - target) < 0 && emu_os_now_ns() < until &&
-           !emu_spin_must_yield())
-        emu_cpu_relax();
-    emu_spin_end(NULL);
+    return (int32_t)(emu_load_acquire(&sc->completed) - target) >= 0;
+}
+
+static void sync_spin(struct emu_stream_ctl *sc, uint32_t target, uint64_t deadline)
+{
+    if (emu_spin_begin(NULL)) {
+        uint64_t until = emu_os_now_ns() + SYNC_SPIN_NS;
+        while (!reached(sc, target) && emu_os_now_ns() < until && !emu_spin_must_yield())
+            emu_cpu_relax();
+        emu_spin_end(NULL);
+    }
+    /* Then poll, yielding the core between looks (HCEMU_POLL_US): still outside `waiters`,
+     * so the retirement of the last task is a memory write this thread sees at its next
+     * turn, not a futex wake the executor makes and the scheduler serves a slice later. */
+    uint64_t end = reached(sc, target) ? 0 : emu_spin_poll_end(deadline);
+    while (end != 0 && !reached(sc, target) &&
+           emu_spin_poll(&sc->completed, emu_load_acquire(&sc->completed), end))
+        ;
 }
 
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
@@ -239,7 +250,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
         return st;
     sc = &d->ctl->streams[s->slot];
     uint32_t target = emu_load_acquire(&sc->submitted);
-    sync_spin(sc, target);
+    sync_spin(sc, target, deadline);
     for (;;) {
         /* Pairs with the release add of `completed` in the executor's account(). */
         uint32_t done = emu_load_acquire(&sc->completed);
