@@ -44,7 +44,7 @@ void emu_os_zero(void *addr, size_t len);
  * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */
 uint64_t emu_os_mem_room(const char *dir);
 
-/* Number of online CPUs (>= 1). */
+/* Number of online CPUs (>= 1), read again at most once a second. */
 unsigned emu_os_cpu_count(void);
 /* Raise the soft RLIMIT_NOFILE to the hard limit: each device costs a host process a socket
  * and a few mapped files, and 256 devices pass the usual soft limit of 1024. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,10 +194,24 @@ void emu_os_raise_nofile(void)
     }
 }
 
+/* sysconf(_SC_NPROCESSORS_ONLN) opens, reads and closes /sys/devices/system/cpu/online on
+ * every call, and the spin budget asks at every wait (spin.c): an 8-rank job's first
+ * collective read it ~120 times. Cores come and go rarely; once a second is often enough. */
+#define CPU_COUNT_TTL_NS 1000000000ull
+
 unsigned emu_os_cpu_count(void)
 {
+    static _Atomic uint64_t read_at; /* 0: never read */
+    static _Atomic unsigned cached;
+    uint64_t now = emu_os_now_ns(), at = atomic_load_explicit(&read_at, memory_order_relaxed);
+
+    if (at != 0 && now - at < CPU_COUNT_TTL_NS)
+        return atomic_load_explicit(&cached, memory_order_relaxed);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1u : (unsigned)n;
+    unsigned v = n < 1 ? 1u : (unsigned)n;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    atomic_store_explicit(&read_at, now != 0 ? now : 1, memory_order_relaxed);
+    return v;
 }
 
 int emu_os_gettid(void)
