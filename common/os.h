@@ -51,6 +51,9 @@ unsigned emu_os_cpu_count(void);
 void emu_os_raise_nofile(void);
 /* Thread id of the calling thread (for reports). */
 int emu_os_gettid(void);
+/* The folder holding this process's executable (no trailing '/'). EMU_ESYSCALL when the
+ * kernel cannot tell, EMU_EINVAL when it does not fit in `len`. */
+emu_status emu_os_exe_dir(char *out, size_t len) EMU_MUST_CHECK;
 /* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);
  * 0 when it does not exist or cannot be read. */
 char emu_os_proc_state(int pid);

@@ -214,6 +214,23 @@ unsigned emu_os_cpu_count(void)
     return v;
 }
 
+emu_status emu_os_exe_dir(char *out, size_t len)
+{
+    if (len == 0)
+        return EMU_EINVAL;
+    ssize_t n = readlink("/proc/self/exe", out, len);
+    if (n <= 0)
+        return EMU_ESYSCALL;
+    if ((size_t)n >= len)
+        return EMU_EINVAL;
+    out[n] = '\0';
+    char *slash = strrchr(out, '/');
+    if (slash == NULL)
+        return EMU_ESYSCALL;
+    *slash = '\0';
+    return EMU_OK;
+}
+
 int emu_os_gettid(void)
 {
     return (int)syscall(SYS_gettid);

@@ -5,17 +5,24 @@
  * (patching mmap, reading /proc and /sys, installing signal handlers): about a third of an
  * executor's start-up CPU before (docs/ARCHITECTURE.md, "Start-up cost"). */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
+#include "common/os.h"
 #include "exec.h"
 #include "net.h"
 #include "net_ops.h"
+
+#ifndef HCEMU_INSTALL_LIBDIR
+#define HCEMU_INSTALL_LIBDIR "lib"
+#endif
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 /* Set once by load() (release), read by any thread (acquire); NULL until loaded or when the
@@ -75,14 +82,32 @@ static void restore_signals(const struct saved_signals *s)
         (void)sigaltstack(&s->alt, NULL);
 }
 
+/* The plug-in lies in lib/ beside the executor's bin/ (the build tree, and an installation
+ * whose library folder is lib/ or HCEMU_INSTALL_LIBDIR). Opened by path: a bare name would be
+ * looked up through the run path of whoever calls dlopen, which is the sanitizer's runtime
+ * when it intercepts dlopen. Last, the bare name (LD_LIBRARY_PATH, the system's folders). */
+static void *open_plugin(void)
+{
+    static const char *const libdirs[] = {"lib", HCEMU_INSTALL_LIBDIR};
+    char dir[PATH_MAX], path[PATH_MAX + 64];
+
+    if (emu_os_exe_dir(dir, sizeof(dir)) == EMU_OK) {
+        for (size_t i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+            snprintf(path, sizeof(path), "%s/../%s/%s", dir, libdirs[i], EMU_NET_PLUGIN);
+            if (access(path, F_OK) == 0)
+                return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        }
+    }
+    return dlopen(EMU_NET_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+}
+
 static void load(void)
 {
     static struct saved_signals saved; /* 8 KiB: not on the server thread's stack */
 
     ucx_defaults();
     save_signals(&saved);
-    /* Found like libccl_kernel.so: through the executor's run path, lib/ beside its bin/. */
-    void *h = dlopen(EMU_NET_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    void *h = open_plugin();
     restore_signals(&saved);
     const struct emu_net_ops *t = h != NULL ? dlsym(h, EMU_NET_OPS_SYMBOL) : NULL;
     if (h == NULL)
