@@ -1,8 +1,9 @@
 /* package.c - kernel images from installed AICPU packages (package.h).
  * Search: the package folders of the descriptor (../kernel and its own folder), each *.tar.gz
- * listed by libarchive (opened on first use, archive_lib.h); whitelist: conf/ascend_package_load.ini of the toolkit the package is
- * installed in; extraction: <job>/aicpu-packages/<pkg>/, made under a private name and renamed
- * into place, so processes of one job share one copy. */
+ * listed by libarchive (opened on first use, archive_lib.h); whitelist:
+ * conf/ascend_package_load.ini of the toolkit the package is installed in; extraction:
+ * <job>/aicpu-packages/<pkg>/, made under a private name and renamed into place, so processes
+ * of one job share one copy. */
 #include "package.h"
 
 #include <dirent.h>
