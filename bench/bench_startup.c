@@ -6,7 +6,8 @@
  *
  * Prints the slowest rank's time at each step, then the CPU time spent: by this process (the
  * host library and the ranks) and by the executors (its children, reaped by aclFinalize), a
- * figure the machine's load does not change much. Not a test: it asserts nothing. */
+ * figure the machine's load does not change much, and the mean CPU time of a rank's thread in
+ * each step. Not a test: it asserts nothing. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@ struct rank {
     uint32_t id, n;
     const HcclRootInfo *root;
     uint64_t t_dev, t_comm, t_kernel; /* ns since the start, at the end of each step */
+    uint64_t c_dev, c_comm, c_kernel; /* this rank's thread CPU time (ns) at the same points */
     int failed;
 };
 
@@ -35,6 +37,14 @@ static uint64_t since_start(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - t0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static double cpu_ms(int who)
@@ -57,6 +67,7 @@ static int first_kernel(struct rank *r, HcclComm comm)
              HcclAllGather(send, recv, 1, HCCL_DATA_TYPE_INT32, comm, s) == HCCL_SUCCESS &&
              aclrtSynchronizeStream(s) == ACL_SUCCESS;
     r->t_kernel = since_start();
+    r->c_kernel = thread_cpu_ns();
     if (recv != NULL)
         aclrtFree(recv);
     if (send != NULL)
@@ -75,8 +86,10 @@ static void *rank_main(void *arg)
     if (aclrtSetDevice((int32_t)r->id) != ACL_SUCCESS)
         return NULL;
     r->t_dev = since_start();
+    r->c_dev = thread_cpu_ns();
     if (HcclCommInitRootInfo(r->n, r->root, r->id, &comm) == HCCL_SUCCESS) {
         r->t_comm = since_start();
+        r->c_comm = thread_cpu_ns();
         r->failed = first_kernel(r, comm);
         HcclCommDestroy(comm);
     }
@@ -138,5 +151,13 @@ int main(int argc, char **argv)
     double exec_ms = cpu_ms(RUSAGE_CHILDREN);
     printf("startup %3u ranks: CPU time: host process %.1f ms, executors %.1f ms (%.2f ms each)\n",
            n, cpu_ms(RUSAGE_SELF), exec_ms, exec_ms / n);
+    double dev = 0, comm = 0, kernel = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        dev += (double)rs[i].c_dev / 1e6;
+        comm += (double)(rs[i].c_comm - rs[i].c_dev) / 1e6;
+        kernel += (double)(rs[i].c_kernel - rs[i].c_comm) / 1e6;
+    }
+    printf("startup %3u ranks: CPU time of a rank's thread (mean): device up %.2f ms, comm init "
+           "%.2f ms, first kernel %.2f ms\n", n, dev / n, comm / n, kernel / n);
     return failed ? 1 : 0;
 }

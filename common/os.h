@@ -44,13 +44,16 @@ void emu_os_zero(void *addr, size_t len);
  * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */
 uint64_t emu_os_mem_room(const char *dir);
 
-/* Number of online CPUs (>= 1). */
+/* Number of online CPUs (>= 1), read again at most once a second. */
 unsigned emu_os_cpu_count(void);
 /* Raise the soft RLIMIT_NOFILE to the hard limit: each device costs a host process a socket
  * and a few mapped files, and 256 devices pass the usual soft limit of 1024. */
 void emu_os_raise_nofile(void);
 /* Thread id of the calling thread (for reports). */
 int emu_os_gettid(void);
+/* The folder holding this process's executable (no trailing '/'). EMU_ESYSCALL when the
+ * kernel cannot tell, EMU_EINVAL when it does not fit in `len`. */
+emu_status emu_os_exe_dir(char *out, size_t len) EMU_MUST_CHECK;
 /* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);
  * 0 when it does not exist or cannot be read. */
 char emu_os_proc_state(int pid);

@@ -194,20 +194,41 @@ void emu_os_raise_nofile(void)
     }
 }
 
+/* sysconf(_SC_NPROCESSORS_ONLN) opens, reads and closes /sys/devices/system/cpu/online on
+ * every call, and the spin budget asks at every wait (spin.c): an 8-rank job's first
+ * collective read it ~120 times. Cores come and go rarely; once a second is often enough. */
+#define CPU_COUNT_TTL_NS 1000000000ull
+
 unsigned emu_os_cpu_count(void)
 {
-    /* Read once per process: sysconf opens and reads a sysfs file on every call, and the
-     * spin decisions ask on every idle wait (an open, read and close each time showed up as
-     * 2 % of an executor's samples in a 2-rank run). */
+    static _Atomic uint64_t read_at; /* 0: never read */
     static _Atomic unsigned cached;
-    unsigned c = atomic_load_explicit(&cached, memory_order_relaxed);
+    uint64_t now = emu_os_now_ns(), at = atomic_load_explicit(&read_at, memory_order_relaxed);
 
-    if (c == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        c = n < 1 ? 1u : (unsigned)n;
-        atomic_store_explicit(&cached, c, memory_order_relaxed);
-    }
-    return c;
+    if (at != 0 && now - at < CPU_COUNT_TTL_NS)
+        return atomic_load_explicit(&cached, memory_order_relaxed);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned v = n < 1 ? 1u : (unsigned)n;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    atomic_store_explicit(&read_at, now != 0 ? now : 1, memory_order_relaxed);
+    return v;
+}
+
+emu_status emu_os_exe_dir(char *out, size_t len)
+{
+    if (len == 0)
+        return EMU_EINVAL;
+    ssize_t n = readlink("/proc/self/exe", out, len);
+    if (n <= 0)
+        return EMU_ESYSCALL;
+    if ((size_t)n >= len)
+        return EMU_EINVAL;
+    out[n] = '\0';
+    char *slash = strrchr(out, '/');
+    if (slash == NULL)
+        return EMU_ESYSCALL;
+    *slash = '\0';
+    return EMU_OK;
 }
 
 int emu_os_gettid(void)

@@ -29,7 +29,11 @@
  * worker. Without work it polls within the job's spin budget, then sleeps on the worker's
  * descriptor. A peer's failure (its executor or host gone: UCX's error handler,
  * TCP reset or keepalive) fails every operation waiting on it and every wait on its channels
- * with EMU_EREMOTE, and rings the doorbell so they see it at once. */
+ * with EMU_EREMOTE, and rings the doorbell so they see it at once.
+ *
+ * Built as a plug-in (libhcemu_net_ucx.so) that the executor loads on the first request for
+ * its network address (net_lazy.c): a job on one host never loads UCX. The plug-in exports
+ * only its table, emu_net_ucx_ops; everything else it calls is the executor's own. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,6 +55,7 @@
 #include "net.h"
 #include "diag/hang_net.h"
 #include "net_handoff.h"
+#include "net_ops.h"
 #include "diag/model_net.h"
 #include "diag/race_net.h"
 #include "reduce.h"
@@ -644,22 +649,8 @@ static bool start_ucx(void)
     ucp_config_t *cfg;
     ucs_status_t st;
 
-    /* Defaults for a transport between hosts; a user's UCX_* variables win (no overwrite).
-     * TCP only: the shared-memory transports would leave files in /dev/shm and are of no use
-     * between hosts. No memory hooks: nothing is registered, and the executor's kernels must
-     * not see UCX patching mmap. Large TCP segments: 4x the bandwidth of the default. */
-    setenv("UCX_TLS", "tcp", 0);
-    setenv("UCX_TCP_TX_SEG_SIZE", "512k", 0);
-    setenv("UCX_TCP_RX_SEG_SIZE", "512k", 0);
-    setenv("UCX_MEM_MALLOC_HOOKS", "n", 0);
-    setenv("UCX_MEM_EVENTS", "n", 0);
-    setenv("UCX_WARN_UNUSED_ENV_VARS", "n", 0);
-    /* A peer that vanished without closing its sockets (or whose close UCX's TCP transport
-     * does not map to the endpoint) is found by keepalive: the default 20 s interval took
-     * ~50 s to fail the waits on a killed host; 1 s takes a few seconds. */
-    setenv("UCX_KEEPALIVE_INTERVAL", "1s", 0);
-    setenv("UCX_TCP_KEEPIDLE", "1s", 0);
-    setenv("UCX_TCP_KEEPINTVL", "1s", 0);
+    /* The UCX_* defaults are in place already: net_lazy.c sets them before loading us, so
+     * that UCX's own constructors see them too. */
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
         return fail_start("reading the configuration", st);
     ucp_params_t p = {
@@ -746,7 +737,7 @@ static void start_once_fn(void)
                     start_why);
 }
 
-emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+static emu_status ucx_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
 {
     pthread_once(&start_once, start_once_fn);
     *len = 0;
@@ -761,8 +752,8 @@ emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, s
     return EMU_OK;
 }
 
-emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
-                           size_t msg_len)
+static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
+                              size_t msg_len)
 {
     const struct emu_peer_ref *p;
 
@@ -827,7 +818,7 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
     return EMU_OK;
 }
 
-bool emu_net_failed(uint32_t peer, char *why, size_t len)
+static bool ucx_failed(uint32_t peer, char *why, size_t len)
 {
     if (peer >= EMU_MAX_PEERS || !atomic_load(&conns[peer].failed))
         return false;
@@ -835,7 +826,7 @@ bool emu_net_failed(uint32_t peer, char *why, size_t len)
     return true;
 }
 
-void emu_net_hang_ask(uint32_t peer)
+static void ucx_hang_ask(uint32_t peer)
 {
     if (start_status != EMU_OK || peer >= EMU_MAX_PEERS)
         return;
@@ -854,7 +845,7 @@ void emu_net_hang_ask(uint32_t peer)
     wake_progress();
 }
 
-void emu_net_stop(void)
+static void ucx_stop(void)
 {
     if (start_status != EMU_OK)
         return;
@@ -1014,7 +1005,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     return EMU_RUN_PARK;
 }
 
-enum emu_run_result emu_net_run(struct emu_task *t)
+static enum emu_run_result ucx_run(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
     struct net_op *op = t->priv;
@@ -1027,3 +1018,14 @@ enum emu_run_result emu_net_run(struct emu_task *t)
         return EMU_RUN_PARK;
     return finished(t, op);
 }
+
+/* The one exported symbol (the plug-in is built with hidden visibility). */
+__attribute__((visibility("default"))) const struct emu_net_ops emu_net_ucx_ops = {
+    .version = EMU_NET_OPS_VERSION,
+    .address = ucx_address,
+    .connect = ucx_connect,
+    .failed = ucx_failed,
+    .run = ucx_run,
+    .hang_ask = ucx_hang_ask,
+    .stop = ucx_stop,
+};

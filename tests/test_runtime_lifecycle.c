@@ -1,6 +1,7 @@
 /* test_runtime_lifecycle.c - the runtime's life and death: calls before aclInit, repeated
  * init/finalize, nothing left behind (job folder, executors) after aclFinalize, normal exit,
- * SIGINT and SIGTERM; an executor killed with SIGKILL; the host-dereference diagnostic.
+ * SIGINT and SIGTERM; an executor killed with SIGKILL; the host-dereference diagnostic;
+ * optional libraries not loaded at start-up.
  *
  * Scenarios that end a process run in a child: this same program re-executed with
  * "--child <scenario>" (a fresh process, so our signal handlers are installed as in a user
@@ -9,6 +10,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +96,51 @@ static void finalize_stops_every_executor_and_removes_the_job_folder(void **stat
     assert_int_equal(rt_wait_executors_gone(parent, 5000), 0);
     assert_int_equal(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
     assert_int_equal(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+}
+
+/* Whether process `pid` maps a file whose path contains `part` (from /proc/<pid>/maps). */
+static bool maps_file(pid_t pid, const char *part)
+{
+    char path[64], line[1024];
+    bool found = false;
+
+    snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (!found && fgets(line, sizeof(line), f) != NULL)
+        found = strstr(line, part) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* Start-up loads only what it needs (docs/ARCHITECTURE.md, "Start-up cost"): an executor
+ * loads UCX when a rank of another host asks for its address (the multihost_net tests run
+ * that path), libdw when a report needs a source line; the host loads libarchive when it
+ * reads an AICPU package (test_package). A job on one host that runs work loads none. */
+static void a_one_host_job_loads_no_ucx_libdw_or_libarchive(void **state)
+{
+    (void)state;
+    char job[RT_PATH * 2];
+    void *d = NULL;
+    aclrtStream s = NULL;
+
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    assert_int_equal(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateStream(&s), ACL_SUCCESS);
+    assert_int_equal(aclrtMemsetAsync(d, 4096, 7, 4096, s), ACL_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    assert_int_equal(rt_job_dirs(parent, job, sizeof(job)), 1);
+    pid_t exec = rt_exec_pid(job, 0);
+    assert_true(exec > 0);
+    assert_false(maps_file(exec, "libucp"));
+    assert_false(maps_file(exec, "libhcemu_net_ucx"));
+    assert_false(maps_file(exec, "libdw"));
+    assert_true(maps_file(exec, "libccl_kernel")); /* the check itself sees libraries */
+    assert_false(maps_file(getpid(), "libarchive"));
+    assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
+    assert_int_equal(aclrtFree(d), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
 }
 
 static void finalize_reference_counts_down_to_the_last_init(void **state)
@@ -389,6 +436,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(calls_before_acl_init_report_uninitialised, nothing_left),
         cmocka_unit_test_teardown(finalize_stops_every_executor_and_removes_the_job_folder,
                                   nothing_left),
+        cmocka_unit_test_teardown(a_one_host_job_loads_no_ucx_libdw_or_libarchive, nothing_left),
         cmocka_unit_test_teardown(finalize_reference_counts_down_to_the_last_init, nothing_left),
         cmocka_unit_test_teardown(a_second_init_starts_afresh_with_no_streams_of_the_first,
                                   nothing_left),

@@ -1,12 +1,11 @@
 /* package.c - kernel images from installed AICPU packages (package.h).
  * Search: the package folders of the descriptor (../kernel and its own folder), each *.tar.gz
- * listed by libarchive; whitelist: conf/ascend_package_load.ini of the toolkit the package is
- * installed in; extraction: <job>/aicpu-packages/<pkg>/, made under a private name and renamed
- * into place, so processes of one job share one copy. */
+ * listed by libarchive (opened on first use, archive_lib.h); whitelist:
+ * conf/ascend_package_load.ini of the toolkit the package is installed in; extraction:
+ * <job>/aicpu-packages/<pkg>/, made under a private name and renamed into place, so processes
+ * of one job share one copy. */
 #include "package.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +22,7 @@
 #include "common/secure_dir.h"
 #include "common/settings.h"
 #include "common/os.h"
+#include "archive_lib.h"
 
 #define TARBALL_SUFFIX ".tar.gz"
 #define INI_NAME "conf/ascend_package_load.ini"
@@ -45,15 +45,16 @@ static bool safe_entry(const char *p)
     return p[0] != '/' && strstr(p, "..") == NULL;
 }
 
-static struct archive *open_tarball(const char *path)
+/* The package open for reading with libarchive `ar`; NULL when it cannot be. */
+static struct archive *open_tarball(const struct emu_archive_lib *ar, const char *path)
 {
-    struct archive *a = archive_read_new();
+    struct archive *a = ar->read_new();
     if (a == NULL)
         return NULL;
-    archive_read_support_filter_all(a);
-    archive_read_support_format_all(a);
-    if (archive_read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
-        archive_read_free(a);
+    ar->read_support_filter_all(a);
+    ar->read_support_format_all(a);
+    if (ar->read_open_filename(a, path, 64 * 1024) != ARCHIVE_OK) {
+        ar->read_free(a);
         return NULL;
     }
     return a;
@@ -62,16 +63,17 @@ static struct archive *open_tarball(const char *path)
 /* Whether the package holds a regular file named so_name. */
 static bool package_holds(const char *tarball, const char *so_name)
 {
-    struct archive *a = open_tarball(tarball);
+    const struct emu_archive_lib *ar = emu_archive_lib();
+    struct archive *a = ar != NULL ? open_tarball(ar, tarball) : NULL;
     struct archive_entry *e;
     bool found = false;
 
     if (a == NULL)
         return false;
-    while (!found && archive_read_next_header(a, &e) == ARCHIVE_OK)
-        found = archive_entry_filetype(e) == AE_IFREG &&
-                strcmp(base_of(archive_entry_pathname(e)), so_name) == 0;
-    archive_read_free(a);
+    while (!found && ar->read_next_header(a, &e) == ARCHIVE_OK)
+        found = ar->entry_filetype(e) == AE_IFREG &&
+                strcmp(base_of(ar->entry_pathname(e)), so_name) == 0;
+    ar->read_free(a);
     return found;
 }
 
@@ -171,7 +173,8 @@ static emu_status check_whitelist(const char *tarball, const char *so_name)
     return EMU_ENOTFOUND;
 }
 
-static emu_status write_entry(struct archive *a, const char *path)
+static emu_status write_entry(const struct emu_archive_lib *ar, struct archive *a,
+                              const char *path)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
     const void *buf;
@@ -181,7 +184,7 @@ static emu_status write_entry(struct archive *a, const char *path)
 
     if (fd < 0)
         return EMU_EFILE;
-    while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK)
+    while ((r = ar->read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK)
         if (pwrite(fd, buf, len, off) != (ssize_t)len) {
             r = ARCHIVE_FATAL;
             break;
@@ -193,21 +196,22 @@ static emu_status write_entry(struct archive *a, const char *path)
 /* Every regular file of the package below `dir` (flat: images load by file name). */
 static emu_status extract_to(const char *tarball, const char *dir)
 {
-    struct archive *a = open_tarball(tarball);
+    const struct emu_archive_lib *ar = emu_archive_lib();
+    struct archive *a = ar != NULL ? open_tarball(ar, tarball) : NULL;
     struct archive_entry *e;
     emu_status s = EMU_OK;
     char path[PATH_MAX];
 
     if (a == NULL)
         return EMU_EFILE;
-    while (s == EMU_OK && archive_read_next_header(a, &e) == ARCHIVE_OK) {
-        const char *p = archive_entry_pathname(e);
-        if (archive_entry_filetype(e) != AE_IFREG || !safe_entry(p))
+    while (s == EMU_OK && ar->read_next_header(a, &e) == ARCHIVE_OK) {
+        const char *p = ar->entry_pathname(e);
+        if (ar->entry_filetype(e) != AE_IFREG || !safe_entry(p))
             continue;
         int n = snprintf(path, sizeof(path), "%s/%s", dir, base_of(p));
-        s = n > 0 && (size_t)n < sizeof(path) ? write_entry(a, path) : EMU_EFILE;
+        s = n > 0 && (size_t)n < sizeof(path) ? write_entry(ar, a, path) : EMU_EFILE;
     }
-    archive_read_free(a);
+    ar->read_free(a);
     return s;
 }
 

@@ -191,7 +191,9 @@ static bool pid_gone(int32_t pid)
 {
     char path[64], stat[256];
 
-    if (pid <= 0)
+    /* Ranks as threads of this process are its members too: this process is alive, and
+     * asking /proc for each of them cost every member's open of the file a read per rank. */
+    if (pid <= 0 || pid == (int32_t)getpid())
         return false;
     if (kill(pid, 0) != 0)
         return errno == ESRCH;
