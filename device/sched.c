@@ -890,14 +890,15 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
         emu_devctl_ring(dc);
 }
 
-/* The device thread parked on notify `slot` without publishing, NONE when there is none.
- * Lock held. */
+/* The device thread parked on notify `slot` (a published one: whose current wait is on it),
+ * NONE when there is none. Lock held. */
 static uint32_t parked_on(uint32_t slot)
 {
     for (uint32_t i = 0; i < n_parked; i++) {
         uint32_t s = parked[i];
         const struct emu_task *t = streams[s].head;
-        if (!streams[s].published && t->park == EMU_PARK_NOTIFY && t->park_slot == slot)
+        if (streams[s].published ? atomic_load(&dc->runq[s].wait_slot) == slot
+                                 : t->park == EMU_PARK_NOTIFY && t->park_slot == slot)
             return s;
     }
     return NONE;
@@ -911,6 +912,8 @@ static enum emu_sched_served serve_locked(uint32_t s, const struct emu_sched_ser
 
     if (r->state != S_PARKED)
         return EMU_SCHED_IDLE; /* a worker runs it, or it is not waiting any more */
+    /* A published thread is the job-wide run queue's (a worker's scan takes it back); an
+     * error, another kind of stream or a task that does not fit is a worker's too. */
     if (r->published || stream_has_error(s) || dc->streams[s].kind != EMU_STREAM_DEVICE ||
         !srv->fits(r->head, srv->arg))
         return EMU_SCHED_WAKE;
