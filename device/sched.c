@@ -551,13 +551,37 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
     return held || r->state == S_QUEUED;
 }
 
+/* Poll parked stream s's head again (not published, no error). PARK: it still waits. Otherwise
+ * the stream left the parked list and its head failed (reported, the rest discarded: the
+ * stream is idle) or retired (the caller requeues or runs the stream). Lock held. */
+static enum emu_run_result poll_head(uint32_t s, uint64_t now)
+{
+    struct emu_task *t = streams[s].head;
+    enum emu_run_result res = t->run(t);
+
+    if (res == EMU_RUN_PARK && now >= t->deadline_ns) {
+        t->status = t->timeout_status ? t->timeout_status : EMU_ETASK_TIMEOUT;
+        res = EMU_RUN_FAIL;
+    }
+    if (res == EMU_RUN_PARK)
+        return res;
+    if (hook_mask & H_END)
+        hook_end(t, res);
+    park_remove(s);
+    if (res == EMU_RUN_FAIL) {
+        fail_head(s, t); /* reported here, by the task's own device */
+        return res;
+    }
+    emu_task_destroy(pop_head(s));
+    account(s, 1);
+    return res;
+}
+
 /* Poll every parked head again: called when the doorbell moved or a deadline passed. */
 static void scan_parked(uint64_t now)
 {
     for (uint32_t i = 0; i < n_parked;) {
         uint32_t s = parked[i];
-        struct emu_task *t = streams[s].head;
-        enum emu_run_result res;
 
         if (streams[s].published) {
             if (reclaim(s, now) == RECLAIM_LEAVE) {
@@ -581,25 +605,11 @@ static void scan_parked(uint64_t now)
             pthread_cond_broadcast(&idle_cv);
             continue;
         }
-        res = t->run(t);
-        if (res == EMU_RUN_PARK && now >= t->deadline_ns) {
-            t->status = t->timeout_status ? t->timeout_status : EMU_ETASK_TIMEOUT;
-            res = EMU_RUN_FAIL;
-        }
-        if (res == EMU_RUN_PARK) {
+        enum emu_run_result res = poll_head(s, now);
+        if (res == EMU_RUN_PARK)
             i++;
-            continue;
-        }
-        if (hook_mask & H_END)
-            hook_end(t, res);
-        park_remove(s);
-        if (res == EMU_RUN_FAIL) {
-            fail_head(s, t);
-            continue;
-        }
-        emu_task_destroy(pop_head(s));
-        account(s, 1);
-        requeue(s);
+        else if (res == EMU_RUN_DONE)
+            requeue(s);
     }
 }
 
@@ -905,14 +915,15 @@ void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
         emu_devctl_ring(dc);
 }
 
-/* The device thread parked on notify `slot` without publishing, NONE when there is none.
- * Lock held. */
+/* The device thread parked on notify `slot` (a published one: whose current wait is on it),
+ * NONE when there is none. Lock held. */
 static uint32_t parked_on(uint32_t slot)
 {
     for (uint32_t i = 0; i < n_parked; i++) {
         uint32_t s = parked[i];
         const struct emu_task *t = streams[s].head;
-        if (!streams[s].published && t->park == EMU_PARK_NOTIFY && t->park_slot == slot)
+        if (streams[s].published ? atomic_load(&dc->runq[s].wait_slot) == slot
+                                 : t->park == EMU_PARK_NOTIFY && t->park_slot == slot)
             return s;
     }
     return NONE;
@@ -926,27 +937,16 @@ static enum emu_sched_served serve_locked(uint32_t s, const struct emu_sched_ser
 
     if (r->state != S_PARKED)
         return EMU_SCHED_IDLE; /* a worker runs it, or it is not waiting any more */
+    /* A published thread is the job-wide run queue's (a worker's scan takes it back); an
+     * error, another kind of stream or a task that does not fit is a worker's too. */
     if (r->published || stream_has_error(s) || dc->streams[s].kind != EMU_STREAM_DEVICE ||
         !srv->fits(r->head, srv->arg))
         return EMU_SCHED_WAKE;
-    struct emu_task *t = r->head;
-    uint64_t now = emu_os_now_ns();
-    enum emu_run_result res = t->run(t);
-    if (res == EMU_RUN_PARK && now >= t->deadline_ns) {
-        t->status = t->timeout_status ? t->timeout_status : EMU_ETASK_TIMEOUT;
-        res = EMU_RUN_FAIL;
-    }
+    enum emu_run_result res = poll_head(s, emu_os_now_ns());
     if (res == EMU_RUN_PARK)
         return EMU_SCHED_IDLE;
-    if (hook_mask & H_END)
-        hook_end(t, res);
-    park_remove(s);
-    if (res == EMU_RUN_FAIL) {
-        fail_head(s, t); /* reported here, by the task's own device */
-        return EMU_SCHED_SERVED;
-    }
-    emu_task_destroy(pop_head(s));
-    account(s, 1);
+    if (res == EMU_RUN_FAIL)
+        return EMU_SCHED_SERVED; /* failed and reported as a worker's scan would */
     /* Busy from here until the tasks behind it ran, as a popped stream is (runq_push). */
     emu_fetch_add_acq_rel(&dc->busy, 1);
     bool wake = run_stream(s, srv);
