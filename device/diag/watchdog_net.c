@@ -150,7 +150,11 @@ uint32_t emu_watchdog_net_join(struct wait_node *w, uint32_t n, uint32_t cap, ui
                                               .stream = rn->stream,
                                               .slot = UINT32_MAX,
                                               .park = rn->park,
-                                              .since = snap[v].got_ns - rn->age_ns,
+                                              /* on this host's clock; a view that
+                                               * landed after `now` is not in the future */
+                                              .since = snap[v].got_ns - rn->age_ns < now
+                                                           ? snap[v].got_ns - rn->age_ns
+                                                           : now,
                                               .rank = rn->rank,
                                               .rn = rn,
                                               .view = v,
