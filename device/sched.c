@@ -809,6 +809,14 @@ static void *worker_main(void *arg)
                 run_deferred(me);
             continue;
         }
+        /* A host skips the ring of a submission to a stream with an earlier task not yet
+         * retired (emu_stream_submit): whoever retired that task (this worker, if any task
+         * retired since the last intake) looks at the ring once more before sleeping.
+         * Sequentially consistent with the host's store of `tail`, fence, load of
+         * `completed`. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (emu_load_acquire(&ctl->sq.tail) != emu_load_relaxed(&ctl->sq.head))
+            continue;
         uint64_t deadline = nearest_deadline();
         if (gated && gate_since + GATE_MAX_NS < deadline)
             deadline = gate_since + GATE_MAX_NS;

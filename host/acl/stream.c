@@ -158,11 +158,19 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
     }
     uint32_t tail = emu_load_relaxed(&sq->tail);
     sq->ring[tail % EMU_SQ_DEPTH] = *w;
-    emu_fetch_add_relaxed(&d->ctl->streams[s->slot].submitted, 1);
+    struct emu_stream_ctl *sc = &d->ctl->streams[s->slot];
+    uint32_t before = emu_fetch_add_relaxed(&sc->submitted, 1);
     /* Pairs with the executor's acquire load of `tail` in intake(). */
     emu_store_release(&sq->tail, tail + 1);
     emu_devctl_unlock(&sq->lock);
-    emu_devctl_ring(d->ctl);
+    /* A stream with an earlier task not yet retired needs no ring: the worker that retires
+     * that task loops and takes in the ring before it may sleep (sched.c, worker_main). A
+     * host running ahead of its device (a loop of launches) then wakes nobody per launch.
+     * Sequentially consistent with that worker's retirement then fence then look at `tail`:
+     * either it sees our entry or we see the stream drained and ring. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if ((int32_t)(before - emu_load_acquire(&sc->completed)) <= 0)
+        emu_devctl_ring(d->ctl);
     return EMU_OK;
 }
 
