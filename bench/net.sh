@@ -85,7 +85,9 @@ printf "%10s %12s %12s %12s %10s %10s\n" bytes "hcemu GB/s" "put_bw GB/s" "iperf
 while read -r b us gbs; do
     pf=""
     if [ -n "$have_pf" ]; then
-        n=$(( b >= 67108864 ? 3 : 10 ))
+        # At least 256 MiB per size, so the figure is a steady rate, not the first few puts
+        # leaving the local buffer before the final flush.
+        n=$(( 268435456 / b )); [ "$n" -ge 3 ] || n=3
         pf=$(perftest ucp_put_bw "$b" "$n" | awk '{printf "%.3f", $2 * 1048576 / 1e9}')
     fi
     r1=$(ratio "$gbs" "${pf:-0}" 2)
@@ -98,8 +100,8 @@ done <"$TMP/rows"
 have_net=""
 if [ ! -x "$BIN/bench_net" ]; then
     echo "net.sh: $BIN/bench_net not built: no write-only rows"
-elif ! ldd "$BIN/hcemu-device" 2>/dev/null | grep -q libucp; then
-    echo "net.sh: hcemu-device built without UCX: no write-only rows"
+elif [ ! -e "$BUILD/lib/libhcemu_net_ucx.so" ]; then
+    echo "net.sh: built without UCX (no lib/libhcemu_net_ucx.so): no write-only rows"
 else
     have_net=yes
     rounds=$(( ITERS * 400 ))

@@ -26,7 +26,7 @@ if ! command -v perf >/dev/null 2>&1 ||
     echo "net_wakes.sh: perf with syscall tracepoints not available: skipped"
     exit 0
 fi
-if [ ! -x "$BUILD/bin/bench_net" ] || ! ldd "$BUILD/bin/hcemu-device" 2>/dev/null | grep -q libucp; then
+if [ ! -x "$BUILD/bin/bench_net" ] || [ ! -e "$BUILD/lib/libhcemu_net_ucx.so" ]; then
     echo "net_wakes.sh: $BUILD/bin/bench_net not built, or hcemu-device without UCX: skipped"
     exit 0
 fi
