@@ -689,27 +689,27 @@ static bool start_ucx(void)
                                                            : sizeof(struct net_hdr);
     my_addr_len = (uint32_t)wa.address_length;
     ucp_worker_release_address(worker, wa.address);
-    ucp_am_handler_param_t hp = {
-        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                      UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-        .flags = UCP_AM_FLAG_WHOLE_MSG,
+    static const struct {
+        unsigned id;
+        ucp_am_recv_callback_t cb;
+        const char *what;
+    } handlers[] = {
+        {AM_REQ, on_request, "setting the request handler"},
+        {AM_REP, on_reply, "setting the reply handler"},
+        {AM_HANG_ASK, on_hang_ask, "setting the hang view request handler"},
+        {AM_HANG_VIEW, on_hang_view, "setting the hang view handler"},
     };
-    hp.id = AM_REQ;
-    hp.cb = on_request;
-    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
-        return fail_start("setting the request handler", st);
-    hp.id = AM_REP;
-    hp.cb = on_reply;
-    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
-        return fail_start("setting the reply handler", st);
-    hp.id = AM_HANG_ASK;
-    hp.cb = on_hang_ask;
-    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
-        return fail_start("setting the hang view handler", st);
-    hp.id = AM_HANG_VIEW;
-    hp.cb = on_hang_view;
-    if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
-        return fail_start("setting the hang view handler", st);
+    for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+        ucp_am_handler_param_t hp = {
+            .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                          UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+            .id = handlers[i].id,
+            .cb = handlers[i].cb,
+            .flags = UCP_AM_FLAG_WHOLE_MSG,
+        };
+        if ((st = ucp_worker_set_am_recv_handler(worker, &hp)) != UCS_OK)
+            return fail_start(handlers[i].what, st);
+    }
     int efd;
     if ((st = ucp_worker_get_efd(worker, &efd)) != UCS_OK)
         return fail_start("ucp_worker_get_efd", st);
