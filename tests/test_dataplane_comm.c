@@ -982,7 +982,7 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
     long mark = log_mark();
     const struct emu_stream_ctl *sc = &ctl0->streams[th.index];
-    uint32_t base = atomic_load(&sc->submitted), served = atomic_load(&ctl0->net_served);
+    uint32_t base = atomic_load(&sc->submitted);
     void *b0 = prog_launch(k0, &p[0], join_fail);
     /* A wait on a channel through the network stays home (the record comes from the
      * network's progress thread of device 0). */
@@ -1002,10 +1002,11 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     prog_check(k1, &p[1], b1, ACL_SUCCESS);
     if (runq)
         assert_int_equal(g->runner, 1); /* rank 1's executor ran it */
-    /* Through the network: device 0's progress thread, which received the record, ran the
-     * wait and the copy itself; the failure is still reported by (and for) device 0. */
-    if (flow_protocol == -1 && atomic_load(&ctl0->runq_on) != 0)
-        assert_true(atomic_load(&ctl0->net_served) - served >= 1);
+    /* Through the network, device 0's progress thread that received the record usually runs
+     * the wait and the copy itself; a worker of device 0 that is still awake may take them
+     * first (the doorbell moved), which on a quiet machine happened in about 4 runs of 10.
+     * Either way the failure is reported by (and for) device 0, as checked below; which
+     * thread ran it is not asserted here (the ping-pong test counts the served hand-offs). */
     assert_int_equal(log_count(mark, "no longer a live allocation of device 0"), 1);
     assert_int_equal(log_count(mark, "local copy failed"), 1);
     use(0);
