@@ -242,6 +242,12 @@ static void op_sent(void *req, ucs_status_t status, void *user)
 {
     struct net_op *op = user;
 
+    /* A reset or lost connection is the peer's failure, whichever notices it first, this send
+     * or the endpoint's error handler: fail the connection, which fails this operation and
+     * every other one on that peer with the line naming its host. */
+    if (status == UCS_ERR_CONNECTION_RESET || status == UCS_ERR_ENDPOINT_TIMEOUT ||
+        status == UCS_ERR_UNREACHABLE)
+        conn_fail(op->peer, ucs_status_string(status));
     if (status != UCS_OK && atomic_load_explicit(&op->done, memory_order_acquire) == 0) {
         char why[120];
         snprintf(why, sizeof(why), "sending to the peer failed: %s", ucs_status_string(status));
