@@ -143,6 +143,8 @@ static bool inter_server(const struct sim *s, const struct emu_model_node *x)
 
 static double task_cost(const struct sim *s, const struct emu_model_node *x)
 {
+    if (x->role == EMU_MODEL_HOST)
+        return 0;
     if (x->aicpu)
         return s->p->task_s;
     return x->role == EMU_MODEL_KERNEL ? s->p->launch_s : s->p->host_task_s;
@@ -159,6 +161,14 @@ static double local_bw(const struct emu_model_params *p, const struct emu_model_
 }
 
 static void finish(struct sim *s, uint32_t i, double end);
+
+/* The node i's host synchronisation waited for (`after`), or NONE. */
+static uint32_t after_of(const struct sim *s, uint32_t i)
+{
+    uint32_t h = s->nd[i].after;
+
+    return h != 0 && h - 1 < s->n && h - 1 != i ? h - 1 : NONE;
+}
 
 static void kernel_check(struct sim *s, uint32_t k)
 {
@@ -188,16 +198,20 @@ static void finish(struct sim *s, uint32_t i, double end)
 static void try_start(struct sim *s, uint32_t i)
 {
     const struct emu_model_node *x = &s->nd[i];
-    uint32_t p = s->prev[i], k = x->kernel, m = s->match[i];
+    uint32_t p = s->prev[i], k = x->kernel, m = s->match[i], h = after_of(s, i);
 
     if (s->state[i] != 0 || (p != NONE && s->state[p] != 2) || (k < s->n && s->state[k] == 0) ||
-        (m != NONE && s->state[m] != 2))
+        (m != NONE && s->state[m] != 2) || (h != NONE && s->state[h] != 2))
         return;
     double st = p != NONE ? s->out[p].end : 0.0;
     s->out[i].why = p;
     if (k < s->n && s->out[k].start + s->p->launch_s > st) {
         st = s->out[k].start + s->p->launch_s;
         s->out[i].why = k;
+    }
+    if (h != NONE && s->out[h].end > st) { /* the host had waited for h before queuing i */
+        st = s->out[h].end;
+        s->out[i].why = h;
     }
     s->out[i].start = st;
     double end = st + task_cost(s, x);
@@ -463,17 +477,21 @@ static emu_status link_threads(struct sim *s)
 
 static emu_status build(struct sim *s, uint32_t *unmatched)
 {
-    uint32_t n = s->n, *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
-    uint32_t m = 0;
+    /* Edges: at most one match and one host synchronisation per node. */
+    uint32_t n = s->n, *a = malloc((2 * (size_t)n + 1) * sizeof(*a));
+    uint32_t *b = malloc((2 * (size_t)n + 1) * sizeof(*b)), m = 0;
 
     if (a == NULL || b == NULL || link_threads(s) != EMU_OK) {
         free(a), free(b);
         return EMU_ENOMEM;
     }
     match_waits(s, a, unmatched);
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         if (s->match[i] != NONE)
             a[m] = s->match[i], b[m++] = i;
+        if (after_of(s, i) != NONE)
+            a[m] = after_of(s, i), b[m++] = i;
+    }
     csr(n, a, b, m, s->dep_off, s->dep);
     m = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -512,7 +530,7 @@ emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t
     *unmatched = 0;
     s.prev = malloc(u * 4), s.next = malloc(u * 4), s.match = malloc(u * 4);
     s.fed_left = calloc(u, 4), s.state = calloc(u, 1), s.fed_end = calloc(u, sizeof(double));
-    s.dep_off = malloc((u + 1) * 4), s.dep = malloc(u * 4), s.kid_off = malloc((u + 1) * 4);
+    s.dep_off = malloc((u + 1) * 4), s.dep = malloc(2 * u * 4), s.kid_off = malloc((u + 1) * 4);
     s.kid = malloc(u * 4), s.flows = malloc(u * 4), s.flow_at = malloc(u * sizeof(double));
     s.rem = malloc(u * sizeof(double)), s.rate = malloc(u * sizeof(double));
     uint32_t *users = malloc(N_RES * sizeof(*users));

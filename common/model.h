@@ -31,7 +31,13 @@ enum emu_model_role {
     EMU_MODEL_LOCAL = 1,  /* local copy or reduce: bytes / local bandwidth */
     EMU_MODEL_FLOW = 2,   /* transfer src_dev -> dst_dev over a link, bandwidth shared */
     EMU_MODEL_KERNEL = 3, /* kernel launch: ends when every task it queued ended */
+    EMU_MODEL_HOST = 4,   /* a host thread returned from a synchronisation: no cost, ends
+                           * when the task it waited for (`after`) ended */
 };
+
+/* Host synchronisations are nodes of a thread of their own per host thread and device:
+ * stream EMU_MODEL_HOST_STREAM + a number of the host thread (never a device stream slot). */
+#define EMU_MODEL_HOST_STREAM 0x40000000u
 
 /* One task as the model sees it. Written whole by its executor, then `ready` (release). */
 struct emu_model_node {
@@ -59,7 +65,10 @@ struct emu_model_node {
     uint8_t peer_fields; /* EMU_MODEL_PEER_* */
     uint8_t reserved[3];
     _Atomic uint32_t ready;
-    uint32_t reserved3;
+    /* Plus one, the node (of the same file) whose end this node's start waits for: the last
+     * synchronisation of the host thread that queued it (an EMU_MODEL_HOST node), or for
+     * that node the task it synchronised on; 0 = none. Written before `ready`. */
+    uint32_t after;
 };
 _Static_assert(sizeof(struct emu_model_node) == 80, "model node layout");
 

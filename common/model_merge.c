@@ -133,6 +133,11 @@ emu_status emu_model_merge(struct emu_model_node *nodes, uint32_t n, uint64_t ow
                                         : find(tmp + own_n, n - own_n, x->origin, x->kernel);
             x->kernel = k == NONE ? NONE : (x->origin == 0 ? k : own_n + k);
         }
+        if (x->after != 0) { /* the same, plus one */
+            uint32_t h = x->origin == 0 ? find(tmp, own_n, 0, x->after - 1)
+                                        : find(tmp + own_n, n - own_n, x->origin, x->after - 1);
+            x->after = h == NONE ? 0 : (x->origin == 0 ? h : own_n + h) + 1;
+        }
     }
     if (m.overflow) {
         snprintf(why, why_len, "the job's devices over all its job folders are more than %u",

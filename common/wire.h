@@ -37,7 +37,10 @@ struct emu_wire_task {
     uint16_t flags;
     uint32_t stream; /* stream slot on the device */
     uint32_t stream_gen;
-    uint32_t reserved;
+    /* HCEMU_TIME=model: plus one, the node of the job's task graph (model.shm) that the
+     * submitting host thread last synchronised on; the task cannot start before it ended
+     * (common/model.h `after`). 0 = none. */
+    uint32_t model_after;
     uint64_t callsite; /* return address of the API call in the host program */
     union {
         struct {

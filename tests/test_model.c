@@ -355,6 +355,38 @@ static void waits_meet_records_in_queue_order(void **state)
     mg_free(&g);
 }
 
+/* A host that synchronised with one stream before queuing on another: the second stream's
+ * task starts when what the host waited for ended, not at 0 (it used to overlap it). The
+ * host's synchronisations are a thread of their own: the later one bounds the earlier. */
+static void a_task_queued_after_a_host_synchronisation_starts_after_what_it_waited_for(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[6];
+
+    (void)state;
+    mg_write(&g, 0, 1, 1, 56 * MB, NONE); /* 0: the stream the host synchronises with */
+    mg_copy(&g, 0, 2, 0, 0);              /* 1: a short task on another stream */
+    g.nd[1].aicpu = 0;
+    uint32_t h1 = mg_copy(&g, 0, EMU_MODEL_HOST_STREAM | 7, 0, 0); /* 2: synchronised on 0 */
+    g.nd[h1].role = EMU_MODEL_HOST, g.nd[h1].aicpu = 0, g.nd[h1].after = 0 + 1;
+    uint32_t h2 = mg_copy(&g, 0, EMU_MODEL_HOST_STREAM | 7, 0, 0); /* 3: then on 1 */
+    g.nd[h2].role = EMU_MODEL_HOST, g.nd[h2].aicpu = 0, g.nd[h2].after = 1 + 1;
+    mg_record(&g, 0, 3, 0, 5); /* 4: queued by the host after both */
+    g.nd[4].aicpu = 0, g.nd[4].after = h2 + 1;
+    mg_record(&g, 0, 4, 0, 6); /* 5: queued before any synchronisation */
+    g.nd[5].aicpu = 0;
+    sim(&g, t);
+    double w = P.task_s + P.link_lat_s + 56.0 * MB / P.link_bw;
+    near(t[0].end, w);
+    near(t[h1].end, w);
+    near(t[h2].end, w); /* 1 ended long before: the thread order keeps h1's bound */
+    near(t[4].start, w);
+    near(t[4].end, w + P.host_task_s);
+    near(t[5].start, 0);
+    assert_int_equal(t[4].why, h2);
+    mg_free(&g);
+}
+
 /* Folder a's view of a job split over two job folders: ranks 0-3 its own, ranks 4-7 mirrors of
  * folder b's nodes (numbered there 0-3, indexed in b's order), arriving in reverse order
  * between a's own; the fields naming the other folder's devices flagged as the peer's. */
@@ -676,6 +708,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(links_and_ports_report_their_utilisation),
         cmocka_unit_test(a_kernel_ends_when_the_tasks_it_queued_end),
         cmocka_unit_test(waits_meet_records_in_queue_order),
+        cmocka_unit_test(a_task_queued_after_a_host_synchronisation_starts_after_what_it_waited_for),
         cmocka_unit_test(a_graph_split_over_two_folders_simulates_as_one_folder_on_two_servers),
         cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),
         cmocka_unit_test(without_a_model_file_the_vendor_figures_apply),

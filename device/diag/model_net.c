@@ -127,6 +127,7 @@ void emu_model_net_unpack(const void *buf, size_t len, bool whole, bool sender_o
         if (x == NULL)
             return;
         memcpy(x, &y, offsetof(node_t, ready));
+        x->after = y.after;
         emu_store_release(&x->ready, 1);
     }
 }

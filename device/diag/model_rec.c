@@ -42,6 +42,7 @@ static void fill_host(const struct emu_task *t, struct emu_model_node *x)
 {
     const struct emu_wire_task *w = &t->u.wire;
 
+    x->after = w->model_after; /* the host thread's last synchronisation */
     switch (t->kind) {
     case EMU_TASK_COPY:
         x->role = EMU_MODEL_LOCAL, x->bytes = w->u.copy.len;

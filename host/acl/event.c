@@ -96,8 +96,10 @@ emu_status emu_event_sync(struct emu_event *e)
     for (;;) {
         /* Pairs with the release store in the executor's event record. */
         uint32_t now = emu_load_acquire(v);
-        if ((int32_t)(now - target) >= 0)
+        if ((int32_t)(now - target) >= 0) {
+            emu_model_time_synced(e->d->id, e->slot, true, target); /* HCEMU_TIME=model */
             return EMU_OK;
+        }
         /* The recording stream failed: its record was discarded with the rest of its queue
          * and will never come (e.g. a kernel whose peer's host died). The stream keeps its
          * error for its own synchronisation. */

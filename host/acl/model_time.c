@@ -22,6 +22,9 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_model_shm *graph;
+/* This host thread's last synchronisation: its node plus one, and the node it waited for. */
+static _Thread_local uint32_t host_floor, host_floor_on;
+static _Thread_local uint32_t host_dev; /* plus one: the device its nodes are filed under */
 
 bool emu_model_time_on(void)
 {
@@ -167,6 +170,8 @@ static const char *node_name(const struct emu_model_node *x)
         return x->reduce ? "write-reduce" : "transfer";
     if (x->role == EMU_MODEL_LOCAL)
         return x->reduce ? "reduce" : "copy";
+    if (x->role == EMU_MODEL_HOST)
+        return "host synchronised";
     if (x->sync_op == EMU_MODEL_WAIT)
         return "wait";
     return x->sync_op == EMU_MODEL_RECORD ? "record" : "task";
@@ -178,6 +183,8 @@ static int step_text(const struct emu_model_node *x, const struct emu_model_time
 {
     const char *what = node_name(x);
 
+    if (x->role == EMU_MODEL_HOST)
+        return snprintf(out, n, "%s [%.2f us]", what, t->end * 1e6);
     if (x->role == EMU_MODEL_FLOW)
         return snprintf(out, n, "%s %llu B dev%u->dev%u [%.2f-%.2f us]", what,
                         (unsigned long long)x->bytes, x->src_dev, x->dst_dev, t->start * 1e6,
@@ -431,6 +438,64 @@ emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, doubl
     if (r != NULL)
         run_free(r);
     return s;
+}
+
+/* ---- host synchronisations ------------------------------------------------------------- */
+
+/* The last node of this folder for host stream `slot` of `dev`, or the record `seq` of the
+ * event in notify slot `slot`; NONE when there is none. Newest first: what the host just
+ * waited for was queued recently. Nodes not ready yet are being written for tasks queued
+ * after the synchronisation's target, so never the one looked for. */
+static uint32_t synced_node(uint32_t dev, uint32_t slot, bool event, uint32_t seq)
+{
+    uint32_t n = emu_load_acquire(&graph->n_nodes);
+
+    for (uint32_t i = n < EMU_MODEL_MAX_NODES ? n : EMU_MODEL_MAX_NODES; i-- > 0;) {
+        const struct emu_model_node *x = &graph->nodes[i];
+        if (emu_load_acquire(&x->ready) == 0 || x->origin != 0 || x->dev != dev)
+            continue;
+        if (event ? x->event && x->sync_op == EMU_MODEL_RECORD && x->sync_slot == slot &&
+                        x->event_seq == seq
+                  : !x->aicpu && x->stream == slot && x->role != EMU_MODEL_HOST)
+            return i;
+    }
+    return EMU_MODEL_NONE;
+}
+
+void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq)
+{
+    if (!emu_model_time_on())
+        return;
+    pthread_mutex_lock(&lock);
+    uint32_t on = map_graph() == EMU_OK ? synced_node(dev, slot, event, seq) : EMU_MODEL_NONE;
+    pthread_mutex_unlock(&lock);
+    if (on == EMU_MODEL_NONE || (host_floor != 0 && host_floor_on == on))
+        return;
+    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
+    if (i >= EMU_MODEL_MAX_NODES) {
+        if (atomic_exchange(&graph->full, 1) == 0)
+            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
+                         "unavailable from now on", EMU_MODEL_MAX_NODES);
+        return;
+    }
+    /* A thread of its own per host thread, filed under the first device it synchronised
+     * with: the host's synchronisations in their order, so the last one bounds them all. */
+    if (host_dev == 0)
+        host_dev = dev + 1;
+    struct emu_model_node *x = &graph->nodes[i];
+    memset(x, 0, offsetof(struct emu_model_node, ready));
+    x->dev = host_dev - 1;
+    x->stream = EMU_MODEL_HOST_STREAM | ((uint32_t)emu_os_gettid() & (EMU_MODEL_HOST_STREAM - 1));
+    x->role = EMU_MODEL_HOST;
+    x->kernel = x->src_dev = x->dst_dev = EMU_MODEL_NONE;
+    x->after = on + 1;
+    emu_store_release(&x->ready, 1); /* pairs with the acquire loads of the readers */
+    host_floor = i + 1, host_floor_on = on;
+}
+
+uint32_t emu_model_time_after(void)
+{
+    return host_floor;
 }
 
 void emu_model_time_note(uint32_t dev, uint32_t stream)

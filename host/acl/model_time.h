@@ -20,5 +20,12 @@ emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq,
 /* After host stream `stream` of device `dev` synchronised: with the model on and HCEMU_LOG_LEVEL=info or HCEMU_TRACE,
  * simulate so that the per-kernel summary and the modelled trace cover what just ran. */
 void emu_model_time_note(uint32_t dev, uint32_t stream);
+/* The calling host thread returned from a synchronisation on host stream `slot` of device
+ * `dev` (event = false), or on record `seq` of the event in notify slot `slot` (event =
+ * true): with the model on, a node of the graph says so, and every task this thread queues
+ * from now on starts no earlier than the end of what it waited for. */
+void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq);
+/* The `model_after` of a task the calling thread queues now (common/wire.h); 0 = none. */
+uint32_t emu_model_time_after(void);
 
 #endif

@@ -140,6 +140,7 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
         return st;
     w->stream = s->slot;
     w->stream_gen = s->gen;
+    w->model_after = emu_model_time_after();
     emu_devctl_lock(&sq->lock);
     for (;;) {
         /* Pairs with the executor's release store of `head` after intake. */
@@ -273,6 +274,7 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
             return st;
     }
     int32_t err = atomic_exchange(&sc->error, 0);
+    emu_model_time_synced(d->id, s->slot, 0, 0); /* HCEMU_TIME=model: what the host waited for */
     emu_model_time_note(d->id, s->slot); /* HCEMU_TIME=model: summary and trace */
     return (emu_status)err;
 }
