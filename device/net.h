@@ -34,9 +34,11 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
                            size_t msg_len) EMU_MUST_CHECK;
 /* Whether peers[peer] is on another host (so only the network reaches it); net_peer.c. */
 bool emu_net_is_remote(uint32_t peer);
-/* Whether the connection to peers[peer] failed (the peer's host or executor died); `why`
- * gets the report. */
-bool emu_net_failed(uint32_t peer, char *why, size_t len);
+/* What a wait on `channel` (whose peer is peers[peer]) must fail with, if anything:
+ * EMU_EREMOTE when the connection to the peer failed (its host or executor died), the code
+ * of a record of this channel the peer refused after the record had completed (taken: one
+ * failure reports it), or EMU_OK. `why` gets the report. */
+emu_status emu_net_check(uint32_t channel, uint32_t peer, char *why, size_t len);
 /* Run a data-plane task whose channel peer is remote (dp_task.c): hand the operation to the
  * progress thread on the first call, PARK until it is acknowledged, then DONE or FAIL. */
 enum emu_run_result emu_net_run(struct emu_task *t);

@@ -60,7 +60,7 @@
 #include "diag/race_net.h"
 #include "reduce.h"
 
-#define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
+#define NET_MAGIC 0x3254454e4d454348ull /* "HCEMNET2" */
 #define AM_REQ 11u
 #define AM_REP 12u
 #define AM_HANG_ASK 13u  /* the watchdog asks a peer's folder for its parked waits */
@@ -90,6 +90,10 @@ struct net_hdr {
     int32_t status;   /* replies: emu_status */
     uint32_t tag_len; /* requests: bytes of the race detector's clock after the header; the
                        * model's nodes fill the rest of the header */
+    uint32_t channel; /* the requester's channel slot, its generation and the thread that */
+    uint32_t chan_gen; /* sent it: a refused record is answered late, and its refusal is */
+    uint32_t stream;  /* kept on that channel (refusals below) */
+    uint32_t reserved;
 };
 
 /* One peer device of another host, as the control block's peers[] entry named it when it
@@ -230,6 +234,62 @@ static void conn_fail(uint32_t peer, const char *why)
     emu_devctl_ring(emu_exec_ctl());
 }
 
+/* A record without data completes when it is sent, so a target that refuses it (the notify
+ * is not live there) answers after the task is gone: the refusal is kept on the requester's
+ * channel (slot and generation, so a channel made later in the slot never sees it) until
+ * the next operation or wait on that channel takes it and fails with it. */
+struct refusal {
+    uint32_t gen;
+    int32_t status; /* 0: none kept */
+    char why[160];  /* a task's note */
+};
+
+static pthread_mutex_t refused_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct refusal refused[EMU_MAX_CHANNELS];
+static _Atomic uint32_t n_refused; /* kept ones: the common case takes no lock */
+
+/* The peer refused the record `h` this device sent (progress thread). */
+static void refusal_keep(const struct net_hdr *h)
+{
+    if (h->channel >= EMU_MAX_CHANNELS)
+        return;
+    struct refusal *r = &refused[h->channel];
+    pthread_mutex_lock(&refused_lock);
+    if (r->status == 0)
+        atomic_fetch_add(&n_refused, 1);
+    r->gen = h->chan_gen;
+    r->status = h->status;
+    snprintf(r->why, sizeof(r->why), "device %u of another host refused notify record %llu "
+             "of stream %u on channel %u (its notify %u is not live there: freed?)",
+             emu_exec_ctl()->peers[emu_exec_ctl()->channels[h->channel].peer].dev,
+             (unsigned long long)h->seq, h->stream, h->channel, h->notify_slot);
+    pthread_mutex_unlock(&refused_lock);
+    /* A wait on the channel may be parked already: it looks again and takes the refusal. */
+    emu_devctl_ring(emu_exec_ctl());
+}
+
+/* Take the refusal kept for `channel` (as it is now): its status, and `why` says which record
+ * it was; EMU_OK when none. Any thread. */
+static emu_status refusal_take(uint32_t channel, char *why, size_t len)
+{
+    emu_status st = EMU_OK;
+
+    if (atomic_load(&n_refused) == 0 || channel >= EMU_MAX_CHANNELS)
+        return EMU_OK;
+    struct refusal *r = &refused[channel];
+    pthread_mutex_lock(&refused_lock);
+    if (r->status != 0) {
+        if (r->gen == emu_exec_ctl()->channels[channel].gen) {
+            st = (emu_status)r->status;
+            snprintf(why, len, "%s", r->why);
+        }
+        r->status = 0;
+        atomic_fetch_sub(&n_refused, 1);
+    }
+    pthread_mutex_unlock(&refused_lock);
+    return st;
+}
+
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
@@ -248,6 +308,10 @@ static void op_sent(void *req, ucs_status_t status, void *user)
     if (status == UCS_ERR_CONNECTION_RESET || status == UCS_ERR_ENDPOINT_TIMEOUT ||
         status == UCS_ERR_UNREACHABLE)
         conn_fail(op->peer, ucs_status_string(status));
+    /* A record without data is complete once UCX has sent it (no answer follows). */
+    if (status == UCS_OK && op->h.kind == NK_NOTIFY &&
+        atomic_load_explicit(&op->done, memory_order_acquire) == 0)
+        op_finish(op, EMU_OK, NULL);
     if (status != UCS_OK && atomic_load_explicit(&op->done, memory_order_acquire) == 0) {
         char why[120];
         snprintf(why, sizeof(why), "sending to the peer failed: %s", ucs_status_string(status));
@@ -472,9 +536,8 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         race_arrive(&h, header); /* no record: nothing kept */
         reply(ep, &h, EMU_OK, self_ptr(h.addr), h.len);
         return UCS_OK;
-    case NK_NOTIFY:
+    case NK_NOTIFY: /* no answer: the requester's task completed when it was sent */
         notify_set(&h, race_arrive(&h, header));
-        reply(ep, &h, EMU_OK, NULL, 0);
         return UCS_OK;
     default:
         reply(ep, &h, EMU_EINVAL, NULL, 0);
@@ -493,6 +556,12 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, v
     if (header_len != sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
+    if (h.magic == NET_MAGIC && h.kind == NK_NOTIFY) {
+        /* Only a refusal: its task is gone (its token may name a newer operation now). */
+        if (h.status != EMU_OK)
+            refusal_keep(&h);
+        return UCS_OK;
+    }
     struct net_op *op = h.magic == NET_MAGIC ? op_find(h.token) : NULL;
     if (op == NULL)
         return UCS_OK; /* its task failed meanwhile (the peer was declared dead) */
@@ -824,12 +893,13 @@ static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len, 
     return EMU_OK;
 }
 
-static bool ucx_failed(uint32_t peer, char *why, size_t len)
+static emu_status ucx_check(uint32_t channel, uint32_t peer, char *why, size_t len)
 {
-    if (peer >= EMU_MAX_PEERS || !atomic_load(&conns[peer].failed))
-        return false;
-    snprintf(why, len, "%s", conns[peer].why);
-    return true;
+    if (peer < EMU_MAX_PEERS && atomic_load(&conns[peer].failed)) {
+        snprintf(why, len, "%s", conns[peer].why);
+        return EMU_EREMOTE;
+    }
+    return refusal_take(channel, why, len);
 }
 
 static void ucx_hang_ask(uint32_t peer)
@@ -938,6 +1008,9 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         .seq = t->seq,
         .src_dev = emu_exec_g.dev,
         .notify_slot = o->notify_slot,
+        .channel = o->channel,
+        .chan_gen = emu_exec_ctl()->channels[o->channel].gen,
+        .stream = t->stream,
     };
     if (move && (f & EMU_DPF_REDUCE) && !read)
         op->h.flags |= NF_REDUCE;
@@ -998,6 +1071,17 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     size_t plen = op->h.kind == NK_WRITE ? op->h.len : 0;
     const void *hdr = op->wire != NULL ? (const void *)op->wire : &op->h;
     ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, wire_len, payload, plen, &p);
+    if (r == NULL && op->h.kind == NK_NOTIFY) {
+        /* A record sent at once is complete: no answer comes, the thread goes on now. */
+        op->next->prev = op->prev;
+        op->prev->next = op->next;
+        op->next = op->prev = op;
+        op->status = EMU_OK;
+        atomic_store(&op->done, 1);
+        atomic_store(&op->refs, 1); /* the task's */
+        pthread_mutex_unlock(&ucx_lock);
+        return EMU_RUN_DONE;
+    }
     if (r == NULL)
         op_put(op); /* sent at once: the send's reference */
     else if (UCS_PTR_IS_ERR(r))
@@ -1017,6 +1101,13 @@ static enum emu_run_result ucx_run(struct emu_task *t)
     struct net_op *op = t->priv;
 
     if (op == NULL) {
+        /* A record of this channel that the peer refused after it completed fails the
+         * channel's next operation. */
+        emu_status st = refusal_take(o->channel, t->note, sizeof(t->note));
+        if (st != EMU_OK) {
+            t->status = st;
+            return EMU_RUN_FAIL;
+        }
         uint32_t peer = emu_exec_ctl()->channels[o->channel].peer;
         return launch(t, o, peer);
     }
@@ -1030,7 +1121,7 @@ __attribute__((visibility("default"))) const struct emu_net_ops emu_net_ucx_ops 
     .version = EMU_NET_OPS_VERSION,
     .address = ucx_address,
     .connect = ucx_connect,
-    .failed = ucx_failed,
+    .check = ucx_check,
     .run = ucx_run,
     .hang_ask = ucx_hang_ask,
     .stop = ucx_stop,
