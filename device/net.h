@@ -39,6 +39,13 @@ bool emu_net_is_remote(uint32_t peer);
  * of a record of this channel the peer refused after the record had completed (taken: one
  * failure reports it), or EMU_OK. `why` gets the report. */
 emu_status emu_net_check(uint32_t channel, uint32_t peer, char *why, size_t len);
+/* A drain of `channel` (peer peers[peer]): returns once the peer's executor has handled every
+ * message this executor sent it before (a fence request it answers; records complete at
+ * their send, so this is where their delivery is confirmed), with the refusal kept for the
+ * channel if any, EMU_EREMOTE for a failed peer, EMU_ETIMEOUT after timeout_s (0: the
+ * operation bound). `why` gets the report. Blocks the calling (kernel) thread. */
+emu_status emu_net_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                         size_t len) EMU_MUST_CHECK;
 /* Run a data-plane task whose channel peer is remote (dp_task.c): hand the operation to the
  * progress thread on the first call, PARK until it is acknowledged, then DONE or FAIL. */
 enum emu_run_result emu_net_run(struct emu_task *t);

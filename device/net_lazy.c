@@ -175,6 +175,17 @@ enum emu_run_result emu_net_run(struct emu_task *t)
     return EMU_RUN_FAIL;
 }
 
+emu_status emu_net_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                         size_t len)
+{
+    const struct emu_net_ops *t = atomic_load_explicit(&ops, memory_order_acquire);
+
+    if (t != NULL)
+        return t->flush(channel, peer, timeout_s, why, len);
+    snprintf(why, len, "%s", not_loaded);
+    return EMU_EREMOTE;
+}
+
 /* The watchdog asks another host for its parked waits only about a peer it has a channel to,
  * so the transport is loaded by then; if it is not, there is nobody to ask. */
 void emu_net_hang_ask(uint32_t peer)

@@ -18,6 +18,8 @@ struct emu_net_ops {
     emu_status (*connect)(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
                           size_t msg_len);
     emu_status (*check)(uint32_t channel, uint32_t peer, char *why, size_t len);
+    emu_status (*flush)(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                        size_t len);
     enum emu_run_result (*run)(struct emu_task *t);
     void (*hang_ask)(uint32_t peer);
     void (*stop)(void);

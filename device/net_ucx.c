@@ -69,7 +69,7 @@
 #define SLEEP_MS 100       /* longest sleep: the stop flag is seen within it */
 #define OP_LIMIT_S 1836u   /* bound of one operation without a reply (the default wait) */
 
-enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3 };
+enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3, NK_FENCE = 4 };
 #define NF_REDUCE 1u
 #define NF_NOTIFY 2u
 #define NF_SHARED_DIAG 4u /* the requester's job folder is the target's (diagnostics shared) */
@@ -190,8 +190,8 @@ static void op_finish(struct net_op *op, emu_status st, const char *why)
         snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1, why);
     atomic_store_explicit(&op->done, 1, memory_order_release);
     /* The progress thread runs the task's thread on itself after this progress call
-     * (net_handoff.h); anyone else rings the device. */
-    if (!emu_net_handoff_note(op->stream, 0))
+     * (net_handoff.h); anyone else rings the device. A fence has no task: its caller polls. */
+    if (op->h.kind != NK_FENCE && !emu_net_handoff_note(op->stream, 0))
         emu_devctl_ring(emu_exec_ctl());
     op_put(op);
 }
@@ -490,6 +490,12 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         size_t at = sizeof(h) + h.tag_len;
         emu_model_net_unpack((const uint8_t *)header + at, header_len - at,
                              !(h.flags & NF_MODEL_PARTIAL), (h.flags & NF_MODEL) != 0, h.src_dev);
+    }
+    /* Messages of one endpoint are handled in order: everything the requester sent before
+     * its fence has been applied (or refused, and that answer sent) by now. */
+    if (h.kind == NK_FENCE) {
+        reply(ep, &h, EMU_OK, NULL, 0);
+        return UCS_OK;
     }
     bool range_ok = emu_dp_check_range_alive(&emu_exec_g.self, h.addr, h.len);
     bool notify = (h.flags & NF_NOTIFY) != 0 || h.kind == NK_NOTIFY;
@@ -902,6 +908,70 @@ static emu_status ucx_check(uint32_t channel, uint32_t peer, char *why, size_t l
     return refusal_take(channel, why, len);
 }
 
+/* A fence request to peers[peer], answered once the target handled everything this executor
+ * sent it before; then the refusal kept for `channel`, if any. The caller (a drain, on the
+ * kernel's thread) polls for the answer within timeout_s (0: the operation bound). */
+static emu_status ucx_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                            size_t len)
+{
+    struct net_op *op = calloc(1, sizeof(*op));
+    emu_status st;
+
+    if (peer >= EMU_MAX_PEERS || op == NULL) {
+        free(op);
+        snprintf(why, len, "%s", peer >= EMU_MAX_PEERS ? "bad peer" : "out of memory for a fence");
+        return peer >= EMU_MAX_PEERS ? EMU_EINVAL : EMU_ENOMEM;
+    }
+    op->peer = peer;
+    op->h = (struct net_hdr){.magic = NET_MAGIC, .token = (uint64_t)(uintptr_t)op,
+                             .kind = NK_FENCE, .flags = NF_SHARED_DIAG, .src_dev = emu_exec_g.dev,
+                             .channel = channel};
+    atomic_store(&op->refs, 3); /* the caller, the send, the answer */
+    pthread_mutex_lock(&ucx_lock);
+    struct conn *c = &conns[peer];
+    if (c->ep == NULL || atomic_load(&c->failed)) {
+        snprintf(why, len, "%s", c->ep == NULL ? "the peer of another host was never connected"
+                                               : c->why);
+        pthread_mutex_unlock(&ucx_lock);
+        free(op);
+        return EMU_EREMOTE;
+    }
+    op->next = &pending;
+    op->prev = pending.prev;
+    pending.prev->next = op;
+    pending.prev = op;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = op_sent,
+        .user_data = op,
+        .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, &op->h, sizeof(op->h), NULL, 0, &p);
+    if (r == NULL)
+        op_put(op);
+    else if (UCS_PTR_IS_ERR(r))
+        op_sent(NULL, UCS_PTR_STATUS(r), op);
+    pthread_mutex_unlock(&ucx_lock);
+    wake_progress();
+    uint64_t deadline = emu_os_deadline_s(timeout_s != 0 ? timeout_s : OP_LIMIT_S);
+    unsigned pause_us = 20;
+    while (atomic_load_explicit(&op->done, memory_order_acquire) == 0 &&
+           emu_os_now_ns() < deadline) {
+        usleep(pause_us);
+        pause_us = pause_us < 1000 ? pause_us * 2 : 1000;
+    }
+    pthread_mutex_lock(&ucx_lock);
+    if (atomic_load_explicit(&op->done, memory_order_acquire) == 0)
+        op_finish(op, EMU_ETIMEOUT, "no answer to a fence within the drain's timeout");
+    pthread_mutex_unlock(&ucx_lock);
+    st = op->status;
+    if (st != EMU_OK)
+        snprintf(why, len, "%s", op->why);
+    op_put(op);
+    return st != EMU_OK ? st : refusal_take(channel, why, len);
+}
+
 static void ucx_hang_ask(uint32_t peer)
 {
     if (start_status != EMU_OK || peer >= EMU_MAX_PEERS)
@@ -1122,6 +1192,7 @@ __attribute__((visibility("default"))) const struct emu_net_ops emu_net_ucx_ops 
     .address = ucx_address,
     .connect = ucx_connect,
     .check = ucx_check,
+    .flush = ucx_flush,
     .run = ucx_run,
     .hang_ask = ucx_hang_ask,
     .stop = ucx_stop,

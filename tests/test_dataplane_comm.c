@@ -1377,7 +1377,7 @@ static void handles_of_a_destroyed_communicator_are_refused_after_reinit(void **
  * rank 0 records on their channel is no longer live there. The refusal is kept on rank 0's channel and
  * its next wait on that channel fails with it (HCCL_E_PARA's status: a failed thread, 507018
  * at synchronisation) and one line naming the record's stream and channel, instead of
- * waiting out its timeout. Network only: on one host the record's slot is checked at the
+ * waiting out its timeout; a drain of the channel returns it. Network only: on one host the record's slot is checked at the
  * call. */
 static void a_refused_record_fails_the_channels_next_wait(void **state)
 {
@@ -1400,6 +1400,17 @@ static void a_refused_record_fails_the_channels_next_wait(void **state)
     assert_int_equal(log_count(mark, "names a notify that is not live"), 1);
     assert_int_equal(log_count(mark, "refused notify record"), 1);
     assert_int_equal(log_count(mark, "was not recorded within"), 0);
+    /* A drain of the channel waits until the peer confirms it handled the record: it
+     * returns the refusal (the thread itself did not fail). */
+    mark = log_mark();
+    prog_init(&p, k0);
+    op(&p, DPF_CREC, k0->t[1], 0)->other = k0->ch[1];
+    op(&p, DPF_DRAIN, k0->t[1], HCCL_E_PARA)->other = k0->ch[1];
+    b = prog_launch(k0, &p, (const int32_t[NT]){0, 0});
+    prog_check(k0, &p, b, ACL_SUCCESS);
+    assert_int_equal(log_count(mark, "names a notify that is not live"), 1);
+    assert_int_equal(log_count(mark, "HcommChannelDrainOnThread refused: device 1 of another "
+                                     "host refused notify record"), 1);
 }
 
 /* ---- main ----------------------------------------------------------------------------------- */
