@@ -6,8 +6,10 @@
  * UCX at build time net_none.c refuses every remote peer with one line.
  *
  * Threads: every UCX call is made under one lock, by the executor's progress thread or by
- * the thread running a data-plane task (its send). The task parks; the progress thread
- * completes it (the peer's acknowledgement, or the peer's failure). Incoming messages (the
+ * the thread running a data-plane task (its send). A transfer's task parks; the progress
+ * thread completes it (the peer's acknowledgement, or the peer's failure). A record without
+ * data completes when sent; the peer answers it only to refuse it, and the refusal fails the
+ * channel's next operation, wait (emu_net_check) or drain (emu_net_flush). Incoming messages (the
  * peer's writes, reads and notifies) are applied by the progress thread: data first, then
  * the notify. Whatever thread of this device waited for either is then run by the progress
  * thread itself (net_handoff.h), or, when that is off, woken by the doorbell. */

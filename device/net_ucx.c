@@ -1,12 +1,15 @@
 /* net_ucx.c - the transport to devices of other hosts over UCX's UCP layer (net.h).
  *
  * Every operation is an active message to the peer's executor, which applies it to its own
- * memory with its own checks and reduce kernels and answers with a reply message:
+ * memory with its own checks and reduce kernels and, but for a record, answers:
  *
  *   REQ WRITE  {dst, len[, dtype, op][, notify]} + data -> data in place (copied, or reduced
  *              by emu_reduce at the target), then the notify set, then the doorbell; REP.
  *   REQ READ   {src, len}                        -> REP + the bytes of src.
- *   REQ NOTIFY {slot}                            -> notify set, doorbell; REP.
+ *   REQ NOTIFY {slot}                            -> notify set, doorbell; no answer, but REP
+ *              with the error when refused (the notify is not live there).
+ *   REQ FENCE  {}                                -> REP (a drain: everything sent before is
+ *              handled, since one endpoint's messages are handled in order).
  *
  * Between job folders (not NF_SHARED_DIAG, the split test aid where the requester's own
  * diagnostics cover the message) a request's header is followed by the requesting task's
@@ -18,8 +21,15 @@
  * Large payloads use UCX's rendezvous protocol: the target receives them straight into the
  * destination (a plain write) or into a staging buffer it then reduces. Nothing is registered
  * ahead: only the ranges a message names are touched, never the device's sparse window.
- * A task completes at the reply, so "one thread is FIFO" holds as on one host: a notify recorded
- * after a write on the same thread is sent only after the write's reply arrived.
+ * A transfer's task completes at the reply, so "one thread is FIFO" holds as on one host: a
+ * notify recorded after a write on the same thread is sent only after the write's reply
+ * arrived. A record without data completes when it is sent (ucp_am_send_nbx returned NULL, or
+ * its callback said UCS_OK): a hand-off between hosts is then one message, as ucp_am_lat's.
+ * UCX keeps one endpoint's order, so it still lands after everything the thread sent before.
+ * A refusal answered later is kept on the requester's channel (refusal_keep) and fails that
+ * channel's next operation, wait or drain with its code and the record's stream and channel;
+ * a dead peer fails the waits on its channels (conn_fail) as before. Writes with a notify keep
+ * their answer: a range the target refuses must fail the write itself.
  *
  * One progress thread drives the worker; every UCX call happens under `ucx_lock` (the worker
  * runs in serialized mode), from that thread, from data-plane tasks (sends) or from the
