@@ -264,14 +264,15 @@ static void refusal_keep(const struct net_hdr *h)
     if (h->channel >= EMU_MAX_CHANNELS)
         return;
     struct refusal *r = &refused[h->channel];
+    uint32_t peer = emu_exec_ctl()->channels[h->channel].peer;
+    uint32_t dev = peer < EMU_MAX_PEERS ? emu_exec_ctl()->peers[peer].dev : UINT32_MAX;
     pthread_mutex_lock(&refused_lock);
     if (r->status == 0)
         atomic_fetch_add(&n_refused, 1);
     r->gen = h->chan_gen;
     r->status = h->status;
     snprintf(r->why, sizeof(r->why), "device %u of another host refused notify record %llu "
-             "of stream %u on channel %u (its notify %u is not live there: freed?)",
-             emu_exec_ctl()->peers[emu_exec_ctl()->channels[h->channel].peer].dev,
+             "of stream %u on channel %u (its notify %u is not live there: freed?)", dev,
              (unsigned long long)h->seq, h->stream, h->channel, h->notify_slot);
     pthread_mutex_unlock(&refused_lock);
     /* A wait on the channel may be parked already: it looks again and takes the refusal. */
