@@ -12,6 +12,8 @@
 #                 submissions ring too, about one per hand-off)
 #   futex_wait    futex(FUTEX_WAIT) on shared words (a worker going to sleep)
 #   epoll_wait    the network progress threads going to sleep (or looking)
+#   sendmsg       UCX's TCP sends: messages on the wire (a record is one since it is no
+#                 longer answered; two before)
 # Run it with HCEMU_RUNQ=0 to see the hand-offs rung to a worker instead of run by the
 # progress thread. Needs `perf` with the syscall tracepoints; skips with a message otherwise.
 # Usage: bench/net_wakes.sh [build-dir]   (R: rounds, default 1000)
@@ -31,12 +33,13 @@ if [ ! -x "$BUILD/bin/bench_net" ] || [ ! -e "$BUILD/lib/libhcemu_net_ucx.so" ];
     exit 0
 fi
 
-# Counters of one run with $1 ping-pong rounds: cs, cpu ms, futex wake, futex wait, epoll.
+# Counters of one run with $1 ping-pong rounds: cs, cpu ms, futex wake, futex wait, epoll,
+# sendmsg.
 count() {
     perf stat -x, -e context-switches,task-clock \
         -e syscalls:sys_enter_futex --filter 'op == 1' \
         -e syscalls:sys_enter_futex --filter 'op == 0' \
-        -e syscalls:sys_enter_epoll_wait \
+        -e syscalls:sys_enter_epoll_wait -e syscalls:sys_enter_sendmsg \
         "$BUILD/bin/bench_net" --sizes 4K --iters 1 --rounds "$1" 2>&1 >/dev/null |
         grep -E '^[0-9.]+,' | cut -d, -f1 | tr '\n' ' '
 }
@@ -47,5 +50,6 @@ b=$(count $((3 * R)))
 # bench_net runs n and 2n+1 rounds per figure: 3n+1 in all; a round is two hand-offs.
 echo "$a $b" | awk -v r="$R" '{
     h = 2 * 6 * r
-    printf "per hand-off: cs %.2f cpu_us %.1f futex_wake %.2f futex_wait %.2f epoll_wait %.2f\n",
-        ($6 - $1) / h, ($7 - $2) * 1000 / h, ($8 - $3) / h, ($9 - $4) / h, ($10 - $5) / h }'
+    printf "per hand-off: cs %.2f cpu_us %.1f futex_wake %.2f futex_wait %.2f epoll_wait %.2f " \
+        "sendmsg %.2f\n", ($7 - $1) / h, ($8 - $2) * 1000 / h, ($9 - $3) / h, ($10 - $4) / h,
+        ($11 - $5) / h, ($12 - $6) / h }'

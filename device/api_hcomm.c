@@ -21,6 +21,7 @@
 
 #include "common/product.h"
 #include "device/dp.h"
+#include "device/net.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
 
@@ -503,8 +504,18 @@ DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle chan
         (st = emu_hcomm_check_channel(&c, channel, &ch)) != EMU_OK)
         return out(st);
     /* The drain waits for the whole thread (a superset of its transfers on the channel),
-     * bounded by this OS thread's default notify-wait timeout. */
-    return out(emu_dp_drain_join(&c, slot, emu_dp_submit_default_wait_s()));
+     * bounded by this OS thread's default notify-wait timeout. To another host, its records
+     * completed when sent: the peer then confirms it handled them (device/net.h). */
+    uint32_t wait_s = emu_dp_submit_default_wait_s();
+    if ((st = emu_dp_drain_join(&c, slot, wait_s)) != EMU_OK)
+        return out(st);
+    uint32_t peer = emu_exec_ctl()->channels[ch].peer;
+    if (!emu_net_is_remote(peer))
+        return 0;
+    char why[200];
+    if ((st = emu_net_flush(ch, peer, wait_s, why, sizeof(why))) != EMU_OK)
+        emu_hcomm_check_refuse(&c, "%s", why);
+    return out(st);
 }
 
 DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)

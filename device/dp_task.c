@@ -130,11 +130,15 @@ static enum emu_run_result wait_notify(struct emu_task *t)
         emu_lost_record_take(o->notify_ctl, o->notify_slot, t->note, sizeof(t->note), &t->status))
         return EMU_RUN_FAIL;
     /* A channel to another host: its records come from the peer's executor, which the
-     * network declared gone - nothing will set this notify any more. */
-    if (o->net && emu_net_failed(emu_exec_ctl()->channels[o->channel].peer, t->note,
-                                 sizeof(t->note))) {
-        t->status = EMU_EREMOTE;
-        return EMU_RUN_FAIL;
+     * network declared gone - nothing will set this notify any more; or the peer refused a
+     * record this channel sent (net.h): the wait is the thread's next sync point. */
+    if (o->net) {
+        emu_status st = emu_net_check(o->channel, emu_exec_ctl()->channels[o->channel].peer,
+                                      t->note, sizeof(t->note));
+        if (st != EMU_OK) {
+            t->status = st;
+            return EMU_RUN_FAIL;
+        }
     }
     if (t->park != EMU_PARK_NOTIFY) {
         /* Kept when set: a wait taken back from the job-wide run queue keeps its deadline. */

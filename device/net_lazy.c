@@ -154,14 +154,14 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
  * when these run; without it they fail the task rather than load it from a worker. */
 static const char not_loaded[] = "the transport to other hosts is not loaded";
 
-bool emu_net_failed(uint32_t peer, char *why, size_t len)
+emu_status emu_net_check(uint32_t channel, uint32_t peer, char *why, size_t len)
 {
     const struct emu_net_ops *t = atomic_load_explicit(&ops, memory_order_acquire);
 
     if (t != NULL)
-        return t->failed(peer, why, len);
+        return t->check(channel, peer, why, len);
     snprintf(why, len, "%s", not_loaded);
-    return true;
+    return EMU_EREMOTE;
 }
 
 enum emu_run_result emu_net_run(struct emu_task *t)
@@ -173,6 +173,17 @@ enum emu_run_result emu_net_run(struct emu_task *t)
     snprintf(t->note, sizeof(t->note), "%s", not_loaded);
     t->status = EMU_ENOTSUP;
     return EMU_RUN_FAIL;
+}
+
+emu_status emu_net_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                         size_t len)
+{
+    const struct emu_net_ops *t = atomic_load_explicit(&ops, memory_order_acquire);
+
+    if (t != NULL)
+        return t->flush(channel, peer, timeout_s, why, len);
+    snprintf(why, len, "%s", not_loaded);
+    return EMU_EREMOTE;
 }
 
 /* The watchdog asks another host for its parked waits only about a peer it has a channel to,

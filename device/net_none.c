@@ -27,11 +27,22 @@ emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, cha
     return EMU_ENOTSUP;
 }
 
-bool emu_net_failed(uint32_t peer, char *out, size_t len)
+emu_status emu_net_check(uint32_t channel, uint32_t peer, char *out, size_t len)
 {
+    (void)channel;
     (void)peer;
     snprintf(out, len, "%s", why);
-    return true;
+    return EMU_EREMOTE;
+}
+
+emu_status emu_net_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *out,
+                         size_t len)
+{
+    (void)channel;
+    (void)peer;
+    (void)timeout_s;
+    snprintf(out, len, "%s", why);
+    return EMU_EREMOTE;
 }
 
 enum emu_run_result emu_net_run(struct emu_task *t)

@@ -8,7 +8,7 @@
 
 /* Bumped whenever the table or a contract changes: a plug-in of another build found on the
  * library path is refused instead of called with the wrong layout. */
-#define EMU_NET_OPS_VERSION 2u
+#define EMU_NET_OPS_VERSION 3u
 #define EMU_NET_PLUGIN "libhcemu_net_ucx.so"
 #define EMU_NET_OPS_SYMBOL "emu_net_ucx_ops"
 
@@ -17,7 +17,9 @@ struct emu_net_ops {
     emu_status (*address)(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len);
     emu_status (*connect)(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
                           size_t msg_len);
-    bool (*failed)(uint32_t peer, char *why, size_t len);
+    emu_status (*check)(uint32_t channel, uint32_t peer, char *why, size_t len);
+    emu_status (*flush)(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                        size_t len);
     enum emu_run_result (*run)(struct emu_task *t);
     void (*hang_ask)(uint32_t peer);
     void (*stop)(void);

@@ -1,12 +1,15 @@
 /* net_ucx.c - the transport to devices of other hosts over UCX's UCP layer (net.h).
  *
  * Every operation is an active message to the peer's executor, which applies it to its own
- * memory with its own checks and reduce kernels and answers with a reply message:
+ * memory with its own checks and reduce kernels and, but for a record, answers:
  *
  *   REQ WRITE  {dst, len[, dtype, op][, notify]} + data -> data in place (copied, or reduced
  *              by emu_reduce at the target), then the notify set, then the doorbell; REP.
  *   REQ READ   {src, len}                        -> REP + the bytes of src.
- *   REQ NOTIFY {slot}                            -> notify set, doorbell; REP.
+ *   REQ NOTIFY {slot}                            -> notify set, doorbell; no answer, but REP
+ *              with the error when refused (the notify is not live there).
+ *   REQ FENCE  {}                                -> REP (a drain: everything sent before is
+ *              handled, since one endpoint's messages are handled in order).
  *
  * Between job folders (not NF_SHARED_DIAG, the split test aid where the requester's own
  * diagnostics cover the message) a request's header is followed by the requesting task's
@@ -18,8 +21,15 @@
  * Large payloads use UCX's rendezvous protocol: the target receives them straight into the
  * destination (a plain write) or into a staging buffer it then reduces. Nothing is registered
  * ahead: only the ranges a message names are touched, never the device's sparse window.
- * A task completes at the reply, so "one thread is FIFO" holds as on one host: a notify recorded
- * after a write on the same thread is sent only after the write's reply arrived.
+ * A transfer's task completes at the reply, so "one thread is FIFO" holds as on one host: a
+ * notify recorded after a write on the same thread is sent only after the write's reply
+ * arrived. A record without data completes when it is sent (ucp_am_send_nbx returned NULL, or
+ * its callback said UCS_OK): a hand-off between hosts is then one message, as ucp_am_lat's.
+ * UCX keeps one endpoint's order, so it still lands after everything the thread sent before.
+ * A refusal answered later is kept on the requester's channel (refusal_keep) and fails that
+ * channel's next operation, wait or drain with its code and the record's stream and channel;
+ * a dead peer fails the waits on its channels (conn_fail) as before. Writes with a notify keep
+ * their answer: a range the target refuses must fail the write itself.
  *
  * One progress thread drives the worker; every UCX call happens under `ucx_lock` (the worker
  * runs in serialized mode), from that thread, from data-plane tasks (sends) or from the
@@ -60,7 +70,7 @@
 #include "diag/race_net.h"
 #include "reduce.h"
 
-#define NET_MAGIC 0x3154454e4d454348ull /* "HCEMNET1" */
+#define NET_MAGIC 0x3254454e4d454348ull /* "HCEMNET2" */
 #define AM_REQ 11u
 #define AM_REP 12u
 #define AM_HANG_ASK 13u  /* the watchdog asks a peer's folder for its parked waits */
@@ -69,7 +79,7 @@
 #define SLEEP_MS 100       /* longest sleep: the stop flag is seen within it */
 #define OP_LIMIT_S 1836u   /* bound of one operation without a reply (the default wait) */
 
-enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3 };
+enum net_kind { NK_WRITE = 1, NK_READ = 2, NK_NOTIFY = 3, NK_FENCE = 4 };
 #define NF_REDUCE 1u
 #define NF_NOTIFY 2u
 #define NF_SHARED_DIAG 4u /* the requester's job folder is the target's (diagnostics shared) */
@@ -90,6 +100,10 @@ struct net_hdr {
     int32_t status;   /* replies: emu_status */
     uint32_t tag_len; /* requests: bytes of the race detector's clock after the header; the
                        * model's nodes fill the rest of the header */
+    uint32_t channel; /* the requester's channel slot, its generation and the thread that */
+    uint32_t chan_gen; /* sent it: a refused record is answered late, and its refusal is */
+    uint32_t stream;  /* kept on that channel (refusals below) */
+    uint32_t reserved;
 };
 
 /* One peer device of another host, as the control block's peers[] entry named it when it
@@ -186,8 +200,8 @@ static void op_finish(struct net_op *op, emu_status st, const char *why)
         snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1, why);
     atomic_store_explicit(&op->done, 1, memory_order_release);
     /* The progress thread runs the task's thread on itself after this progress call
-     * (net_handoff.h); anyone else rings the device. */
-    if (!emu_net_handoff_note(op->stream, 0))
+     * (net_handoff.h); anyone else rings the device. A fence has no task: its caller polls. */
+    if (op->h.kind != NK_FENCE && !emu_net_handoff_note(op->stream, 0))
         emu_devctl_ring(emu_exec_ctl());
     op_put(op);
 }
@@ -230,6 +244,63 @@ static void conn_fail(uint32_t peer, const char *why)
     emu_devctl_ring(emu_exec_ctl());
 }
 
+/* A record without data completes when it is sent, so a target that refuses it (the notify
+ * is not live there) answers after the task is gone: the refusal is kept on the requester's
+ * channel (slot and generation, so a channel made later in the slot never sees it) until
+ * the next operation or wait on that channel takes it and fails with it. */
+struct refusal {
+    uint32_t gen;
+    int32_t status; /* 0: none kept */
+    char why[160];  /* a task's note */
+};
+
+static pthread_mutex_t refused_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct refusal refused[EMU_MAX_CHANNELS];
+static _Atomic uint32_t n_refused; /* kept ones: the common case takes no lock */
+
+/* The peer refused the record `h` this device sent (progress thread). */
+static void refusal_keep(const struct net_hdr *h)
+{
+    if (h->channel >= EMU_MAX_CHANNELS)
+        return;
+    struct refusal *r = &refused[h->channel];
+    uint32_t peer = emu_exec_ctl()->channels[h->channel].peer;
+    uint32_t dev = peer < EMU_MAX_PEERS ? emu_exec_ctl()->peers[peer].dev : UINT32_MAX;
+    pthread_mutex_lock(&refused_lock);
+    if (r->status == 0)
+        atomic_fetch_add(&n_refused, 1);
+    r->gen = h->chan_gen;
+    r->status = h->status;
+    snprintf(r->why, sizeof(r->why), "device %u of another host refused notify record %llu "
+             "of stream %u on channel %u (its notify %u is not live there: freed?)", dev,
+             (unsigned long long)h->seq, h->stream, h->channel, h->notify_slot);
+    pthread_mutex_unlock(&refused_lock);
+    /* A wait on the channel may be parked already: it looks again and takes the refusal. */
+    emu_devctl_ring(emu_exec_ctl());
+}
+
+/* Take the refusal kept for `channel` (as it is now): its status, and `why` says which record
+ * it was; EMU_OK when none. Any thread. */
+static emu_status refusal_take(uint32_t channel, char *why, size_t len)
+{
+    emu_status st = EMU_OK;
+
+    if (atomic_load(&n_refused) == 0 || channel >= EMU_MAX_CHANNELS)
+        return EMU_OK;
+    struct refusal *r = &refused[channel];
+    pthread_mutex_lock(&refused_lock);
+    if (r->status != 0) {
+        if (r->gen == emu_exec_ctl()->channels[channel].gen) {
+            st = (emu_status)r->status;
+            snprintf(why, len, "%s", r->why);
+        }
+        r->status = 0;
+        atomic_fetch_sub(&n_refused, 1);
+    }
+    pthread_mutex_unlock(&refused_lock);
+    return st;
+}
+
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     (void)ep;
@@ -248,6 +319,10 @@ static void op_sent(void *req, ucs_status_t status, void *user)
     if (status == UCS_ERR_CONNECTION_RESET || status == UCS_ERR_ENDPOINT_TIMEOUT ||
         status == UCS_ERR_UNREACHABLE)
         conn_fail(op->peer, ucs_status_string(status));
+    /* A record without data is complete once UCX has sent it (no answer follows). */
+    if (status == UCS_OK && op->h.kind == NK_NOTIFY &&
+        atomic_load_explicit(&op->done, memory_order_acquire) == 0)
+        op_finish(op, EMU_OK, NULL);
     if (status != UCS_OK && atomic_load_explicit(&op->done, memory_order_acquire) == 0) {
         char why[120];
         snprintf(why, sizeof(why), "sending to the peer failed: %s", ucs_status_string(status));
@@ -427,6 +502,12 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         emu_model_net_unpack((const uint8_t *)header + at, header_len - at,
                              !(h.flags & NF_MODEL_PARTIAL), (h.flags & NF_MODEL) != 0, h.src_dev);
     }
+    /* Messages of one endpoint are handled in order: everything the requester sent before
+     * its fence has been applied (or refused, and that answer sent) by now. */
+    if (h.kind == NK_FENCE) {
+        reply(ep, &h, EMU_OK, NULL, 0);
+        return UCS_OK;
+    }
     bool range_ok = emu_dp_check_range_alive(&emu_exec_g.self, h.addr, h.len);
     bool notify = (h.flags & NF_NOTIFY) != 0 || h.kind == NK_NOTIFY;
     if ((h.kind != NK_NOTIFY && !range_ok) || (notify && !notify_ok(h.notify_slot))) {
@@ -472,9 +553,8 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         race_arrive(&h, header); /* no record: nothing kept */
         reply(ep, &h, EMU_OK, self_ptr(h.addr), h.len);
         return UCS_OK;
-    case NK_NOTIFY:
+    case NK_NOTIFY: /* no answer: the requester's task completed when it was sent */
         notify_set(&h, race_arrive(&h, header));
-        reply(ep, &h, EMU_OK, NULL, 0);
         return UCS_OK;
     default:
         reply(ep, &h, EMU_EINVAL, NULL, 0);
@@ -493,6 +573,12 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, v
     if (header_len != sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
+    if (h.magic == NET_MAGIC && h.kind == NK_NOTIFY) {
+        /* Only a refusal: its task is gone (its token may name a newer operation now). */
+        if (h.status != EMU_OK)
+            refusal_keep(&h);
+        return UCS_OK;
+    }
     struct net_op *op = h.magic == NET_MAGIC ? op_find(h.token) : NULL;
     if (op == NULL)
         return UCS_OK; /* its task failed meanwhile (the peer was declared dead) */
@@ -824,12 +910,77 @@ static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len, 
     return EMU_OK;
 }
 
-static bool ucx_failed(uint32_t peer, char *why, size_t len)
+static emu_status ucx_check(uint32_t channel, uint32_t peer, char *why, size_t len)
 {
-    if (peer >= EMU_MAX_PEERS || !atomic_load(&conns[peer].failed))
-        return false;
-    snprintf(why, len, "%s", conns[peer].why);
-    return true;
+    if (peer < EMU_MAX_PEERS && atomic_load(&conns[peer].failed)) {
+        snprintf(why, len, "%s", conns[peer].why);
+        return EMU_EREMOTE;
+    }
+    return refusal_take(channel, why, len);
+}
+
+/* A fence request to peers[peer], answered once the target handled everything this executor
+ * sent it before; then the refusal kept for `channel`, if any. The caller (a drain, on the
+ * kernel's thread) polls for the answer within timeout_s (0: the operation bound). */
+static emu_status ucx_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *why,
+                            size_t len)
+{
+    struct net_op *op = calloc(1, sizeof(*op));
+    emu_status st;
+
+    if (peer >= EMU_MAX_PEERS || op == NULL) {
+        free(op);
+        snprintf(why, len, "%s", peer >= EMU_MAX_PEERS ? "bad peer" : "out of memory for a fence");
+        return peer >= EMU_MAX_PEERS ? EMU_EINVAL : EMU_ENOMEM;
+    }
+    op->peer = peer;
+    op->h = (struct net_hdr){.magic = NET_MAGIC, .token = (uint64_t)(uintptr_t)op,
+                             .kind = NK_FENCE, .flags = NF_SHARED_DIAG, .src_dev = emu_exec_g.dev,
+                             .channel = channel};
+    atomic_store(&op->refs, 3); /* the caller, the send, the answer */
+    pthread_mutex_lock(&ucx_lock);
+    struct conn *c = &conns[peer];
+    if (c->ep == NULL || atomic_load(&c->failed)) {
+        snprintf(why, len, "%s", c->ep == NULL ? "the peer of another host was never connected"
+                                               : c->why);
+        pthread_mutex_unlock(&ucx_lock);
+        free(op);
+        return EMU_EREMOTE;
+    }
+    op->next = &pending;
+    op->prev = pending.prev;
+    pending.prev->next = op;
+    pending.prev = op;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .cb.send = op_sent,
+        .user_data = op,
+        .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, &op->h, sizeof(op->h), NULL, 0, &p);
+    if (r == NULL)
+        op_put(op);
+    else if (UCS_PTR_IS_ERR(r))
+        op_sent(NULL, UCS_PTR_STATUS(r), op);
+    pthread_mutex_unlock(&ucx_lock);
+    wake_progress();
+    uint64_t deadline = emu_os_deadline_s(timeout_s != 0 ? timeout_s : OP_LIMIT_S);
+    unsigned pause_us = 20;
+    while (atomic_load_explicit(&op->done, memory_order_acquire) == 0 &&
+           emu_os_now_ns() < deadline) {
+        usleep(pause_us);
+        pause_us = pause_us < 1000 ? pause_us * 2 : 1000;
+    }
+    pthread_mutex_lock(&ucx_lock);
+    if (atomic_load_explicit(&op->done, memory_order_acquire) == 0)
+        op_finish(op, EMU_ETIMEOUT, "no answer to a fence within the drain's timeout");
+    pthread_mutex_unlock(&ucx_lock);
+    st = op->status;
+    if (st != EMU_OK)
+        snprintf(why, len, "%s", op->why);
+    op_put(op);
+    return st != EMU_OK ? st : refusal_take(channel, why, len);
 }
 
 static void ucx_hang_ask(uint32_t peer)
@@ -938,6 +1089,9 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         .seq = t->seq,
         .src_dev = emu_exec_g.dev,
         .notify_slot = o->notify_slot,
+        .channel = o->channel,
+        .chan_gen = emu_exec_ctl()->channels[o->channel].gen,
+        .stream = t->stream,
     };
     if (move && (f & EMU_DPF_REDUCE) && !read)
         op->h.flags |= NF_REDUCE;
@@ -998,6 +1152,17 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     size_t plen = op->h.kind == NK_WRITE ? op->h.len : 0;
     const void *hdr = op->wire != NULL ? (const void *)op->wire : &op->h;
     ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, wire_len, payload, plen, &p);
+    if (r == NULL && op->h.kind == NK_NOTIFY) {
+        /* A record sent at once is complete: no answer comes, the thread goes on now. */
+        op->next->prev = op->prev;
+        op->prev->next = op->next;
+        op->next = op->prev = op;
+        op->status = EMU_OK;
+        atomic_store(&op->done, 1);
+        atomic_store(&op->refs, 1); /* the task's */
+        pthread_mutex_unlock(&ucx_lock);
+        return EMU_RUN_DONE;
+    }
     if (r == NULL)
         op_put(op); /* sent at once: the send's reference */
     else if (UCS_PTR_IS_ERR(r))
@@ -1017,6 +1182,13 @@ static enum emu_run_result ucx_run(struct emu_task *t)
     struct net_op *op = t->priv;
 
     if (op == NULL) {
+        /* A record of this channel that the peer refused after it completed fails the
+         * channel's next operation. */
+        emu_status st = refusal_take(o->channel, t->note, sizeof(t->note));
+        if (st != EMU_OK) {
+            t->status = st;
+            return EMU_RUN_FAIL;
+        }
         uint32_t peer = emu_exec_ctl()->channels[o->channel].peer;
         return launch(t, o, peer);
     }
@@ -1030,7 +1202,8 @@ __attribute__((visibility("default"))) const struct emu_net_ops emu_net_ucx_ops 
     .version = EMU_NET_OPS_VERSION,
     .address = ucx_address,
     .connect = ucx_connect,
-    .failed = ucx_failed,
+    .check = ucx_check,
+    .flush = ucx_flush,
     .run = ucx_run,
     .hang_ask = ucx_hang_ask,
     .stop = ucx_stop,

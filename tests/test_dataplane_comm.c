@@ -450,7 +450,8 @@ static void rank_up(struct rk *k, void *arg)
 /* arg non-NULL: keep the stream (it outlives the communicator, as users' streams do). */
 static void rank_down(struct rk *k, void *arg)
 {
-    CHECK(k, HcclCommDestroy(k->comm) == HCCL_SUCCESS);
+    if (k->comm != NULL) /* a test may have destroyed it already */
+        CHECK(k, HcclCommDestroy(k->comm) == HCCL_SUCCESS);
     k->comm = NULL;
     if (arg != NULL)
         return;
@@ -1369,6 +1370,49 @@ static void handles_of_a_destroyed_communicator_are_refused_after_reinit(void **
     expect(H(&W.r[1], 0), 8, 0, SEED(1, 0), false, "write on the new channel");
 }
 
+/* ---- tests: a record the peer of another host refuses ------------------------------------- */
+
+/* Through the network a channel notify record completes when it is sent (no answer), so a
+ * peer that refuses it answers late: here rank 1 destroyed its communicator, so the notify
+ * rank 0 records on their channel is no longer live there. The refusal is kept on rank 0's channel and
+ * its next wait on that channel fails with it (HCCL_E_PARA's status: a failed thread, 507018
+ * at synchronisation) and one line naming the record's stream and channel, instead of
+ * waiting out its timeout; a drain of the channel returns it. Network only: on one host the record's slot is checked at the
+ * call. */
+static void a_refused_record_fails_the_channels_next_wait(void **state)
+{
+    static struct prog p;
+    const int32_t join_fail[NT] = {HCCL_E_INTERNAL, 0};
+    struct rk *k0 = &W.r[0], *k1 = &W.r[1];
+    (void)state;
+
+    if (flow_protocol != -1)
+        skip();
+    use(1);
+    assert_int_equal(HcclCommDestroy(k1->comm), HCCL_SUCCESS); /* frees its notifies */
+    k1->comm = NULL;
+    long mark = log_mark();
+    prog_init(&p, k0);
+    op(&p, DPF_CREC, k0->t[0], 0)->other = k0->ch[1];
+    cwait(&p, k0->t[0], k0->ch[1], 1);
+    void *b = prog_launch(k0, &p, join_fail);
+    prog_check(k0, &p, b, ACL_ERROR_RT_AICPU_EXCEPTION);
+    assert_int_equal(log_count(mark, "names a notify that is not live"), 1);
+    assert_int_equal(log_count(mark, "refused notify record"), 1);
+    assert_int_equal(log_count(mark, "was not recorded within"), 0);
+    /* A drain of the channel waits until the peer confirms it handled the record: it
+     * returns the refusal (the thread itself did not fail). */
+    mark = log_mark();
+    prog_init(&p, k0);
+    op(&p, DPF_CREC, k0->t[1], 0)->other = k0->ch[1];
+    op(&p, DPF_DRAIN, k0->t[1], HCCL_E_PARA)->other = k0->ch[1];
+    b = prog_launch(k0, &p, (const int32_t[NT]){0, 0});
+    prog_check(k0, &p, b, ACL_SUCCESS);
+    assert_int_equal(log_count(mark, "names a notify that is not live"), 1);
+    assert_int_equal(log_count(mark, "HcommChannelDrainOnThread refused: device 1 of another "
+                                     "host refused notify record"), 1);
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -1428,6 +1472,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(handshake_flow_on_three_ranks_as_processes),
         cmocka_unit_test(handshake_flow_between_processes_with_their_own_job_folders),
         cmocka_unit_test(handles_of_a_destroyed_communicator_are_refused_after_reinit),
+        cmocka_unit_test(a_refused_record_fails_the_channels_next_wait),
     };
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0)
