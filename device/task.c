@@ -56,6 +56,12 @@ struct emu_task *emu_task_create(void)
     struct emu_task *t = cache.head;
     cache.head = t->next;
     cache.n--;
+    /* Recycled tasks were last written by the worker that retired them, on another core:
+     * ask for the next one's lines now, so they arrive while this one is built instead of
+     * stalling the next create (the small-task profile's largest single cost). */
+    if (cache.head != NULL)
+        for (size_t off = 0; off < sizeof(*t); off += 64)
+            __builtin_prefetch((const char *)cache.head + off, 1);
     memset(t, 0, sizeof(*t));
     return t;
 }
