@@ -535,14 +535,20 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
         enum emu_run_result res;
         pthread_mutex_unlock(&lock);
         for (;;) {
+            /* Pairs with the release store of an appender: a task seen here is complete.
+             * Its lines were written by the kernel's thread on another core: fetch them
+             * while t runs. */
+            struct emu_task *next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+            if (next != NULL)
+                emu_task_prefetch(next);
             bell = emu_load_acquire(&dc->doorbell);
             res = run_task(t, &held);
             i++;
             if (res != EMU_RUN_DONE)
                 break;
             ran++;
-            /* Pairs with the release store of an appender: a task seen here is complete. */
-            struct emu_task *next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+            if (next == NULL)
+                next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
             if (next == NULL || i >= quantum || deferred_fn != NULL || stream_has_error(s) ||
                 held_blocks(held, next) || (srv != NULL && !srv->fits(next, srv->arg)))
                 break;

@@ -60,9 +60,8 @@ struct emu_task *emu_task_create(void)
      * ask for the next one's lines now, so they arrive while this one is built instead of
      * stalling the next create (the small-task profile's largest single cost). */
     if (cache.head != NULL)
-        for (size_t off = 0; off < sizeof(*t); off += 64)
-            __builtin_prefetch((const char *)cache.head + off, 1);
-    memset(t, 0, sizeof(*t));
+        emu_task_prefetch(cache.head);
+    memset(t, 0, EMU_TASK_HOT_BYTES); /* note's first byte: an empty string */
     return t;
 }
 
