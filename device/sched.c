@@ -532,6 +532,7 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
         if (srv != NULL && !srv->fits(t, srv->arg))
             break;
         uint32_t bell, ran = 0;
+        bool refused = false; /* srv->fits said no to the next task (asked once per task) */
         enum emu_run_result res;
         pthread_mutex_unlock(&lock);
         for (;;) {
@@ -550,8 +551,12 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
             if (next == NULL)
                 next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
             if (next == NULL || i >= quantum || deferred_fn != NULL || stream_has_error(s) ||
-                held_blocks(held, next) || (srv != NULL && !srv->fits(next, srv->arg)))
+                held_blocks(held, next))
                 break;
+            if (srv != NULL && !srv->fits(next, srv->arg)) {
+                refused = true;
+                break;
+            }
             t = next;
         }
         pthread_mutex_lock(&lock);
@@ -563,6 +568,8 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
                 held = false;
                 emu_devctl_wake(dc);
             }
+            if (refused)
+                break;
             continue;
         }
         if (res == EMU_RUN_PARK) {
