@@ -19,6 +19,7 @@
  * here: its status and note go back to the device, whose scheduler fails the task in place
  * and reports it with its own call sites. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/atomic.h"
@@ -131,7 +132,7 @@ static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_ru
     struct emu_dp_op *o = emu_dp_op_of(&t);
     struct emu_devmap *m;
 
-    memset(&t, 0, sizeof(t));
+    memset(&t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
     t.kind = (uint16_t)d->kind;
     t.stream = s;
     t.callsite = d->callsite;
@@ -155,7 +156,7 @@ static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_ru
     if (r == EMU_RUN_PARK)
         return STEP_HOME;
     g->status = (int32_t)t.status;
-    memcpy(g->note, t.note, sizeof(g->note));
+    snprintf(g->note, sizeof(g->note), "%s", t.note);
     return STEP_FAIL;
 }
 

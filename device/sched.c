@@ -473,19 +473,54 @@ static bool deadline_unwatched(uint32_t s)
     return true;
 }
 
+/* Run task t of stream s outside the lock, with the start, end and park hooks around it.
+ * Rings of this device by the task (a notify record for another of its streams) wake
+ * nobody: they set *held, and the caller serves them when it leaves the stream. */
+static enum emu_run_result run_task(struct emu_task *t, bool *held)
+{
+    if (!t->started) {
+        t->started = 1;
+        if (hook_mask & H_START)
+            hook_task(H_START, t);
+    }
+    emu_devctl_hold(dc);
+    enum emu_run_result res = t->run(t);
+    *held |= emu_devctl_unhold();
+    if (hook_mask & (H_END | H_PARK)) {
+        if (res != EMU_RUN_PARK && (hook_mask & H_END))
+            hook_end(t, res);
+        else if (res == EMU_RUN_PARK && (hook_mask & H_PARK))
+            hook_task(H_PARK, t);
+    }
+    return res;
+}
+
+/* Whether a held ring must be served before `next` runs: only a notify record or wait (no
+ * bytes to move: it parks or passes at once) may run before the woken stream is served. */
+static bool held_blocks(bool held, const struct emu_task *next)
+{
+    return held && (next->sync_op == EMU_SYNC_NONE || next->n_acc != 0);
+}
+
 /* Run up to QUANTUM tasks of s. Called and returns with `lock` held. On a worker (srv NULL)
  * the worker serves what its tasks rang when it leaves the stream. On a serving thread
  * (emu_sched_serve), tasks run only while srv->fits them; returns true when a worker must
  * look: the stream has tasks left, a ring of this device was held back, or a ring may have
- * been missed while the task ran (the worker's own loop rescans for that). */
+ * been missed while the task ran (the worker's own loop rescans for that).
+ *
+ * Tasks that retire run back to back without the lock while the next one is already queued:
+ * the stream is RUNNING, so only this worker takes tasks from its head, and appenders only
+ * link behind the tail (a release store of `next`, append_locked). The lock is taken again
+ * to retire them all at once, and for anything else: a park, a failure, an error of the
+ * stream, the end of the quantum, a held ring before a task that moves bytes. */
 static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
 {
     struct stream_rt *r = &streams[s];
-    uint32_t done = 0;
+    uint32_t done = 0, i = 0;
     bool held = false; /* a task rang this device and nobody was woken yet */
 
     r->state = S_RUNNING;
-    for (uint32_t i = 0; i < quantum && r->head != NULL; i++) {
+    while (i < quantum && r->head != NULL) {
         struct emu_task *t = r->head;
         if (stream_has_error(s)) {
             account(s, done);
@@ -496,25 +531,47 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
         }
         if (srv != NULL && !srv->fits(t, srv->arg))
             break;
-        uint32_t bell = emu_load_acquire(&dc->doorbell);
+        uint32_t bell, ran = 0;
+        bool refused = false; /* srv->fits said no to the next task (asked once per task) */
+        enum emu_run_result res;
         pthread_mutex_unlock(&lock);
-        if (!t->started) {
-            t->started = 1;
-            if (hook_mask & H_START)
-                hook_task(H_START, t);
-        }
-        /* Rings of this device by the task (a notify record for another of its streams)
-         * wake nobody: this worker scans the doorbell when it leaves the stream. */
-        emu_devctl_hold(dc);
-        enum emu_run_result res = t->run(t);
-        held |= emu_devctl_unhold();
-        if (hook_mask & (H_END | H_PARK)) {
-            if (res != EMU_RUN_PARK && (hook_mask & H_END))
-                hook_end(t, res);
-            else if (res == EMU_RUN_PARK && (hook_mask & H_PARK))
-                hook_task(H_PARK, t);
+        for (;;) {
+            /* Pairs with the release store of an appender: a task seen here is complete.
+             * Its lines were written by the kernel's thread on another core: fetch them
+             * while t runs. */
+            struct emu_task *next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+            if (next != NULL)
+                emu_task_prefetch(next);
+            bell = emu_load_acquire(&dc->doorbell);
+            res = run_task(t, &held);
+            i++;
+            if (res != EMU_RUN_DONE)
+                break;
+            ran++;
+            if (next == NULL)
+                next = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+            if (next == NULL || i >= quantum || deferred_fn != NULL || stream_has_error(s) ||
+                held_blocks(held, next))
+                break;
+            if (srv != NULL && !srv->fits(next, srv->arg)) {
+                refused = true;
+                break;
+            }
+            t = next;
         }
         pthread_mutex_lock(&lock);
+        for (uint32_t k = 0; k < ran; k++)
+            emu_task_destroy(pop_head(s));
+        done += ran;
+        if (res == EMU_RUN_DONE) {
+            if (r->head != NULL && i < quantum && held_blocks(held, r->head)) {
+                held = false;
+                emu_devctl_wake(dc);
+            }
+            if (refused)
+                break;
+            continue;
+        }
         if (res == EMU_RUN_PARK) {
             account(s, done);
             park_add(s, t);
@@ -530,21 +587,9 @@ static bool run_stream(uint32_t s, const struct emu_sched_server *srv)
              * the new wait's deadline is nearer than the idle workers' next look. */
             return srv != NULL && (held || now_bell != bell || deadline_unwatched(s));
         }
-        if (res == EMU_RUN_FAIL) {
-            account(s, done);
-            fail_head(s, t);
-            return held;
-        }
-        emu_task_destroy(pop_head(s));
-        done++;
-        /* A held ring must not wait behind a task that may take long: only a notify record
-         * or wait (no bytes to move: it parks or passes at once) may run before the woken
-         * stream is served. */
-        if (held && r->head != NULL && i + 1 < quantum &&
-            (r->head->sync_op == EMU_SYNC_NONE || r->head->n_acc != 0)) {
-            held = false;
-            emu_devctl_wake(dc);
-        }
+        account(s, done);
+        fail_head(s, t);
+        return held;
     }
     account(s, done);
     requeue(s);
@@ -638,8 +683,8 @@ static void append_locked(uint32_t s, struct emu_task *t)
         emu_fetch_add_relaxed(&dc->kernel_submits, 1);
     if (r->tail == NULL)
         r->head = t;
-    else
-        r->tail->next = t;
+    else /* release: a worker running the stream reads `next` without the lock (run_stream) */
+        __atomic_store_n(&r->tail->next, t, __ATOMIC_RELEASE);
     r->tail = t;
     r->count++;
     /* Sequentially consistent with a runner's return (runq.c): either it sees this and

@@ -6,6 +6,7 @@
 #define HCEMU_DEVICE_TASK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/devctl.h"
@@ -46,7 +47,6 @@ struct emu_task {
     uint32_t origin;             /* host stream that launched the kernel which made it */
     uint64_t seq;                /* device-wide submission number (traces, race checks) */
     void *priv;                  /* owned by the task kind, released by `release` */
-    char note[160];              /* detail for the failure report ("kernel k returned 7") */
     /* Filled by whoever builds the task, read by the diagnostics (device/diag/). */
     struct emu_access acc[2];    /* what the task reads and writes */
     uint32_t n_acc;
@@ -66,7 +66,20 @@ struct emu_task {
         struct emu_wire_task wire; /* host tasks, verbatim */
         uint8_t raw[160];          /* data-plane payloads */
     } u;
+    /* Last, and only its first byte zeroed by emu_task_create: a task is built by one core
+     * and run by another, and lines nobody writes do not travel between them. */
+    char note[160];              /* detail for the failure report ("kernel k returned 7") */
 };
+
+/* Bytes of a task that emu_task_create zeroes and a run may touch (all but note's tail). */
+#define EMU_TASK_HOT_BYTES (offsetof(struct emu_task, note) + 1)
+
+/* Ask for the hot lines of t, built or retired last on another core, before they are needed. */
+static inline void emu_task_prefetch(const struct emu_task *t)
+{
+    for (size_t off = 0; off < EMU_TASK_HOT_BYTES; off += 64)
+        __builtin_prefetch((const char *)t + off);
+}
 
 /* A new zeroed task; NULL when out of memory. Freed by the scheduler after it retires. */
 struct emu_task *emu_task_create(void);
