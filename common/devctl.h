@@ -257,6 +257,11 @@ struct emu_devctl {
      * the streams by diagnostics stop there instead of reading all EMU_MAX_STREAMS slots,
      * which in a peer's block would fault in (and allocate) 86 pages it never used. */
     _Atomic uint32_t streams_hwm;
+    /* 1 + the highest peers[] entry ever used (entries are taken lowest first, under
+     * res_lock): a channel's look-up of its peer stops there. Scanning all EMU_MAX_PEERS
+     * entries (86 KiB) faulted in, and so allocated, 21 pages of every device's block at its
+     * first channel. */
+    uint32_t peers_hwm;
     /* Threads of the executor waiting for one of its streams to go idle (kernel joins): a
      * runner of the job-wide run queue that retires a stream's last published task wakes
      * the device only then (or when host threads wait), otherwise it just rings. */

@@ -140,9 +140,10 @@ static emu_status slot_take(struct emu_comm *c, int32_t engine, struct pending *
  * one more reference (peer_unref drops it). Call with res_lock held. */
 static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
 {
-    uint32_t free_i = UINT32_MAX;
+    uint32_t free_i = UINT32_MAX, hwm = ctl->peers_hwm < EMU_MAX_PEERS ? ctl->peers_hwm
+                                                                          : EMU_MAX_PEERS;
 
-    for (uint32_t i = 0; i < EMU_MAX_PEERS; i++) {
+    for (uint32_t i = 0; i < hwm; i++) {
         struct emu_peer_ref *e = &ctl->peers[i];
         if (e->used && e->dev == pi->dev && e->host_key == pi->host_key &&
             strcmp(e->job_dir, pi->job_dir) == 0) {
@@ -152,8 +153,12 @@ static uint32_t peer_ref(struct emu_devctl *ctl, const struct emu_rank_info *pi)
         if (!e->used && free_i == UINT32_MAX)
             free_i = i;
     }
+    if (free_i == UINT32_MAX && hwm < EMU_MAX_PEERS)
+        free_i = hwm;
     if (free_i != UINT32_MAX) {
         struct emu_peer_ref *e = &ctl->peers[free_i];
+        if (free_i >= ctl->peers_hwm)
+            ctl->peers_hwm = free_i + 1;
         e->dev = pi->dev;
         e->host_key = pi->host_key;
         snprintf(e->host, sizeof(e->host), "%s", pi->host);
