@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,7 +335,10 @@ static emu_status start_run_wait(struct emu_coll_state *st, aclrtStream stream,
 
     STEP(fn, (HcclResult)HcommThreadNotifyRecordOnThread(host, st->main_on_cpu, st->res.start_idx),
          from_hccl);
-    if ((s = launch(run_fn, stream, a, sizeof(*a), fn)) != EMU_OK)
+    /* Only the communicator's pairs: the kernel reads no further (coll_abi.h). A full block
+     * is 8 KiB, two to three fresh pages to fault in on both sides per launch of a loop. */
+    size_t size = offsetof(struct hcoll_args, pairs) + st->res.size * sizeof(a->pairs[0]);
+    if ((s = launch(run_fn, stream, a, size, fn)) != EMU_OK)
         return s;
     STEP(fn, (HcclResult)HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S), from_hccl);
     return EMU_OK;
