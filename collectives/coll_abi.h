@@ -50,7 +50,6 @@ struct hcoll_res {
     uint64_t buf_size;
     uint32_t rank, size;
     uint32_t thread_num; /* threads[0] main; threads[1 + k] serves the k-th peer */
-    uint32_t start_idx;  /* main thread notify the host records to start a launch */
     ThreadHandle threads[HCOLL_MAX_RANKS];
     ChannelHandle chans[HCOLL_MAX_RANKS]; /* by peer rank; 0 = not acquired */
     void *peer_buf[HCOLL_MAX_RANKS];      /* by peer rank: its HCCL buffer through the channel */

@@ -461,8 +461,8 @@ uint32_t hcemu_coll_run(void *args)
     g.slot = a->slot;
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;
-    int bad = HcommThreadNotifyWaitOnThread(g.main, g.r.start_idx, HCOLL_TIMEOUT_S) != 0 ||
-              orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
+    /* No start wait: the launch's place on the host stream orders it (coll_launch.c). */
+    int bad = orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
     bad |= HcommBatchModeEnd(a->tag) != 0;
     return bad ? 1 : 0;
 }
