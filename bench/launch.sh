@@ -8,8 +8,9 @@
 # the timeline (HCEMU_TRACE); the script pairs each launch slice with the next task slice of
 # its device on another track. Prints p10 / median / p90 over all launches and the median's
 # ratio to the 10 us target. The timeline's hooks keep every task on its own device (no
-# job-wide run queue), which does not touch this interval: the kernel's first task is its
-# main thread's wait for the start notify, on its own device either way.
+# job-wide run queue), which does not touch this interval: the kernel's first task is a task
+# of its own main thread, run by its own device either way. The hooks do add their cost to
+# the kernel's submissions, so the figure is an upper bound.
 # Usage: bench/launch.sh [build-dir]   (N: timed calls, default 300; MODE: t = rank threads,
 # p = rank processes under hcemu-run, default t)
 set -eu
