@@ -40,6 +40,7 @@ bench: build
 	@echo "== bench_startup 64"; $(BUILD)/bin/bench_startup 64
 	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
 	@echo "== bench/wakes.sh"; bench/wakes.sh $(BUILD)
+	@echo "== bench/launch.sh"; bench/launch.sh $(BUILD)
 	@echo "== bench/net.sh"; bench/net.sh $(BUILD)
 	@echo "== bench/net_wakes.sh"; bench/net_wakes.sh $(BUILD)
 	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table

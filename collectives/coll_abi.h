@@ -23,7 +23,8 @@ enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_CHANNEL_NOTIFIES = 2 };
 
 /* What the launch runs. PAIRS: every peer gets its own thread and the pair moves
  * pairs[p].send_len bytes to p while receiving pairs[p].recv_len from it (mesh one-shot and
- * every data-movement collective). RING/RHD: the main thread runs the ring or recursive
+ * every data-movement collective); a reduction round with a single peer taking part runs on
+ * the main thread instead. RING/RHD: the main thread runs the ring or recursive
  * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
  * allgather; RING_RS: ring reduce-scatter). */
 enum hcoll_engine {
@@ -49,7 +50,6 @@ struct hcoll_res {
     uint64_t buf_size;
     uint32_t rank, size;
     uint32_t thread_num; /* threads[0] main; threads[1 + k] serves the k-th peer */
-    uint32_t start_idx;  /* main thread notify the host records to start a launch */
     ThreadHandle threads[HCOLL_MAX_RANKS];
     ChannelHandle chans[HCOLL_MAX_RANKS]; /* by peer rank; 0 = not acquired */
     void *peer_buf[HCOLL_MAX_RANKS];      /* by peer rank: its HCCL buffer through the channel */
@@ -76,6 +76,8 @@ struct hcoll_args {
     uint64_t res_size;
     ThreadHandle host; /* the host stream's thread, exported to AICPU_TS */
     char tag[64];      /* batch-mode tag */
+    /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
+     * reads no entry past it. */
     struct hcoll_pair pairs[HCOLL_MAX_RANKS];
 };
 

@@ -111,15 +111,23 @@ static int join_peer(const struct run *g, uint32_t p)
     return 0;
 }
 
-/* Round k with peer p on p's thread; COPY mode moves the landed bytes to the output. */
-static int pair_round(const struct run *g, uint32_t p, uint64_t k, bool copy_out)
+/* Round k with peer p on thread t: my part to p, p's part into my slot for p. */
+static int exchange_with(const struct run *g, ThreadHandle t, uint32_t p, uint64_t k)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+
+    return exchange(g, t, p, p, g->a->in + pr->send_off + k * g->slot, part(g, pr->send_len, k));
+}
+
+/* COPY mode, round k with peer p on p's thread: then the landed bytes go to the output. */
+static int pair_round(const struct run *g, uint32_t p, uint64_t k)
 {
     const struct hcoll_pair *pr = &g->a->pairs[p];
     ThreadHandle t = peer_thread(g, p);
-    uint64_t sl = part(g, pr->send_len, k), rl = part(g, pr->recv_len, k);
+    uint64_t rl = part(g, pr->recv_len, k);
 
-    TRY(exchange(g, t, p, p, g->a->in + pr->send_off + k * g->slot, sl));
-    if (copy_out && rl > 0)
+    TRY(exchange_with(g, t, p, k));
+    if (rl > 0)
         TRY(HcommLocalCopyOnThread(t, g->a->out + pr->recv_off + k * g->slot, slot_of(g, p), rl));
     return 0;
 }
@@ -151,7 +159,7 @@ static int pairs_copy(const struct run *g)
             continue;
         TRY(start_peer(g, p));
         for (uint64_t k = 0; k < rounds; k++)
-            TRY(pair_round(g, p, k, true));
+            TRY(pair_round(g, p, k));
     }
     for (uint32_t p = 0; p < g->n; p++)
         if (p != g->me && pair_rounds(g, p) > 0)
@@ -200,6 +208,24 @@ static int reduce_round(const struct run *g, uint64_t k)
     return 0;
 }
 
+/* The one peer taking part in round k, or UINT32_MAX when there are none or several. With
+ * one (2 ranks, or a hierarchical step with one counterpart) the main thread exchanges with it
+ * itself: starting and joining a peer thread would add two records, two waits and two
+ * hand-offs between threads to every call, and overlap nothing. */
+static uint32_t lone_peer(const struct run *g, uint64_t k)
+{
+    uint32_t only = UINT32_MAX;
+
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (p == g->me || pair_rounds(g, p) <= k)
+            continue;
+        if (only != UINT32_MAX)
+            return UINT32_MAX;
+        only = p;
+    }
+    return only;
+}
+
 /* REDUCE and KEEP: rounds in lock-step, since the reduction needs every peer's part. */
 static int pairs_reduce(const struct run *g)
 {
@@ -213,15 +239,20 @@ static int pairs_reduce(const struct run *g)
         rounds = rounds > g->a->round_first ? 1 : 0;
     for (uint64_t i = 0; i < rounds; i++) {
         uint64_t k = keep ? g->a->round_first : i;
-        for (uint32_t p = 0; p < g->n; p++) {
-            if (p == g->me || pair_rounds(g, p) <= k)
-                continue;
-            TRY(start_peer(g, p));
-            TRY(pair_round(g, p, k, false));
+        uint32_t only = lone_peer(g, k);
+        if (only != UINT32_MAX) {
+            TRY(exchange_with(g, g->main, only, k));
+        } else {
+            for (uint32_t p = 0; p < g->n; p++) {
+                if (p == g->me || pair_rounds(g, p) <= k)
+                    continue;
+                TRY(start_peer(g, p));
+                TRY(exchange_with(g, peer_thread(g, p), p, k));
+            }
+            for (uint32_t p = 0; p < g->n; p++)
+                if (p != g->me && pair_rounds(g, p) > k)
+                    TRY(join_peer(g, p));
         }
-        for (uint32_t p = 0; p < g->n; p++)
-            if (p != g->me && pair_rounds(g, p) > k)
-                TRY(join_peer(g, p));
         if (!keep)
             TRY(reduce_round(g, k));
     }
@@ -430,8 +461,8 @@ uint32_t hcemu_coll_run(void *args)
     g.slot = a->slot;
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;
-    int bad = HcommThreadNotifyWaitOnThread(g.main, g.r.start_idx, HCOLL_TIMEOUT_S) != 0 ||
-              orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
+    /* No start wait: the launch's place on the host stream orders it (coll_launch.c). */
+    int bad = orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
     bad |= HcommBatchModeEnd(a->tag) != 0;
     return bad ? 1 : 0;
 }

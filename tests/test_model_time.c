@@ -297,15 +297,21 @@ static void run_child(const char *what, int n, uint64_t seed, bool file, double 
  * on the host stream: event A; the start record (H); the kernel launch (K before its first
  * task); the host's wait for "done" (the larger of its own cost and the notify latency after
  * the kernel's last record); event B (H). On the AICPU thread: the start wait (T: the host's
- * record is long visible), a local copy, the steps, the record to the host (T). One exchange
- * step: ACK record (T), ACK wait (T: the neighbour's record came at the same time), write of
- * b bytes (T + link latency + b / B), DATA wait (T). */
+ * record is long visible), a local copy, the steps, the record to the host (T). The built-in
+ * collectives have no start record and no start wait (coll_launch.c: the launch's place on the
+ * stream orders the kernel). One exchange step: ACK record (T), ACK wait (T: the neighbour's
+ * record came at the same time), write of b bytes (T + link latency + b / B), DATA wait (T). */
+
+static double host_part_of(const struct emu_model_params *p, bool start_notify)
+{
+    double H = p->host_task_s, N = p->notify_s;
+    double start = start_notify ? H /* start record */ + p->task_s /* start wait */ : 0;
+    return start + p->launch_s + p->task_s /* record to host */ + (H > N ? H : N) + H;
+}
 
 static double host_part(const struct emu_model_params *p)
 {
-    double H = p->host_task_s, N = p->notify_s;
-    return H + p->launch_s + p->task_s /* start wait */ + p->task_s /* record to host */ +
-           (H > N ? H : N) + H;
+    return host_part_of(p, true);
 }
 
 static double step(const struct emu_model_params *p, double bytes)
@@ -319,7 +325,7 @@ static double ring_allreduce_ms(const struct emu_model_params *p, int n, double 
 {
     double S = (double)AR_BYTES, blk = S / n, T = p->task_s;
     double rs = step(p, blk) + T + blk / reduce_bw, ag = step(p, blk) + T + blk / p->copy_bw;
-    return (host_part(p) + T + S / p->copy_bw + (n - 1) * (rs + ag)) * 1e3;
+    return (host_part_of(p, false) + T + S / p->copy_bw + (n - 1) * (rs + ag)) * 1e3;
 }
 
 /* The held-out kernel: copy my block into my slot, n - 1 exchange steps of one block. */
@@ -349,8 +355,8 @@ static double mesh_allgather_ms(const struct emu_model_params *p, int n, int me)
 {
     double T = p->task_s, N = p->notify_s, S = (double)AG_BYTES;
     double move = T + p->link_lat_s + S / p->link_bw;
-    double k0 = p->host_task_s + p->launch_s; /* from A's end: start record, launch */
-    double m0 = k0 + T + T + S / p->copy_bw; /* start wait, own block copied */
+    double k0 = p->launch_s;                  /* from A's end: the launch */
+    double m0 = k0 + T + S / p->copy_bw;      /* own block copied */
     double joined = m0 + (n - 1) * T;         /* the main thread's last start record */
 
     for (int q = 0; q < n; q++) {

@@ -3,18 +3,19 @@
  * checker, traces and seeded schedules see them like any user kernel.
  *
  * Once per process: load hcemu's kernel image (hcemu_collectives.json beside libhcemu).
- * Once per communicator, on its first collective: AICPU_TS threads, the HCCL buffer, the
- * main thread exported to CPU_TS and the resource block in an AICPU_TS engine context; the
+ * Once per communicator, on its first collective: AICPU_TS threads, the HCCL buffer and the
+ * resource block in an AICPU_TS engine context; the
  * host's own state lives in a CPU_TS engine context, so the communicator owns and frees it.
  * Channels are acquired per peer when a call first needs that peer (Send/Recv pair only the
- * two ranks involved). Per launch: wrap the user's stream as a CPU_TS thread, record the
- * start notify, launch, and queue the wait for the kernel's "done" notify on the stream.
+ * two ranks involved). Per launch: wrap the user's stream as a CPU_TS thread, launch, and
+ * queue the wait for the kernel's "done" notify on the stream.
  * This file deliberately calls the library's own vendor entry points instead of internals. */
 #include "coll.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,6 @@ struct emu_coll_state {
     uint32_t magic;
     HcclComm comm;
     void *res_dev; /* struct hcoll_res in the AICPU_TS engine context */
-    ThreadHandle main_on_cpu;
     uint64_t slot;
     struct hcoll_res res;
     struct emu_coll_servers servers;
@@ -127,7 +127,6 @@ static emu_status need_image(const char *fn)
 static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_state **out)
 {
     struct hcoll_res res;
-    ThreadHandle main_on_cpu;
     void *res_dev = NULL, *host = NULL;
 
     memset(&res, 0, sizeof(res));
@@ -136,18 +135,15 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     if (res.size > HCOLL_MAX_RANKS)
         return EMU_ENOTSUP;
     STEP(fn, HcclGetHcclBuffer(comm, &res.buf, &res.buf_size), from_hccl);
-    /* threads[0] joins one thread per peer (notifies 0..n-2) and is started on n-1; a peer
-     * thread is only ever started by it, on its notify 0. One notify each for those, not
-     * n: at 256 ranks n notifies per thread were 65536 notify slots (2 MiB) per device. */
+    /* threads[0] joins one thread per peer (notifies 0..n-2; n of them, so a 1-rank
+     * communicator asks for one too); a peer thread is only ever started by it, on its notify
+     * 0. One notify each for those, not n: at 256 ranks n notifies per thread were 65536
+     * notify slots (2 MiB) per device. */
     res.thread_num = res.size;
-    res.start_idx = res.size - 1;
     STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, res.size, res.threads), from_hccl);
     if (res.size > 1)
         STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, res.size - 1, 1, &res.threads[1]),
              from_hccl);
-    STEP(fn,
-         HcclThreadExportToCommEngine(comm, 1, &res.threads[0], COMM_ENGINE_CPU_TS, &main_on_cpu),
-         from_hccl);
     STEP(fn, HcclEngineCtxCreate(comm, STATE_TAG, COMM_ENGINE_AICPU_TS, sizeof(res), &res_dev),
          from_hccl);
     STEP(fn, HcclEngineCtxCopy(comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &res, sizeof(res), 0),
@@ -161,7 +157,6 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     st->magic = STATE_MAGIC;
     st->comm = comm;
     st->res_dev = res_dev;
-    st->main_on_cpu = main_on_cpu;
     st->res = res;
     if (emu_coll_servers_init(comm, res.size, &st->servers) != EMU_OK) {
         EMU_LOG_ERR("%s: rank %u: the rank graph's layer 0 does not answer", fn, res.rank);
@@ -329,14 +324,20 @@ static emu_status launch(aclrtFuncHandle f, aclrtStream stream, const void *args
     return EMU_OK;
 }
 
-static emu_status start_run_wait(struct emu_coll_state *st, aclrtStream stream,
-                                 struct hcoll_args *a, ThreadHandle host, const char *fn)
+/* No start notify before the launch, unlike a user's operator (docs/FLOW.md): the launch is
+ * a task of the stream, so the kernel queues its tasks only once everything before it on the
+ * stream retired, and the race checker and the modelled clock order them after it (launch
+ * edge). A start record would cost each call two tasks and a wake-up of a second worker
+ * for a main thread that has no task yet. */
+static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
+                           ThreadHandle host, const char *fn)
 {
     emu_status s;
 
-    STEP(fn, (HcclResult)HcommThreadNotifyRecordOnThread(host, st->main_on_cpu, st->res.start_idx),
-         from_hccl);
-    if ((s = launch(run_fn, stream, a, sizeof(*a), fn)) != EMU_OK)
+    /* Only the communicator's pairs: the kernel reads no further (coll_abi.h). A full block
+     * is 8 KiB, two to three fresh pages to fault in on both sides per launch of a loop. */
+    size_t size = offsetof(struct hcoll_args, pairs) + st->res.size * sizeof(a->pairs[0]);
+    if ((s = launch(run_fn, stream, a, size, fn)) != EMU_OK)
         return s;
     STEP(fn, (HcclResult)HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S), from_hccl);
     return EMU_OK;
@@ -356,10 +357,10 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
-    /* The start record, the kernel and the wait for its "done" reach the executor with one
-     * ring: one wake-up of a sleeping worker instead of up to three. */
+    /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
+     * of a sleeping worker instead of up to two. */
     emu_devctl_hold(NULL);
-    s = start_run_wait(st, stream, a, host, fn);
+    s = run_wait(st, stream, a, host, fn);
     emu_devctl_release();
     return s;
 }
