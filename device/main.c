@@ -113,6 +113,11 @@ static void remove_files(const char *dir, uint32_t dev)
     for (size_t i = 0; i < 3; i++)
         if (emu_job_path(path, sizeof(path), dir, names[i], dev) == EMU_OK)
             unlink(path);
+    /* The folder too when that left it empty. A host that ends while this executor still
+     * starts or stops removes the folder's files, but not the folder while our files are in
+     * it; nobody else comes back for it. A folder in use is never empty (its owners file),
+     * and rmdir neither follows a symlink nor removes anything else. */
+    (void)rmdir(dir);
 }
 
 /* kernel.c tells the crash report what runs where (fault.c cannot call up into it). */
