@@ -98,6 +98,20 @@ void emu_model_close(struct emu_model_shm *m)
         emu_os_unmap(m, sizeof(*m));
 }
 
+struct emu_model_node *emu_model_reserve(struct emu_model_shm *g)
+{
+    uint32_t i = atomic_fetch_add(&g->n_nodes, 1);
+
+    if (i >= EMU_MODEL_MAX_NODES) {
+        if (atomic_exchange(&g->full, 1) == 0)
+            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
+                         "unavailable from now on",
+                         EMU_MODEL_MAX_NODES);
+        return NULL;
+    }
+    return &g->nodes[i];
+}
+
 /* ---- simulation ------------------------------------------------------------------------- */
 
 struct sim {
@@ -486,11 +500,11 @@ static emu_status build(struct sim *s, uint32_t *unmatched)
         return EMU_ENOMEM;
     }
     match_waits(s, a, unmatched);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0, h; i < n; i++) {
         if (s->match[i] != NONE)
             a[m] = s->match[i], b[m++] = i;
-        if (after_of(s, i) != NONE)
-            a[m] = after_of(s, i), b[m++] = i;
+        if ((h = after_of(s, i)) != NONE)
+            a[m] = h, b[m++] = i;
     }
     csr(n, a, b, m, s->dep_off, s->dep);
     m = 0;

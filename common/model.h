@@ -134,6 +134,9 @@ typedef void (*emu_model_usage_fn)(void *ctx, const struct emu_model_usage *u);
 /* Map `model.shm` of job folder `dir` (created by the first caller, zero-filled sparse). */
 emu_status emu_model_open(const char *dir, struct emu_model_shm **out) EMU_MUST_CHECK;
 void emu_model_close(struct emu_model_shm *m);
+/* One new node of g (one atomic add; the caller fills it, then sets `ready`); NULL once the
+ * file is full, which also makes modelled times unavailable (one warning per job). */
+struct emu_model_node *emu_model_reserve(struct emu_model_shm *g);
 
 /* A graph that holds mirrors of other job folders' nodes (origin or peer set), turned into
  * one graph of this folder's numbering: nodes of this folder first, in their order, then the

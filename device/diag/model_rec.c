@@ -24,16 +24,7 @@ struct emu_model_shm *emu_model_rec_graph(void)
 
 struct emu_model_node *emu_model_rec_reserve(void)
 {
-    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
-
-    if (i >= EMU_MODEL_MAX_NODES) {
-        if (atomic_exchange(&graph->full, 1) == 0)
-            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
-                         "unavailable from now on",
-                         EMU_MODEL_MAX_NODES);
-        return NULL;
-    }
-    return &graph->nodes[i];
+    return emu_model_reserve(graph);
 }
 /* Node (plus one) of the kernel running on each host stream of this device. */
 static _Atomic uint32_t cur_kernel[EMU_MAX_STREAMS];

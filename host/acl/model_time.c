@@ -471,18 +471,13 @@ void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq
     pthread_mutex_unlock(&lock);
     if (on == EMU_MODEL_NONE || (host_floor != 0 && host_floor_on == on))
         return;
-    uint32_t i = atomic_fetch_add(&graph->n_nodes, 1);
-    if (i >= EMU_MODEL_MAX_NODES) {
-        if (atomic_exchange(&graph->full, 1) == 0)
-            EMU_LOG_WARN("modelled time: more than %u tasks in this job; modelled times are "
-                         "unavailable from now on", EMU_MODEL_MAX_NODES);
+    struct emu_model_node *x = emu_model_reserve(graph);
+    if (x == NULL)
         return;
-    }
     /* A thread of its own per host thread, filed under the first device it synchronised
      * with: the host's synchronisations in their order, so the last one bounds them all. */
     if (host_dev == 0)
         host_dev = dev + 1;
-    struct emu_model_node *x = &graph->nodes[i];
     memset(x, 0, offsetof(struct emu_model_node, ready));
     x->dev = host_dev - 1;
     x->stream = EMU_MODEL_HOST_STREAM | ((uint32_t)emu_os_gettid() & (EMU_MODEL_HOST_STREAM - 1));
@@ -490,7 +485,7 @@ void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq
     x->kernel = x->src_dev = x->dst_dev = EMU_MODEL_NONE;
     x->after = on + 1;
     emu_store_release(&x->ready, 1); /* pairs with the acquire loads of the readers */
-    host_floor = i + 1, host_floor_on = on;
+    host_floor = (uint32_t)(x - graph->nodes) + 1, host_floor_on = on;
 }
 
 uint32_t emu_model_time_after(void)
