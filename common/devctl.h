@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 9u
+#define EMU_DEVCTL_VERSION 10u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -178,7 +178,7 @@ struct emu_peer_ref {
  * `state`) and runs the tasks itself through its own mappings, instead of waking this
  * device's workers: the hand-off is a memory write. The device's own scheduler keeps the
  * tasks' objects and retires them when it next looks (emu_sched, sched.c). */
-#define EMU_RUNQ_TASKS 16u /* 64 made a lost record's report line go missing (ARCHITECTURE) */
+#define EMU_RUNQ_TASKS 64u
 #define EMU_RUNQ_NODEV UINT32_MAX
 /* notifies[].waiter of a slot a stream of the device waits on without publishing: a record
  * must ring the device. 0 = no stream parked on it: the record needs no ring at all (the

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
@@ -348,6 +349,18 @@ int dpf_log_count(struct dpf *f, long mark, const char *needle)
         n += strstr(line, needle) != NULL;
     free(buf);
     return n;
+}
+
+int dpf_log_wait(struct dpf *f, long mark, const char *needle, int n, unsigned timeout_s)
+{
+    uint64_t end = emu_os_deadline_s(timeout_s);
+    int c;
+
+    while ((c = dpf_log_count(f, mark, needle)) < n && emu_os_now_ns() < end) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    return c;
 }
 
 void dpf_log_dump(struct dpf *f, long mark)

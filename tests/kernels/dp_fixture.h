@@ -65,6 +65,10 @@ int dpf_run(struct dpf *f, int dev, const struct dp_op *ops, uint32_t n, int32_t
 /* Log capture: a mark, and the number of lines since the mark containing `needle`. */
 long dpf_log_mark(struct dpf *f);
 int dpf_log_count(struct dpf *f, long mark, const char *needle);
+/* The count of `needle` once it reaches `n`, or after `timeout_s`: for a line an executor
+ * writes after the host's synchronisation returned (a failed stream reports its error at
+ * once, while the kernel that fed it may still be ending). */
+int dpf_log_wait(struct dpf *f, long mark, const char *needle, int n, unsigned timeout_s);
 /* Print the log since mark to the real stderr (for failure diagnosis). */
 void dpf_log_dump(struct dpf *f, long mark);
 
