@@ -38,8 +38,8 @@ void emu_model_params_default(struct emu_model_params *p)
 
 /* Names of the data types (hccl_test's), at their HCCL values. */
 static const char *const dtype_names[EMU_MODEL_DTYPES] = {
-    [0] = "int8",   [1] = "int16",  [2] = "int32",  [3] = "fp16",  [4] = "fp32",  [5] = "int64",
-    [6] = "uint64", [7] = "uint8",  [8] = "uint16", [9] = "uint32", [10] = "fp64", [11] = "bfp16",
+    [0] = "int8",   [1] = "int16", [2] = "int32",  [3] = "fp16",   [4] = "fp32",  [5] = "int64",
+    [6] = "uint64", [7] = "uint8", [8] = "uint16", [9] = "uint32", [10] = "fp64", [11] = "bfp16",
 };
 
 int emu_model_dtype(const char *name)
@@ -81,7 +81,8 @@ emu_status emu_model_open(const char *dir, struct emu_model_shm **out)
     struct emu_model_shm *m = p;
     if (creator)
         __atomic_store_n(&m->magic, EMU_MODEL_MAGIC, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_MODEL_MAGIC && emu_os_now_ns() < until)
+    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_MODEL_MAGIC &&
+           emu_os_now_ns() < until)
         usleep(1000);
     if (m->magic != EMU_MODEL_MAGIC) {
         EMU_LOG_WARN("modelled time off: %s was not initialised", path);
@@ -121,6 +122,7 @@ struct sim {
     uint32_t n;
     uint32_t *prev, *next, *match, *fed_left;
     uint8_t *state; /* 0 waiting, 1 started (flow or kernel), 2 ended */
+    uint8_t *need;  /* the question's past (mark_past): NEED_*; NULL = every node */
     double *fed_end;
     uint32_t *dep_off, *dep; /* CSR: nodes whose start needs this node's end */
     uint32_t *kid_off, *kid; /* CSR: nodes a kernel queued */
@@ -130,7 +132,7 @@ struct sim {
     double now;
     emu_model_usage_fn usage; /* per-link load samples, or NULL */
     void *usage_ctx;
-    double *load, *said; /* per resource: load now, load last reported */
+    double *load, *said;    /* per resource: load now, load last reported */
     uint32_t *busy, n_busy; /* resources with a non-zero load reported */
 };
 
@@ -208,13 +210,18 @@ static void finish(struct sim *s, uint32_t i, double end)
     }
 }
 
+/* What the question needs of a node: nothing (outside its past), its start (a kernel whose
+ * tasks start in the past, while the kernel may still be queuing more), or its end. */
+enum { NEED_NONE, NEED_START, NEED_END };
+
 /* Start node i when everything it depends on is known. */
 static void try_start(struct sim *s, uint32_t i)
 {
     const struct emu_model_node *x = &s->nd[i];
     uint32_t p = s->prev[i], k = x->kernel, m = s->match[i], h = after_of(s, i);
 
-    if (s->state[i] != 0 || (p != NONE && s->state[p] != 2) || (k < s->n && s->state[k] == 0) ||
+    if ((s->need != NULL && s->need[i] == NEED_NONE) || s->state[i] != 0 ||
+        (p != NONE && s->state[p] != 2) || (k < s->n && s->state[k] == 0) ||
         (m != NONE && s->state[m] != 2) || (h != NONE && s->state[h] != 2))
         return;
     double st = p != NONE ? s->out[p].end : 0.0;
@@ -518,8 +525,45 @@ static emu_status build(struct sim *s, uint32_t *unmatched)
     return EMU_OK;
 }
 
+/* The past of the targets: every node whose end (or start) decides theirs, through the
+ * edges try_start follows (the thread's previous node, the matched record, the host's
+ * synchronisation, the kernel's start) and a kernel's end through its tasks' ends. Each node
+ * is pushed at most twice (NEED_START, then NEED_END). */
+static emu_status mark_past(struct sim *s, const uint32_t *targets, uint32_t n_targets)
+{
+    uint32_t *stack = malloc((2 * (size_t)s->n + 1) * sizeof(*stack)), top = 0;
+
+    if ((s->need = calloc((size_t)s->n + 1, 1)) == NULL || stack == NULL) {
+        free(stack);
+        return EMU_ENOMEM;
+    }
+#define MARK(node, level)                                                                          \
+    do {                                                                                           \
+        uint32_t m_ = (node);                                                                      \
+        if (m_ < s->n && s->need[m_] < (level))                                                    \
+            s->need[m_] = (level), stack[top++] = m_;                                              \
+    } while (0)
+    for (uint32_t t = 0; t < n_targets; t++)
+        MARK(targets[t], NEED_END);
+    while (top > 0) {
+        uint32_t i = stack[--top], k = s->nd[i].kernel;
+        MARK(s->prev[i], NEED_END);
+        MARK(s->match[i], NEED_END);
+        MARK(after_of(s, i), NEED_END);
+        if (k < s->n && s->nd[k].role == EMU_MODEL_KERNEL)
+            MARK(k, NEED_START);
+        if (s->need[i] == NEED_END && s->nd[i].role == EMU_MODEL_KERNEL)
+            for (uint32_t j = s->kid_off[i]; j < s->kid_off[i + 1]; j++)
+                MARK(s->kid[j], NEED_END);
+    }
+#undef MARK
+    free(stack);
+    return EMU_OK;
+}
+
 static void sim_free(struct sim *s)
 {
+    free(s->need);
     free(s->prev), free(s->next), free(s->match), free(s->fed_left), free(s->state);
     free(s->fed_end), free(s->dep_off), free(s->dep), free(s->kid_off), free(s->kid);
     free(s->work), free(s->flows), free(s->flow_at), free(s->rem), free(s->rate);
@@ -536,6 +580,14 @@ emu_status emu_model_simulate(const struct emu_model_node *nodes, uint32_t n,
 emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t n,
                                     const struct emu_model_params *p, struct emu_model_times *out,
                                     uint32_t *unmatched, emu_model_usage_fn usage, void *ctx)
+{
+    return emu_model_simulate_past(nodes, n, p, out, unmatched, NULL, 0, usage, ctx);
+}
+
+emu_status emu_model_simulate_past(const struct emu_model_node *nodes, uint32_t n,
+                                   const struct emu_model_params *p, struct emu_model_times *out,
+                                   uint32_t *unmatched, const uint32_t *targets, uint32_t n_targets,
+                                   emu_model_usage_fn usage, void *ctx)
 {
     struct sim s = {.nd = nodes, .p = p, .out = out, .n = n, .usage = usage, .usage_ctx = ctx};
     size_t u = (size_t)n + 1;
@@ -565,10 +617,11 @@ emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t
     memset(s.match, 0xff, u * 4);
     for (uint32_t i = 0; i < n; i++)
         out[i] = (struct emu_model_times){0, 0, NONE};
-    if ((st = build(&s, unmatched)) != EMU_OK)
+    if ((st = build(&s, unmatched)) != EMU_OK ||
+        (n_targets > 0 && (st = mark_past(&s, targets, n_targets)) != EMU_OK))
         goto out;
     for (uint32_t i = n; i-- > 0;)
-        if (s.prev[i] == NONE && !push(&s, i)) {
+        if (s.prev[i] == NONE && (s.need == NULL || s.need[i] != NEED_NONE) && !push(&s, i)) {
             st = EMU_ENOMEM;
             goto out;
         }
@@ -579,9 +632,15 @@ emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t
     }
     if (usage != NULL)
         report(&s); /* every link idle again */
-    for (uint32_t i = 0; i < n; i++)
-        if (s.state[i] != 2)
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t need = s.need != NULL ? s.need[i] : NEED_END;
+        if ((need == NEED_END && s.state[i] != 2) || (need == NEED_START && s.state[i] == 0))
             st = EMU_EINVAL;
+        if (s.state[i] == 0)
+            out[i].start = -1; /* outside the question's past */
+        if (s.state[i] != 2)
+            out[i].end = -1;
+    }
 out:
     free(users);
     sim_free(&s);

@@ -17,7 +17,7 @@
 
 #define EMU_MODEL_MAGIC 0x314c45444f4d4d45ull /* "EMMODEL1" */
 #define EMU_MODEL_MAX_NODES (1u << 20)        /* 80 MiB of sparse file at most */
-#define EMU_MODEL_MAX_ORIGINS 16u /* other job folders whose nodes a folder mirrors */
+#define EMU_MODEL_MAX_ORIGINS 16u             /* other job folders whose nodes a folder mirrors */
 #define EMU_MODEL_NONE UINT32_MAX
 #define EMU_MODEL_DTYPES 16u /* data types with their own local-reduce figure (HCCL's values) */
 
@@ -87,7 +87,7 @@ struct emu_model_origin {
 struct emu_model_shm {
     uint64_t magic; /* set last by the creator (release) */
     _Atomic uint32_t n_nodes;
-    _Atomic uint32_t full; /* a node did not fit: modelled times are unavailable */
+    _Atomic uint32_t full;    /* a node did not fit: modelled times are unavailable */
     _Atomic uint32_t partial; /* another folder's graph could not be mirrored whole: same */
     uint8_t pad[44];
     struct emu_model_origin origins[EMU_MODEL_MAX_ORIGINS];
@@ -96,17 +96,17 @@ struct emu_model_shm {
 
 /* Cost-model parameters, seconds and bytes per second (docs/MODEL.md has their sources). */
 struct emu_model_params {
-    double task_s;      /* AICPU dispatch of one data-plane task */
-    double launch_s;    /* kernel launch on the host stream */
-    double host_task_s; /* any other host stream task */
-    double notify_s;    /* record -> wait visible */
-    double link_lat_s;  /* intra-server link latency (UB_CTP / HCCS) */
-    double link_bw;     /* intra-server link, per direction */
-    double net_lat_s;   /* inter-server latency (RoCE / UBoE) */
-    double net_bw;      /* inter-server port of a device, per direction */
-    double copy_bw;     /* local copy */
-    double reduce_bw;   /* local reduce */
-    double reduce_dtype_bw[EMU_MODEL_DTYPES];         /* per data type, 0 = reduce_bw */
+    double task_s;                            /* AICPU dispatch of one data-plane task */
+    double launch_s;                          /* kernel launch on the host stream */
+    double host_task_s;                       /* any other host stream task */
+    double notify_s;                          /* record -> wait visible */
+    double link_lat_s;                        /* intra-server link latency (UB_CTP / HCCS) */
+    double link_bw;                           /* intra-server link, per direction */
+    double net_lat_s;                         /* inter-server latency (RoCE / UBoE) */
+    double net_bw;                            /* inter-server port of a device, per direction */
+    double copy_bw;                           /* local copy */
+    double reduce_bw;                         /* local reduce */
+    double reduce_dtype_bw[EMU_MODEL_DTYPES]; /* per data type, 0 = reduce_bw */
     double pair_bw[EMU_MAX_DEVICES][EMU_MAX_DEVICES]; /* per link override, 0 = link_bw */
     uint32_t server[EMU_MAX_DEVICES];                 /* server of each device */
 };
@@ -143,8 +143,9 @@ struct emu_model_node *emu_model_reserve(struct emu_model_shm *g);
  * mirrors by (origin, index there); each (folder, device) gets a device number (this
  * folder's devices keep theirs), kernels are re-pointed, and every other folder is put on
  * servers of its own in p->server (another host is another server, as in the rank graph).
- * `own` is this folder's key. A node whose kernel launch is not there keeps none. EMU_EINVAL (with `why`) when the devices do not fit EMU_MAX_DEVICES numbers. A graph
- * without mirrors is left exactly as it is. */
+ * `own` is this folder's key. A node whose kernel launch is not there keeps none. EMU_EINVAL (with
+ * `why`) when the devices do not fit EMU_MAX_DEVICES numbers. A graph without mirrors is left
+ * exactly as it is. */
 emu_status emu_model_merge(struct emu_model_node *nodes, uint32_t n, uint64_t own,
                            struct emu_model_params *p, char *why, size_t why_len) EMU_MUST_CHECK;
 
@@ -160,5 +161,16 @@ emu_status emu_model_simulate_usage(const struct emu_model_node *nodes, uint32_t
                                     const struct emu_model_params *p, struct emu_model_times *out,
                                     uint32_t *unmatched, emu_model_usage_fn usage,
                                     void *ctx) EMU_MUST_CHECK;
+/* The same for a question about targets[0..n_targets): only their past is simulated, the
+ * nodes whose ends or starts decide theirs (the thread's previous node, the record a wait
+ * matched, the host's synchronisation, a kernel and, for a kernel that must end, its tasks).
+ * Nodes outside it get start = end = -1, a kernel whose start only is in it end = -1. A
+ * node queued after a target's tasks ran, or one that never touches their past, changes
+ * nothing: the answer depends on what led to the targets, not on what else is already in
+ * the graph when the question is asked. n_targets = 0 simulates every node. */
+emu_status emu_model_simulate_past(const struct emu_model_node *nodes, uint32_t n,
+                                   const struct emu_model_params *p, struct emu_model_times *out,
+                                   uint32_t *unmatched, const uint32_t *targets, uint32_t n_targets,
+                                   emu_model_usage_fn usage, void *ctx) EMU_MUST_CHECK;
 
 #endif

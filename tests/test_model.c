@@ -387,6 +387,47 @@ static void a_task_queued_after_a_host_synchronisation_starts_after_what_it_wait
     mg_free(&g);
 }
 
+/* A question's past (emu_model_simulate_past): a write on a link, and a second write on the
+ * same link by another thread that nothing of the question waited for (another rank's next
+ * collective, queued or not yet queued when the question is asked). The whole graph shares
+ * the link between them; the question's past holds the first alone and gives the same
+ * figure as the graph without the second. A kernel whose start only the past needs starts
+ * but is not simulated to its end: its other task is left out. */
+static void a_question_sees_only_what_its_targets_waited_for(void **state)
+{
+    struct mg g = {0};
+    struct emu_model_times t[6];
+    uint32_t unmatched = 1;
+
+    (void)state;
+    uint32_t k = mg_copy(&g, 0, 9, 0, 0); /* 0: a kernel launch on host stream 9 */
+    g.nd[k].role = EMU_MODEL_KERNEL, g.nd[k].aicpu = 0;
+    uint32_t w = mg_write(&g, 0, 1, 1, 56 * MB, NONE); /* 1: its write, the question's past */
+    g.nd[w].kernel = k;
+    uint32_t r = mg_record(&g, 0, 1, 0, 4); /* 2: then a record the host waits for */
+    g.nd[r].kernel = k;
+    uint32_t late = mg_write(&g, 0, 2, 1, 56 * MB, NONE); /* 3: the kernel's other thread */
+    g.nd[late].kernel = k;
+    uint32_t hw = mg_wait(&g, 0, 7, 4); /* 4: a host stream waits for the record */
+    g.nd[hw].aicpu = 0;
+    uint32_t other = mg_write(&g, 0, 3, 1, 56 * MB, NONE); /* 5: a thread of another kernel */
+    assert_int_equal(emu_model_simulate(g.nd, g.n, &P, t, &unmatched), EMU_OK);
+    double alone = P.launch_s + P.task_s + P.link_lat_s + 56.0 * MB / P.link_bw;
+    assert_true(t[w].end > alone * 1.5); /* the whole graph: three writes share 0->1 */
+
+    uint32_t target = hw;
+    assert_int_equal(emu_model_simulate_past(g.nd, g.n, &P, t, &unmatched, &target, 1, NULL,
+                                             NULL),
+                     EMU_OK);
+    near(t[w].end, alone);
+    near(t[hw].end, alone + P.task_s + P.notify_s);
+    near(t[k].start, 0);
+    assert_true(t[k].end == -1);     /* started, not simulated to its end */
+    assert_true(t[late].start == -1); /* outside the past */
+    assert_true(t[other].start == -1 && t[other].end == -1);
+    mg_free(&g);
+}
+
 /* Folder a's view of a job split over two job folders: ranks 0-3 its own, ranks 4-7 mirrors of
  * folder b's nodes (numbered there 0-3, indexed in b's order), arriving in reverse order
  * between a's own; the fields naming the other folder's devices flagged as the peer's. */
@@ -709,6 +750,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_kernel_ends_when_the_tasks_it_queued_end),
         cmocka_unit_test(waits_meet_records_in_queue_order),
         cmocka_unit_test(a_task_queued_after_a_host_synchronisation_starts_after_what_it_waited_for),
+        cmocka_unit_test(a_question_sees_only_what_its_targets_waited_for),
         cmocka_unit_test(a_graph_split_over_two_folders_simulates_as_one_folder_on_two_servers),
         cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),
         cmocka_unit_test(without_a_model_file_the_vendor_figures_apply),

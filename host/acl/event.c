@@ -115,32 +115,39 @@ emu_status emu_event_sync(struct emu_event *e)
     }
 }
 
-/* Time of e's last record: wall (the executor's stamp) or modelled, in seconds. */
-static emu_status record_time(struct emu_event *e, double *t)
+/* Time of e's last record (the executor's stamp), in seconds; its record number in *seq. */
+static emu_status record_time(struct emu_event *e, double *t, uint32_t *seq)
 {
-    uint32_t seq = emu_load_acquire(&e->seq);
     emu_status s;
 
-    if (seq == 0) {
+    *seq = emu_load_acquire(&e->seq);
+    if (*seq == 0) {
         EMU_LOG_ERR("aclrtEventElapsedTime: event %p was never recorded", (void *)e);
         return EMU_EINVAL;
     }
     if ((s = emu_event_sync(e)) != EMU_OK)
         return s;
-    if (emu_model_time_on())
-        return emu_model_time_event(e->d->id, e->slot, seq, t);
     *t = (double)emu_load_relaxed(&e->d->ctl->notifies[e->slot].stamp_ns) * 1e-9;
     return EMU_OK;
 }
 
 emu_status emu_event_elapsed(struct emu_event *start, struct emu_event *end, float *ms)
 {
-    double a, b;
+    double t[2];
+    uint32_t seq[2];
     emu_status s;
 
-    if ((s = record_time(start, &a)) != EMU_OK || (s = record_time(end, &b)) != EMU_OK)
+    if ((s = record_time(start, &t[0], &seq[0])) != EMU_OK ||
+        (s = record_time(end, &t[1], &seq[1])) != EMU_OK)
         return s;
-    *ms = (float)((b - a) * 1e3);
+    if (emu_model_time_on()) {
+        /* Both from one simulation, after both synchronisations: one past for the pair. */
+        const struct emu_model_event_ref ev[2] = {{start->d->id, start->slot, seq[0]},
+                                                  {end->d->id, end->slot, seq[1]}};
+        if ((s = emu_model_time_events(ev, 2, t)) != EMU_OK)
+            return s;
+    }
+    *ms = (float)((t[1] - t[0]) * 1e3);
     return EMU_OK;
 }
 

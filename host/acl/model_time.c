@@ -111,7 +111,8 @@ static void load_file(const char *path, struct emu_model_params *p)
         *p = q;
     else
         EMU_LOG_WARN("HCEMU_MODEL=%s: not a model file (docs/MODEL.md: a JSON object of positive "
-                     "figures, a \"links\" array, a \"reduce_GBps_by_dtype\" object); using the default figures",
+                     "figures, a \"links\" array, a \"reduce_GBps_by_dtype\" object); using the "
+                     "default figures",
                      path);
     if (root != NULL)
         json_object_put(root);
@@ -149,6 +150,8 @@ static emu_status snapshot(struct emu_model_node **out, uint32_t *n)
         while (emu_load_acquire(&graph->nodes[i].ready) == 0 && emu_os_now_ns() < until)
             usleep(50);
         c[i] = graph->nodes[i];
+        if (c[i].origin == 0)
+            c[i].origin_idx = i; /* found again after a merge (merged_index) */
     }
     *out = c, *n = m;
     return EMU_OK;
@@ -211,11 +214,14 @@ static void critical_path(const struct emu_model_node *nd, const struct emu_mode
 }
 
 /* The job's graph so far, simulated: nodes and times (run_model; run_free frees them). */
+#define RUN_MAX_EVENTS 2u /* aclrtEventElapsedTime's two */
+
 struct run {
     struct emu_model_params p;
     struct emu_model_node *nodes;
     struct emu_model_times *times;
     uint32_t n;
+    uint32_t targets[RUN_MAX_EVENTS]; /* the events' record nodes */
 };
 
 /* Kernels already summarised by this process (one bit per node; under `lock`). */
@@ -244,7 +250,7 @@ static void summarise(const struct run *r, uint32_t dev, uint32_t stream, uint32
         return;
     for (uint32_t k = 0; k < upto && k < r->n; k++) {
         if (nd[k].role != EMU_MODEL_KERNEL || nd[k].dev != dev || nd[k].stream != stream ||
-            !first_report(k))
+            t[k].end < 0 || !first_report(k)) /* end < 0: not in the question's past */
             continue;
         uint32_t last = EMU_MODEL_NONE;
         for (uint32_t i = k + 1; i < r->n; i++)
@@ -285,7 +291,7 @@ static void trace_links(FILE *f, const struct emu_model_node *nd, const struct e
         return;
     for (uint32_t i = 0; i < n; i++) {
         if (nd[i].role != EMU_MODEL_FLOW || nd[i].src_dev >= EMU_MAX_DEVICES ||
-            nd[i].dst_dev >= EMU_MAX_DEVICES)
+            nd[i].dst_dev >= EMU_MAX_DEVICES || t[i].end < 0)
             continue;
         bool net = p->server[nd[i].src_dev] != p->server[nd[i].dst_dev];
         uint32_t link = nd[i].src_dev * EMU_MAX_DEVICES + nd[i].dst_dev;
@@ -346,8 +352,8 @@ static void trace_usage(FILE *f, const struct usage_log *l)
     }
 }
 
-/* HCEMU_TRACE with the model on: <trace>.model.json, the whole graph at modelled times
- * (rewritten by each simulation, so it is complete as of the last time asked). */
+/* HCEMU_TRACE with the model on: <trace>.model.json, the last question's past at modelled
+ * times (rewritten by each simulation: what the host had synchronised with by then). */
 static void trace(const struct emu_model_node *nd, const struct emu_model_times *t, uint32_t n,
                   const struct emu_model_params *p, const struct usage_log *usage)
 {
@@ -367,11 +373,12 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
     fprintf(f, "[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":"
                "\"modelled Atlas 350 time\"}}");
     for (uint32_t i = 0; i < n; i++)
-        fprintf(f,
-                ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
-                "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
-                node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
-                (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
+        if (t[i].end >= 0) /* in the question's past */
+            fprintf(f,
+                    ",\n{\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"model\",\"pid\":%u,\"tid\":%u,"
+                    "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%llu,\"node\":%u}}",
+                    node_name(&nd[i]), nd[i].dev, nd[i].stream, t[i].start * 1e6,
+                    (t[i].end - t[i].start) * 1e6, (unsigned long long)nd[i].bytes, i);
     trace_links(f, nd, t, n, p);
     trace_usage(f, usage);
     fprintf(f, "\n]\n");
@@ -381,10 +388,37 @@ static void trace(const struct emu_model_node *nd, const struct emu_model_times 
     }
 }
 
-/* Simulate the graph into r; the modelled trace is written from every simulation. */
-static emu_status run_model(struct run *r)
+/* Node `own` of this folder's file in the merged graph (own nodes keep their order and carry
+ * their index in origin_idx, snapshot), or NONE. */
+static uint32_t merged_index(const struct run *r, uint32_t own)
 {
-    uint32_t unmatched = 0;
+    for (uint32_t i = 0; i < r->n && r->nodes[i].origin == 0; i++)
+        if (r->nodes[i].origin_idx == own)
+            return i;
+    return EMU_MODEL_NONE;
+}
+
+/* The record node of event reference e in the merged graph, or NONE. */
+static uint32_t event_node(const struct run *r, const struct emu_model_event_ref *e)
+{
+    uint32_t found = EMU_MODEL_NONE;
+
+    for (uint32_t i = 0; i < r->n; i++) {
+        const struct emu_model_node *x = &r->nodes[i];
+        if (x->event && x->sync_op == EMU_MODEL_RECORD && x->sync_dev == e->dev &&
+            x->sync_slot == e->slot && x->event_seq == e->seq)
+            found = i;
+    }
+    return found;
+}
+
+/* Simulate the past of the question into r: what the event records ev[0..n_ev) waited for
+ * and what this host thread synchronised with (its last host node), never work other host
+ * threads may or may not have queued yet. r->targets[k] is ev[k]'s node. The modelled trace
+ * is written from every simulation. */
+static emu_status run_model(struct run *r, const struct emu_model_event_ref *ev, uint32_t n_ev)
+{
+    uint32_t unmatched = 0, targets[RUN_MAX_EVENTS + 1], n_targets = 0;
     struct usage_log usage = {0};
     bool tracing = *emu_settings_str(EMU_SET_TRACE) != '\0';
     emu_status s;
@@ -400,13 +434,24 @@ static emu_status run_model(struct run *r)
     char why[160] = "";
     if (s == EMU_OK &&
         (s = emu_model_merge(r->nodes, r->n, emu_folder_key(emu_host_self()->key, emu_rt.job_dir),
-                             &r->p, why, sizeof(why))) != EMU_OK && why[0] != '\0')
+                             &r->p, why, sizeof(why))) != EMU_OK &&
+        why[0] != '\0')
         EMU_LOG_ERR("modelled time: %s", why);
+    for (uint32_t k = 0; s == EMU_OK && k < n_ev && k < RUN_MAX_EVENTS; k++) {
+        r->targets[k] = event_node(r, &ev[k]);
+        if (r->targets[k] == EMU_MODEL_NONE)
+            s = EMU_EINVAL;
+        else
+            targets[n_targets++] = r->targets[k];
+    }
+    uint32_t h = host_floor != 0 ? merged_index(r, host_floor - 1) : EMU_MODEL_NONE;
+    if (h != EMU_MODEL_NONE)
+        targets[n_targets++] = h;
     if (s == EMU_OK && (r->times = malloc(((size_t)r->n + 1) * sizeof(*r->times))) == NULL)
         s = EMU_ENOMEM;
     if (s == EMU_OK)
-        s = emu_model_simulate_usage(r->nodes, r->n, &r->p, r->times, &unmatched,
-                                     tracing ? log_usage : NULL, &usage);
+        s = emu_model_simulate_past(r->nodes, r->n, &r->p, r->times, &unmatched, targets, n_targets,
+                                    tracing ? log_usage : NULL, &usage);
     if (s == EMU_OK && tracing)
         trace(r->nodes, r->times, r->n, &r->p, &usage);
     free(usage.u);
@@ -418,23 +463,19 @@ static void run_free(struct run *r)
     free(r->times), free(r->nodes), free(r);
 }
 
-emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq, double *t)
+emu_status emu_model_time_events(const struct emu_model_event_ref *ev, uint32_t n, double *t)
 {
     struct run *r = calloc(1, sizeof(*r));
-    emu_status s = r != NULL ? run_model(r) : EMU_ENOMEM;
-    emu_status found = EMU_EINVAL;
+    emu_status s = n > RUN_MAX_EVENTS ? EMU_EINVAL : r != NULL ? run_model(r, ev, n) : EMU_ENOMEM;
 
-    for (uint32_t i = 0; s == EMU_OK && i < r->n; i++) {
-        const struct emu_model_node *x = &r->nodes[i];
-        if (x->event && x->sync_op == EMU_MODEL_RECORD && x->sync_dev == dev &&
-            x->sync_slot == slot && x->event_seq == seq)
-            *t = r->times[i].end, found = EMU_OK, summarise(r, x->dev, x->stream, i);
+    for (uint32_t k = 0; s == EMU_OK && k < n; k++) {
+        const struct emu_model_node *x = &r->nodes[r->targets[k]];
+        t[k] = r->times[r->targets[k]].end;
+        summarise(r, x->dev, x->stream, r->targets[k]);
     }
-    if (s == EMU_OK)
-        s = found;
-    if (s != EMU_OK)
-        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", dev, slot,
-                    seq, emu_status_str(s));
+    for (uint32_t k = 0; s != EMU_OK && k < n; k++)
+        EMU_LOG_ERR("modelled time of event (dev %u slot %u record %u) unavailable: %s", ev[k].dev,
+                    ev[k].slot, ev[k].seq, emu_status_str(s));
     if (r != NULL)
         run_free(r);
     return s;
@@ -501,7 +542,7 @@ void emu_model_time_note(uint32_t dev, uint32_t stream)
     struct run *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return;
-    emu_status s = run_model(r);
+    emu_status s = run_model(r, NULL, 0);
     if (s == EMU_OK)
         summarise(r, dev, stream, r->n);
     else

@@ -13,12 +13,19 @@
 bool emu_model_time_on(void);
 /* The figures in force: defaults, then HCEMU_MODEL, then servers from HCEMU_TOPOLOGY. */
 void emu_model_time_params(struct emu_model_params *p);
-/* Modelled time (seconds) at which record `seq` of the event in notify slot `slot` of device
- * `dev` happened. Simulates the job's whole graph; logs one line when unavailable. */
-emu_status emu_model_time_event(uint32_t dev, uint32_t slot, uint32_t seq,
-                                double *t) EMU_MUST_CHECK;
-/* After host stream `stream` of device `dev` synchronised: with the model on and HCEMU_LOG_LEVEL=info or HCEMU_TRACE,
- * simulate so that the per-kernel summary and the modelled trace cover what just ran. */
+/* Record `seq` of the event in notify slot `slot` of device `dev`. */
+struct emu_model_event_ref {
+    uint32_t dev, slot, seq;
+};
+/* Modelled times (seconds) t[k] at which the event records ev[0..n) happened (n <= 2), from
+ * one simulation of their past and of what the calling host thread synchronised with
+ * (emu_model_simulate_past): the same program gives the same figures whatever other threads
+ * or hosts queued meanwhile. Logs one line per event when unavailable. */
+emu_status emu_model_time_events(const struct emu_model_event_ref *ev, uint32_t n,
+                                 double *t) EMU_MUST_CHECK;
+/* After host stream `stream` of device `dev` synchronised: with the model on and
+ * HCEMU_LOG_LEVEL=info or HCEMU_TRACE, simulate what this host thread has synchronised with,
+ * so that the per-kernel summary and the modelled trace cover what just ran. */
 void emu_model_time_note(uint32_t dev, uint32_t stream);
 /* The calling host thread returned from a synchronisation on host stream `slot` of device
  * `dev` (event = false), or on record `seq` of the event in notify slot `slot` (event =
