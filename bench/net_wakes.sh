@@ -8,8 +8,8 @@
 # child), and prints the difference divided by the extra hand-offs (one way each):
 #   cs            context switches
 #   cpu_us        CPU time of every thread of the job
-#   futex_wake    futex(FUTEX_WAKE) on shared words (doorbells; the benchmark kernel's eager
-#                 submissions ring too, about one per hand-off)
+#   futex_wake    futex(FUTEX_WAKE) on shared words (doorbells: a hand-off rung to a
+#                 sleeping worker instead of run by the progress thread)
 #   futex_wait    futex(FUTEX_WAIT) on shared words (a worker going to sleep)
 #   epoll_wait    the network progress threads going to sleep (or looking)
 #   sendmsg       UCX's TCP sends: messages on the wire (a record is one since it is no

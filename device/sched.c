@@ -1100,6 +1100,12 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
         emu_devctl_ring(dc);
         pthread_mutex_lock(&lock);
     }
+    /* Kernel code blocked here holds no core: the job's spin budget must not count it as a
+     * busy thread that will ring (common/spin.h), or a poller on the hand-off path (the
+     * network's progress thread, an idle worker) is refused its spin for the whole join. */
+    bool counted = from_kernel && streams[slot].count != 0;
+    if (counted)
+        emu_spin_busy(-1);
     while (streams[slot].count != 0) {
         if (deadline == UINT64_MAX) {
             pthread_cond_wait(&idle_cv, &lock);
@@ -1125,6 +1131,8 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
     if (joiner)
         n_joiners--;
     pthread_mutex_unlock(&lock);
+    if (counted)
+        emu_spin_busy(1);
     emu_fetch_sub_acq_rel(&dc->idle_waiters, 1);
     return st;
 }
