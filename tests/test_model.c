@@ -520,6 +520,7 @@ static const char model_json[] = "{\"task_us\": 2, \"launch_us\": 5, \"host_task
 
 struct e2e {
     aclrtFuncHandle fn;
+    uint64_t bytes; /* written to the peer */
     float ms[2];
 };
 
@@ -558,7 +559,7 @@ static void rank_body(struct cu_rank *r)
                             .other = ch,
                             .dst = (uint64_t)(uintptr_t)peer_hb + E2E_BYTES,
                             .src = (uint64_t)(uintptr_t)hb,
-                            .n = E2E_BYTES,
+                            .n = x->bytes,
                             .idx = E2E_DATA};
     ops[2] =
         (struct dp_op){.fn = DPF_CWAIT, .thread = t0, .other = ch, .idx = E2E_DATA, .timeout = 30};
@@ -593,12 +594,12 @@ static void rank_body(struct cu_rank *r)
     CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
 }
 
-/* The child: both ranks as threads; writes "ms0 ms1" to `out`. Exit status 0 when all went
- * well. */
-static int child_run(const char *out)
+/* One job of the child: both ranks as threads, from aclInit to aclFinalize, each writing
+ * `bytes`; their elapsed times in ms[0..2). 0 when all went well. */
+static int child_job(uint64_t bytes, float ms[2])
 {
     struct cu_rank ranks[2];
-    struct e2e x = {0};
+    struct e2e x = {.bytes = bytes};
     aclrtBinHandle bin;
     HcclRootInfo root;
     int bad = 0;
@@ -612,19 +613,34 @@ static int child_run(const char *out)
     cu_run_ranks(ranks, 2, &root, rank_body, &x);
     for (int i = 0; i < 2; i++)
         bad |= ranks[i].init_rc != HCCL_SUCCESS || ranks[i].failures != 0;
-    FILE *f = fopen(out, "w");
-    if (f == NULL || fprintf(f, "%.9g %.9g\n", x.ms[0], x.ms[1]) < 0)
-        bad = 1;
-    if (f != NULL)
-        fclose(f);
+    ms[0] = x.ms[0], ms[1] = x.ms[1];
     aclrtBinaryUnLoad(bin);
     aclrtResetDevice(0);
     aclFinalize();
     return bad ? 3 : 0;
 }
 
-/* Run a child with HCEMU_SEED=seed (and the model file when `file`); its two elapsed times. */
-static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
+/* The child: `jobs` jobs one after the other in this process, job j writing E2E_BYTES >> j;
+ * writes "ms0 ms1" per job to `out`. Exit status 0 when all went well. */
+static int child_run(const char *out, int jobs)
+{
+    float ms[2];
+    int bad = 0;
+    FILE *f = fopen(out, "w");
+
+    for (int j = 0; j < jobs && bad == 0; j++) {
+        bad = child_job(E2E_BYTES >> j, ms);
+        if (f == NULL || fprintf(f, "%.9g %.9g\n", ms[0], ms[1]) < 0)
+            bad = 1;
+    }
+    if (f != NULL)
+        fclose(f);
+    return bad;
+}
+
+/* Run a child with HCEMU_SEED=seed (and the model file when `file`) that runs `jobs` jobs (1
+ * or 2) in turn; the two elapsed times of each, in ms[2 * job + rank]. */
+static void run_jobs(const char *time, uint64_t seed, bool file, int jobs, double *ms)
 {
     static char env[6][CU_PATH * 2];
     char out[CU_PATH * 2], model[CU_PATH * 2];
@@ -638,33 +654,40 @@ static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
     snprintf(env[4], sizeof(env[4]), "HCCL_BUFFSIZE=4");
     snprintf(env[5], sizeof(env[5]), "HCEMU_TRACE=%s/trace.json", tmp);
     char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], NULL};
-    int st = cu_wait(cu_spawn(self, "run", out, e), 90000);
+    int st = cu_wait(cu_spawn(self, jobs == 2 ? "run2" : "run", out, e), 90000);
     if (st != 0)
         fail_msg("child (HCEMU_TIME=%s HCEMU_SEED=%llu) exited with %d", time,
                  (unsigned long long)seed, st);
     FILE *f = fopen(out, "r");
     assert_non_null(f);
-    assert_int_equal(fscanf(f, "%lf %lf", &ms[0], &ms[1]), 2);
+    for (int j = 0; j < jobs; j++)
+        assert_int_equal(fscanf(f, "%lf %lf", &ms[2 * j], &ms[2 * j + 1]), 2);
     fclose(f);
     unlink(out);
     assert_int_equal(cu_wait_executors_gone(tmp, 5000), 0);
 }
 
 /* The closed form of the graph (docs/MODEL.md "Worked example"): event A (host task), the
- * start record (host task), the kernel launch; the main thread's wait, its write of E2E_BYTES
+ * start record (host task), the kernel launch; the main thread's wait, its write of `bytes`
  * at the link's bandwidth, its wait for the peer's write, its record; the host's wait, event
  * B. Returns rank me's milliseconds. */
-static double closed_form(const struct emu_model_params *p, uint32_t me, const double bw[2])
+static double closed_form(const struct emu_model_params *p, uint32_t me, const double bw[2],
+                          uint64_t bytes)
 {
     double H = p->host_task_s, K = p->launch_s, T = p->task_s, N = p->notify_s;
     double w[2];
 
     for (int r = 0; r < 2; r++) /* write ends: start record, launch, wait, write */
-        w[r] = 2 * H + K + T + T + p->link_lat_s + (double)E2E_BYTES / bw[r];
+        w[r] = 2 * H + K + T + T + p->link_lat_s + (double)bytes / bw[r];
     double cwait = w[me] + T > w[1 - me] + N ? w[me] + T : w[1 - me] + N;
     double done = cwait + T;               /* the record to the host */
     double b = done + (H > N ? H : N) + H; /* host wait, event B */
     return (b - H) * 1e3;                  /* minus event A's end */
+}
+
+static void run_child(const char *time, uint64_t seed, bool file, double ms[2])
+{
+    run_jobs(time, seed, file, 1, ms);
 }
 
 static void elapsed(double got, double want)
@@ -687,10 +710,31 @@ static void kernel_elapsed_time_is_the_closed_form_identically_across_seeds(void
     for (int i = 0; i < 3; i++) {
         run_child("model", seeds[i], true, ms[i]);
         for (uint32_t r = 0; r < 2; r++)
-            elapsed(ms[i][r], closed_form(&p, r, bw));
+            elapsed(ms[i][r], closed_form(&p, r, bw, E2E_BYTES));
         if (i > 0 && (ms[i][0] != ms[0][0] || ms[i][1] != ms[0][1]))
             fail_msg("HCEMU_SEED=%llu: %.9g %.9g ms; HCEMU_SEED=0: %.9g %.9g ms",
                      (unsigned long long)seeds[i], ms[i][0], ms[i][1], ms[0][0], ms[0][1]);
+    }
+}
+
+/* A process that ends its job (aclFinalize) and starts another, whose kernel writes half the
+ * bytes: the second job's modelled times come from its own graph, with none of the first
+ * job's synchronisations (it used to read the first job's graph, and found the first job's
+ * event records there). */
+static void a_second_job_in_one_process_models_its_own_graph(void **state)
+{
+    struct emu_model_params p;
+    double ms[4];
+
+    (void)state;
+    emu_model_params_default(&p);
+    p.task_s = 2e-6, p.launch_s = 5e-6, p.host_task_s = 1e-6, p.notify_s = 1e-6;
+    p.link_lat_s = 1e-6;
+    const double bw[2] = {25e9, 50e9}; /* as in the model file */
+    run_jobs("model", 0, true, 2, ms);
+    for (uint32_t r = 0; r < 2; r++) {
+        elapsed(ms[r], closed_form(&p, r, bw, E2E_BYTES));
+        elapsed(ms[2 + r], closed_form(&p, r, bw, E2E_BYTES / 2));
     }
 }
 
@@ -707,7 +751,7 @@ static void without_a_model_file_the_vendor_figures_apply(void **state)
     const double bw[2] = {p.link_bw, p.link_bw};
     run_child("model", 3, false, ms);
     for (uint32_t r = 0; r < 2; r++)
-        elapsed(ms[r], closed_form(&p, r, bw));
+        elapsed(ms[r], closed_form(&p, r, bw, E2E_BYTES));
     snprintf(path, sizeof(path), "%s/trace.json.model.json", tmp);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -733,7 +777,9 @@ static void wall_time_is_the_default(void **state)
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "run") == 0)
-        return child_run(argv[3]);
+        return child_run(argv[3], 1);
+    if (argc >= 4 && strcmp(argv[1], "--child") == 0 && strcmp(argv[2], "run2") == 0)
+        return child_run(argv[3], 2);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_transfer_takes_dispatch_latency_and_bytes_over_bandwidth),
         cmocka_unit_test(two_transfers_on_one_link_each_take_twice_as_long),
@@ -753,6 +799,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_question_sees_only_what_its_targets_waited_for),
         cmocka_unit_test(a_graph_split_over_two_folders_simulates_as_one_folder_on_two_servers),
         cmocka_unit_test(kernel_elapsed_time_is_the_closed_form_identically_across_seeds),
+        cmocka_unit_test(a_second_job_in_one_process_models_its_own_graph),
         cmocka_unit_test(without_a_model_file_the_vendor_figures_apply),
         cmocka_unit_test(wall_time_is_the_default),
     };

@@ -22,9 +22,22 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_model_shm *graph;
-/* This host thread's last synchronisation: its node plus one, and the node it waited for. */
-static _Thread_local uint32_t host_floor, host_floor_on;
+/* Jobs this process ended (emu_model_time_job_end): a thread's host state of an earlier job
+ * names nodes of that job's graph, not of the current one. */
+static _Atomic uint32_t job_gen;
+/* This host thread's last synchronisation: its node plus one, and the node it waited for;
+ * valid in job `host_gen` only. */
+static _Thread_local uint32_t host_floor, host_floor_on, host_gen;
 static _Thread_local uint32_t host_dev; /* plus one: the device its nodes are filed under */
+
+/* The calling thread's host state, forgotten when it belongs to an earlier job. */
+static void host_state_check(void)
+{
+    uint32_t g = atomic_load(&job_gen);
+
+    if (host_gen != g)
+        host_floor = host_floor_on = host_dev = 0, host_gen = g;
+}
 
 bool emu_model_time_on(void)
 {
@@ -444,6 +457,7 @@ static emu_status run_model(struct run *r, const struct emu_model_event_ref *ev,
         else
             targets[n_targets++] = r->targets[k];
     }
+    host_state_check();
     uint32_t h = host_floor != 0 ? merged_index(r, host_floor - 1) : EMU_MODEL_NONE;
     if (h != EMU_MODEL_NONE)
         targets[n_targets++] = h;
@@ -510,6 +524,7 @@ void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq
     pthread_mutex_lock(&lock);
     uint32_t on = map_graph() == EMU_OK ? synced_node(dev, slot, event, seq) : EMU_MODEL_NONE;
     pthread_mutex_unlock(&lock);
+    host_state_check();
     if (on == EMU_MODEL_NONE || (host_floor != 0 && host_floor_on == on))
         return;
     struct emu_model_node *x = emu_model_reserve(graph);
@@ -531,7 +546,19 @@ void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq
 
 uint32_t emu_model_time_after(void)
 {
+    host_state_check();
     return host_floor;
+}
+
+void emu_model_time_job_end(void)
+{
+    pthread_mutex_lock(&lock);
+    if (graph != NULL)
+        emu_model_close(graph);
+    graph = NULL;
+    memset(reported, 0, sizeof(reported));
+    atomic_fetch_add(&job_gen, 1);
+    pthread_mutex_unlock(&lock);
 }
 
 void emu_model_time_note(uint32_t dev, uint32_t stream)

@@ -34,5 +34,8 @@ void emu_model_time_note(uint32_t dev, uint32_t stream);
 void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq);
 /* The `model_after` of a task the calling thread queues now (common/wire.h); 0 = none. */
 uint32_t emu_model_time_after(void);
+/* The job ends (emu_runtime_fini): unmap its graph; a later job of this process maps its
+ * own, and no thread's synchronisations of this job bound that job's tasks. */
+void emu_model_time_job_end(void);
 
 #endif

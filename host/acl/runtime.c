@@ -19,6 +19,7 @@
 #include "common/settings.h"
 #include "common/spin.h"
 #include "fault.h"
+#include "model_time.h"
 #include "pin.h"
 
 #define MAX_WATCHERS 8
@@ -251,6 +252,7 @@ void emu_runtime_fini(void)
         if (emu_rt.own_job_dir)
             emu_secure_dir_remove(emu_rt.job_dir);
         (void)emu_job_leave(emu_rt.job_dir);
+        emu_model_time_job_end();
         emu_rt.job_ready = false;
         emu_rt.own_job_dir = false;
     }
