@@ -525,6 +525,13 @@ static emu_status build(struct sim *s, uint32_t *unmatched)
     return EMU_OK;
 }
 
+/* Raise node m's need to `level` and push it when that is news. */
+static void mark(struct sim *s, uint32_t *stack, uint32_t *top, uint32_t m, uint8_t level)
+{
+    if (m < s->n && s->need[m] < level)
+        s->need[m] = level, stack[(*top)++] = m;
+}
+
 /* The past of the targets: every node whose end (or start) decides theirs, through the
  * edges try_start follows (the thread's previous node, the matched record, the host's
  * synchronisation, the kernel's start) and a kernel's end through its tasks' ends. Each node
@@ -537,26 +544,19 @@ static emu_status mark_past(struct sim *s, const uint32_t *targets, uint32_t n_t
         free(stack);
         return EMU_ENOMEM;
     }
-#define MARK(node, level)                                                                          \
-    do {                                                                                           \
-        uint32_t m_ = (node);                                                                      \
-        if (m_ < s->n && s->need[m_] < (level))                                                    \
-            s->need[m_] = (level), stack[top++] = m_;                                              \
-    } while (0)
     for (uint32_t t = 0; t < n_targets; t++)
-        MARK(targets[t], NEED_END);
+        mark(s, stack, &top, targets[t], NEED_END);
     while (top > 0) {
         uint32_t i = stack[--top], k = s->nd[i].kernel;
-        MARK(s->prev[i], NEED_END);
-        MARK(s->match[i], NEED_END);
-        MARK(after_of(s, i), NEED_END);
+        mark(s, stack, &top, s->prev[i], NEED_END);
+        mark(s, stack, &top, s->match[i], NEED_END);
+        mark(s, stack, &top, after_of(s, i), NEED_END);
         if (k < s->n && s->nd[k].role == EMU_MODEL_KERNEL)
-            MARK(k, NEED_START);
+            mark(s, stack, &top, k, NEED_START);
         if (s->need[i] == NEED_END && s->nd[i].role == EMU_MODEL_KERNEL)
             for (uint32_t j = s->kid_off[i]; j < s->kid_off[i + 1]; j++)
-                MARK(s->kid[j], NEED_END);
+                mark(s, stack, &top, s->kid[j], NEED_END);
     }
-#undef MARK
     free(stack);
     return EMU_OK;
 }
