@@ -12,7 +12,6 @@
  * and RING_RS (the main thread runs a schedule of steps). */
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <hccl/hcomm_primitives.h>
 
@@ -27,7 +26,7 @@
 
 struct run {
     const struct hcoll_args *a;
-    struct hcoll_res r;
+    const struct hcoll_res *r; /* read in place: a copy was 6 KiB per call, of 2 entries used */
     ThreadHandle main;
     uint32_t me, n;
     uint64_t slot;
@@ -53,7 +52,7 @@ static uint64_t part(const struct run *g, uint64_t len, uint64_t k)
 
 static uint8_t *slot_of(const struct run *g, uint32_t peer)
 {
-    return (uint8_t *)g->r.buf + (uint64_t)peer * g->slot;
+    return (uint8_t *)g->r->buf + (uint64_t)peer * g->slot;
 }
 
 /* ---- one exchange round with a peer, on any thread ---------------------------------------- */
@@ -63,12 +62,12 @@ static uint8_t *slot_of(const struct run *g, uint32_t peer)
 static int exchange(const struct run *g, ThreadHandle t, uint32_t to, uint32_t from,
                     const uint8_t *src, uint64_t sl)
 {
-    ChannelHandle cto = g->r.chans[to], cfrom = g->r.chans[from];
+    ChannelHandle cto = g->r->chans[to], cfrom = g->r->chans[from];
 
     TRY(HcommChannelNotifyRecordOnThread(t, cfrom, HCOLL_ACK));
     TRY(HcommChannelNotifyWaitOnThread(t, cto, HCOLL_ACK, HCOLL_TIMEOUT_S));
     if (sl > 0)
-        TRY(HcommWriteWithNotifyOnThread(t, cto, (uint8_t *)g->r.peer_buf[to] + g->me * g->slot,
+        TRY(HcommWriteWithNotifyOnThread(t, cto, (uint8_t *)g->r->peer_buf[to] + g->me * g->slot,
                                          src, sl, HCOLL_DATA));
     else /* nothing this round: still pass the token, to keep both sides in step */
         TRY(HcommChannelNotifyRecordOnThread(t, cto, HCOLL_DATA));
@@ -80,7 +79,7 @@ static int exchange(const struct run *g, ThreadHandle t, uint32_t to, uint32_t f
 
 static ThreadHandle peer_thread(const struct run *g, uint32_t p)
 {
-    return g->r.threads[1 + (p < g->me ? p : p - 1)];
+    return g->r->threads[1 + (p < g->me ? p : p - 1)];
 }
 
 static uint32_t peer_join_idx(const struct run *g, uint32_t p)
@@ -450,14 +449,14 @@ uint32_t hcemu_coll_run(void *args)
     const struct hcoll_args *a = args;
     struct run g = {.a = a};
 
-    if (a->res_size < sizeof(g.r) || a->slot == 0 || a->esz == 0)
+    if (a->res_size < sizeof(*g.r) || a->res == NULL || a->slot == 0 || a->esz == 0)
         return 1;
-    memcpy(&g.r, a->res, sizeof(g.r));
-    if (g.r.size == 0 || g.r.size > HCOLL_MAX_RANKS || g.r.rank >= g.r.size)
+    g.r = a->res;
+    if (g.r->size == 0 || g.r->size > HCOLL_MAX_RANKS || g.r->rank >= g.r->size)
         return 1;
-    g.main = g.r.threads[0];
-    g.me = g.r.rank;
-    g.n = g.r.size;
+    g.main = g.r->threads[0];
+    g.me = g.r->rank;
+    g.n = g.r->size;
     g.slot = a->slot;
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;
