@@ -171,6 +171,14 @@ add_test(NAME multihost_net_model_time
 set_tests_properties(multihost_net_model_time PROPERTIES LABELS "e2e;multihost"
                      TIMEOUT 240 PROCESSORS 2 SKIP_RETURN_CODE 77
                      ENVIRONMENT "${MH_ENV};MH_HAVE_UCX=${MH_HAVE_UCX}")
+# ... and where it cannot be right: two job folders of one host joined by shared memory
+# carry no graph nodes, so modelled times are refused with one reason, never made up.
+add_test(NAME multihost_model_time_refused_between_folders
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/model_shm_refused.sh
+                 ${CMAKE_BINARY_DIR}/bin $<TARGET_FILE:mh_model_ag>
+                 ${CMAKE_BINARY_DIR}/kernels/model_kernels.json)
+set_tests_properties(multihost_model_time_refused_between_folders PROPERTIES
+                     LABELS "e2e;multihost" TIMEOUT 240 PROCESSORS 2 ENVIRONMENT "${MH_ENV}")
 
 # Two network namespaces joined by a veth pair, each with a private /dev/shm (root only:
 # skipped otherwise, and when namespaces are unavailable): two hosts as far as the kernel is

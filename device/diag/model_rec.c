@@ -3,6 +3,7 @@
  * thread's queue order); the `start` hook of a kernel launch remembers its node so that the
  * tasks its kernel queues name it. Host processes simulate the graph when they need times. The
  * mapping is kept until the process exits: hooks may run until the scheduler stops. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "common/atomic.h"
@@ -101,9 +102,35 @@ static void fill_peer(const struct emu_task *t, struct emu_model_node *x)
     }
 }
 
+/* A channel of t that reaches a device of another job folder of this host through shared
+ * memory (two processes under mpirun, or two hcemu-runs with one HCEMU_HOST). That folder's
+ * nodes never reach this graph (only network messages carry them, model_net.c), so its
+ * waits would meet no records and its devices' numbers would name this folder's: a figure
+ * would be made up. Modelled times stop instead, with one line saying why. */
+static bool crosses_folders(const struct emu_task *t)
+{
+    const struct emu_dp_op *o = (const struct emu_dp_op *)(const void *)t->u.raw;
+
+    if (t->kind < EMU_TASK_KIND_COUNT || o->channel >= EMU_MAX_CHANNELS || o->net)
+        return false;
+    const struct emu_devctl *ctl = emu_exec_ctl();
+    const struct emu_peer_ref *pr = &ctl->peers[ctl->channels[o->channel].peer];
+    if (strncmp(pr->job_dir, emu_exec_g.job_dir, sizeof(pr->job_dir)) == 0)
+        return false;
+    if (atomic_exchange(&graph->partial, 1) == 0)
+        EMU_LOG_WARN("modelled time: channel %u reaches device %u of another job folder of this "
+                     "host (%s) through shared memory; that folder's tasks are not in this "
+                     "folder's graph, so modelled times are unavailable from now on (give each "
+                     "process its own HCEMU_HOST to join the folders over the network path)",
+                     o->channel, pr->dev, pr->job_dir);
+    return true;
+}
+
 /* Scheduler lock held: no locks, no allocation; one atomic to reserve the node. */
 static void on_submit(struct emu_task *t)
 {
+    if (crosses_folders(t))
+        return;
     struct emu_model_node *x = emu_model_rec_reserve();
     struct emu_diag_desc d;
 

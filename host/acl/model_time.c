@@ -154,7 +154,7 @@ static emu_status snapshot(struct emu_model_node **out, uint32_t *n)
     if (emu_load_relaxed(&graph->full) != 0)
         return EMU_ENOMEM;
     if (emu_load_relaxed(&graph->partial) != 0)
-        return EMU_EREMOTE; /* another host's graph is not here whole (the executor said why) */
+        return EMU_ENOTSUP; /* another folder's graph is not here whole (the executor said why) */
     struct emu_model_node *c = malloc(((size_t)m + 1) * sizeof(*c));
     if (c == NULL)
         return EMU_ENOMEM;
