@@ -139,7 +139,7 @@ struct emu_diag_shm {
     uint64_t reported_sum; /* progress sum at the last hang report */
     uint32_t hang_reports;
     /* trace */
-    _Atomic uint32_t trace_started;
+    _Atomic uint32_t trace_started; /* 0, 1 the first executor empties the file, 2 */
     _Atomic uint64_t next_flow;
     /* race, under lock */
     _Atomic uint32_t race_off; /* a bound was hit: checking stopped job-wide */

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
@@ -38,6 +39,7 @@
 #include "device/exec.h"
 #include "device/report.h"
 
+#define TRUNCATE_WAIT_NS 2000000000ull /* the first executor emptying the file */
 #define FLUSH_AT (1u << 20)
 #define TAIL "\n]\n"
 
@@ -393,6 +395,11 @@ bool emu_trace_init(void)
     trace_hooks.submit = vt ? on_submit : NULL;
     if (emu_sched_register(&trace_hooks) != EMU_OK)
         return false;
+    /* trace_started: 0, then 1 while the first executor empties the file, then 2. Another
+     * executor appends only once it is 2: its lines would otherwise be cut by that
+     * truncation when it got the file's lock first (its "device N" name went missing in
+     * about one seeded run in a few hundred). Bounded: a first executor that died before
+     * saying so is waited for 2 s. */
     bool first = atomic_compare_exchange_strong(&emu_diag_shm->trace_started, &zero, 1);
 
     pthread_mutex_lock(&buf_lock);
@@ -405,8 +412,17 @@ bool emu_trace_init(void)
     buf = NULL;
     len = cap = 0;
     pthread_mutex_unlock(&buf_lock);
+    if (!first) {
+        uint64_t end = emu_os_now_ns() + TRUNCATE_WAIT_NS;
+        while (atomic_load(&emu_diag_shm->trace_started) != 2 && emu_os_now_ns() < end) {
+            struct timespec pause = {0, 100000};
+            nanosleep(&pause, NULL);
+        }
+    }
     if (b != NULL)
         append(b, n, first);
+    if (first)
+        atomic_store(&emu_diag_shm->trace_started, 2);
     free(b);
     return true;
 }
