@@ -232,31 +232,34 @@ void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len)
     return emu_devmap_at(m, addr - emu_window_base((uint32_t)dev), len);
 }
 
+bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out)
+{
+    /* Every data-plane task checks its ranges, twice, on whichever executor runs it: read
+     * the table lock-free (the lock's line would travel between the job's processes each
+     * time), and take the lock only when a writer keeps it busy (or died mid-update). */
+    int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, rel, out);
+    if (found >= 0)
+        return found > 0;
+    emu_devctl_lock(&ctl->alloc.lock);
+    int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, rel);
+    if (i >= 0) {
+        out->off = ctl->alloc.recs[i].off;
+        out->span = ctl->alloc.recs[i].span;
+        out->size = ctl->alloc.recs[i].size;
+        out->kind = ctl->alloc.recs[i].kind;
+        out->gen = ctl->alloc.recs[i].gen;
+    }
+    emu_devctl_unlock(&ctl->alloc.lock);
+    return i >= 0;
+}
+
 emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out)
 {
     struct emu_devctl *ctl = emu_exec_ctl();
     uint64_t base = emu_window_base(emu_exec_g.dev);
     struct emu_range r;
 
-    if (addr < base || addr - base >= ctl->mem_size)
-        return EMU_EINVAL;
-    /* Every data-plane task checks its ranges, twice: read the table lock-free, and take
-     * the lock only when a writer keeps it busy (or died mid-update). */
-    int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, addr - base, &r);
-    if (found < 0) {
-        emu_devctl_lock(&ctl->alloc.lock);
-        int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, addr - base);
-        found = i >= 0;
-        if (found) {
-            r.off = ctl->alloc.recs[i].off;
-            r.span = ctl->alloc.recs[i].span;
-            r.size = ctl->alloc.recs[i].size;
-            r.kind = ctl->alloc.recs[i].kind;
-            r.gen = ctl->alloc.recs[i].gen;
-        }
-        emu_devctl_unlock(&ctl->alloc.lock);
-    }
-    if (!found)
+    if (addr < base || addr - base >= ctl->mem_size || !emu_devmem_alloc_of(ctl, addr - base, &r))
         return EMU_EINVAL;
     uint64_t in = addr - base - r.off; /* never wraps: see the host's emu_mem_resolve() */
     if (in >= r.size || len > r.size - in)

@@ -228,35 +228,15 @@ emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs,
     return EMU_OK;
 }
 
-/* Whether [rel, rel+len) lies inside the allocation [off, off+size) of the device. */
-static bool inside(uint64_t off, uint64_t size, uint64_t rel, uint64_t len)
-{
-    return rel >= off && len <= off + size - rel;
-}
-
 bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
-    struct emu_devctl *ctl = m->ctl;
     uint64_t base = emu_window_base(m->dev);
-    bool ok = false;
+    struct emu_range r;
 
     if (len == 0)
         return true;
     if (addr < base || addr - base >= m->mem_size || len > m->mem_size - (addr - base))
         return false;
-    /* Every copy runs this twice, on whichever executor runs it: read the table lock-free
-     * (the lock's line would travel between the processes of the job each time), and take
-     * the lock only when a writer keeps it busy or died mid-update. */
-    struct emu_range r;
-    int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, addr - base, &r);
-    if (found > 0)
-        return inside(r.off, r.size, addr - base, len);
-    if (found == 0)
-        return false;
-    emu_devctl_lock(&ctl->alloc.lock);
-    int i = emu_range_find(&ctl->alloc.set, ctl->alloc.recs, addr - base);
-    if (i >= 0)
-        ok = inside(ctl->alloc.recs[i].off, ctl->alloc.recs[i].size, addr - base, len);
-    emu_devctl_unlock(&ctl->alloc.lock);
-    return ok;
+    uint64_t rel = addr - base;
+    return emu_devmem_alloc_of(m->ctl, rel, &r) && rel >= r.off && len <= r.off + r.size - rel;
 }

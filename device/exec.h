@@ -58,6 +58,9 @@ void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
  * memory of host process `space`. Checks only that the range is inside the device memory
  * (or pinned file), not that it is allocated. NULL with a log line otherwise. */
 void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len);
+/* The allocation record of `ctl`'s device containing offset `rel` of its memory, copied to
+ * *out; false when none does. Lock-free unless a writer is busy. */
+bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out);
 /* The allocation record containing [addr, addr+len) on this device, copied to *out;
  * EMU_EINVAL when the range is not inside one live allocation. */
 emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out) EMU_MUST_CHECK;
