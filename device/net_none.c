@@ -38,11 +38,8 @@ emu_status emu_net_check(uint32_t channel, uint32_t peer, char *out, size_t len)
 emu_status emu_net_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s, char *out,
                          size_t len)
 {
-    (void)channel;
-    (void)peer;
     (void)timeout_s;
-    snprintf(out, len, "%s", why);
-    return EMU_EREMOTE;
+    return emu_net_check(channel, peer, out, len); /* the same refusal */
 }
 
 enum emu_run_result emu_net_run(struct emu_task *t)

@@ -189,12 +189,27 @@ static void op_put(struct net_op *op)
     }
 }
 
-/* Complete op (under ucx_lock): unlink it, publish the result, wake its task. */
-static void op_finish(struct net_op *op, emu_status st, const char *why)
+/* Operations waiting for an answer (pending, under ucx_lock): add op at the end, or take it
+ * out (it then points at itself). */
+static void op_link(struct net_op *op)
+{
+    op->next = &pending;
+    op->prev = pending.prev;
+    pending.prev->next = op;
+    pending.prev = op;
+}
+
+static void op_unlink(struct net_op *op)
 {
     op->next->prev = op->prev;
     op->prev->next = op->next;
     op->next = op->prev = op;
+}
+
+/* Complete op (under ucx_lock): unlink it, publish the result, wake its task. */
+static void op_finish(struct net_op *op, emu_status st, const char *why)
+{
+    op_unlink(op);
     op->status = st;
     if (why != NULL)
         snprintf(op->why, sizeof(op->why), "%.*s", (int)sizeof(op->why) - 1, why);
@@ -947,10 +962,7 @@ static emu_status ucx_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s,
         free(op);
         return EMU_EREMOTE;
     }
-    op->next = &pending;
-    op->prev = pending.prev;
-    pending.prev->next = op;
-    pending.prev = op;
+    op_link(op);
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         UCP_OP_ATTR_FIELD_FLAGS,
@@ -1137,10 +1149,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     if (!o->net_diag)
         wire_len = compose(op, c, tag, tag_len);
     free(tag);
-    op->next = &pending;
-    op->prev = pending.prev;
-    pending.prev->next = op;
-    pending.prev = op;
+    op_link(op);
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
         .cb.send = op_sent,
@@ -1154,9 +1163,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
     ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, AM_REQ, hdr, wire_len, payload, plen, &p);
     if (r == NULL && op->h.kind == NK_NOTIFY) {
         /* A record sent at once is complete: no answer comes, the thread goes on now. */
-        op->next->prev = op->prev;
-        op->prev->next = op->next;
-        op->next = op->prev = op;
+        op_unlink(op);
         op->status = EMU_OK;
         atomic_store(&op->done, 1);
         atomic_store(&op->refs, 1); /* the task's */
