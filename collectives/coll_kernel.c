@@ -94,6 +94,12 @@ static uint64_t pair_rounds(const struct run *g, uint32_t p)
     return ceil_div(pr->send_len > pr->recv_len ? pr->send_len : pr->recv_len, g->slot);
 }
 
+/* Whether peer p (not me) exchanges anything in round k. */
+static bool in_round(const struct run *g, uint32_t p, uint64_t k)
+{
+    return p != g->me && pair_rounds(g, p) > k;
+}
+
 static int start_peer(const struct run *g, uint32_t p)
 {
     TRY(HcommThreadNotifyRecordOnThread(g->main, peer_thread(g, p), 0));
@@ -161,7 +167,7 @@ static int pairs_copy(const struct run *g)
             TRY(pair_round(g, p, k));
     }
     for (uint32_t p = 0; p < g->n; p++)
-        if (p != g->me && pair_rounds(g, p) > 0)
+        if (in_round(g, p, 0))
             TRY(join_peer(g, p));
     return 0;
 }
@@ -216,7 +222,7 @@ static uint32_t lone_peer(const struct run *g, uint64_t k)
     uint32_t only = UINT32_MAX;
 
     for (uint32_t p = 0; p < g->n; p++) {
-        if (p == g->me || pair_rounds(g, p) <= k)
+        if (!in_round(g, p, k))
             continue;
         if (only != UINT32_MAX)
             return UINT32_MAX;
@@ -232,7 +238,7 @@ static int pairs_reduce(const struct run *g)
     uint64_t rounds = 0;
 
     for (uint32_t p = 0; p < g->n; p++)
-        if (p != g->me && pair_rounds(g, p) > rounds)
+        if (in_round(g, p, rounds))
             rounds = pair_rounds(g, p);
     if (keep) /* the host drives the rounds, one launch each */
         rounds = rounds > g->a->round_first ? 1 : 0;
@@ -243,13 +249,13 @@ static int pairs_reduce(const struct run *g)
             TRY(exchange_with(g, g->main, only, k));
         } else {
             for (uint32_t p = 0; p < g->n; p++) {
-                if (p == g->me || pair_rounds(g, p) <= k)
+                if (!in_round(g, p, k))
                     continue;
                 TRY(start_peer(g, p));
                 TRY(exchange_with(g, peer_thread(g, p), p, k));
             }
             for (uint32_t p = 0; p < g->n; p++)
-                if (p != g->me && pair_rounds(g, p) > k)
+                if (in_round(g, p, k))
                     TRY(join_peer(g, p));
         }
         if (!keep)
