@@ -58,6 +58,7 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hst
     s->gen = d->ctl->streams[slot].gen;
     s->is_default = is_default;
     pthread_mutex_init(&s->use_lock, NULL);
+    emu_args_ring_init(&s->args);
     emu_registry_add_on(&s->reg, EMU_REG_STREAM, d);
     *out = s;
     return EMU_OK;
@@ -81,6 +82,7 @@ void emu_stream_destroy(struct emu_hstream *s)
     emu_stream_drain(s);
     if (!emu_registry_remove(&s->reg, EMU_REG_STREAM))
         return; /* the device was closed meanwhile and freed the stream */
+    emu_args_ring_fini(s);
     release_slot(s);
     free(s);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "args_ring.h"
 #include "common/status.h"
 #include "common/wire.h"
 #include "registry.h"
@@ -28,6 +29,7 @@ struct emu_hstream {
     pthread_mutex_t use_lock;
     struct emu_stream_use uses[EMU_STREAM_USES];
     uint32_t n_uses;
+    struct emu_args_ring args; /* launches' packed arguments (args_ring.c) */
 };
 
 /* Create a stream on device d (device slot + registry entry). */
