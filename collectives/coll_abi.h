@@ -14,8 +14,9 @@
 #define HCOLL_TIMEOUT_S 1836u /* every notify wait, as the vendor samples use */
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
 
-/* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES). */
-enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_CHANNEL_NOTIFIES = 2 };
+/* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
+ * protocol, and the two DATA notifies of the eager protocol, one per parity. */
+enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_EAGER = 2, HCOLL_CHANNEL_NOTIFIES = 4 };
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
@@ -76,6 +77,15 @@ struct hcoll_args {
     uint64_t res_size;
     ThreadHandle host; /* the host stream's thread, exported to AICPU_TS */
     char tag[64];      /* batch-mode tag */
+    /* PAIRS, COPY or REDUCE: the pairs that go eager (bit p of eager_mask; one round, each
+     * direction at most eager_len bytes). Peer p's bytes then land in my HCCL buffer at
+     *   eager_off + (parity(p) * size + p) * eager_len
+     * with notify HCOLL_EAGER + parity(p), and no ACK: parity(p), bit p of eager_parity,
+     * alternates from one eager exchange with p to the next (coll_launch.c says why that is
+     * safe). */
+    uint64_t eager_off, eager_len;
+    uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
+    uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */
     struct hcoll_pair pairs[HCOLL_MAX_RANKS];

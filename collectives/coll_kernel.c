@@ -9,7 +9,12 @@
  * recorded twice before it is waited for, and no call writes into a buffer the peer still
  * reads from an earlier round or an earlier collective. Engines: PAIRS (one thread per peer,
  * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG, RHD_AG
- * and RING_RS (the main thread runs a schedule of steps). */
+ * and RING_RS (the main thread runs a schedule of steps).
+ *
+ * A one-round pair of a PAIRS launch that fits an eager slot (args.eager_len) skips the ACK:
+ * the peer's bytes land in one of two eager slots, alternated per exchange, so the main
+ * thread writes to every eager peer, then waits and consumes: one hand-off per pair instead
+ * of two, and no peer threads (coll_launch.c: why the alternation makes the ACK unneeded). */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -154,20 +159,102 @@ static int self_copy(const struct run *g)
     return HcommLocalCopyOnThread(g->main, dst, src, len) != 0;
 }
 
-/* COPY: every pair runs all its rounds on its own thread, independently of the others. */
+/* ---- EAGER pairs: one round, no ACK -------------------------------------------------------- */
+
+static bool bit(const uint8_t *bits, uint32_t p)
+{
+    return (bits[p / 8] >> (p % 8)) & 1u;
+}
+
+/* Whether the exchange with peer p (not me) in this launch is eager. */
+static bool eager(const struct run *g, uint32_t p)
+{
+    return bit(g->a->eager_mask, p);
+}
+
+/* Where `from`'s eager bytes of parity `par` land in the HCCL buffer `buf` (mine or a peer's). */
+static uint8_t *eager_at(const struct run *g, void *buf, uint32_t from, uint32_t par)
+{
+    return (uint8_t *)buf + g->a->eager_off + ((uint64_t)par * g->n + from) * g->a->eager_len;
+}
+
+static uint8_t *eager_landed(const struct run *g, uint32_t from)
+{
+    return eager_at(g, g->r->buf, from, bit(g->a->eager_parity, from));
+}
+
+/* My part to every eager peer, each write followed by its DATA notify (a bare notify when I
+ * send nothing). All of them go out before the first wait, so every peer's bytes are on
+ * their way while I wait for theirs. */
+static int eager_send_all(const struct run *g)
+{
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (p == g->me || !eager(g, p))
+            continue;
+        const struct hcoll_pair *pr = &g->a->pairs[p];
+        uint32_t par = bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
+        if (pr->send_len > 0)
+            TRY(HcommWriteWithNotifyOnThread(g->main, g->r->chans[p],
+                                             eager_at(g, g->r->peer_buf[p], g->me, par),
+                                             g->a->in + pr->send_off, pr->send_len, notify));
+        else
+            TRY(HcommChannelNotifyRecordOnThread(g->main, g->r->chans[p], notify));
+    }
+    return 0;
+}
+
+static int eager_wait(const struct run *g, uint32_t p)
+{
+    return HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p],
+                                          HCOLL_EAGER + bit(g->a->eager_parity, p),
+                                          HCOLL_TIMEOUT_S) != 0;
+}
+
+/* Whether every eager pair fits its eager slot, and the slots the buffer (the host plans
+ * nothing else). */
+static bool eager_fits(const struct run *g)
+{
+    bool any = false;
+
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (p == g->me || !eager(g, p))
+            continue;
+        any = true;
+        if (g->a->pairs[p].send_len > g->a->eager_len ||
+            g->a->pairs[p].recv_len > g->a->eager_len)
+            return false;
+    }
+    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP &&
+                    g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
+}
+
+/* ---- PAIRS ---------------------------------------------------------------------------------- */
+
+/* COPY: eager pairs on the main thread; every other pair runs all its rounds on its own
+ * thread, independently of the others. */
 static int pairs_copy(const struct run *g)
 {
+    TRY(eager_send_all(g));
     TRY(self_copy(g));
     for (uint32_t p = 0; p < g->n; p++) {
-        uint64_t rounds = p == g->me ? 0 : pair_rounds(g, p);
+        uint64_t rounds = p == g->me || eager(g, p) ? 0 : pair_rounds(g, p);
         if (rounds == 0)
             continue;
         TRY(start_peer(g, p));
         for (uint64_t k = 0; k < rounds; k++)
             TRY(pair_round(g, p, k));
     }
+    for (uint32_t p = 0; p < g->n; p++) {
+        const struct hcoll_pair *pr = &g->a->pairs[p];
+        if (p == g->me || !eager(g, p))
+            continue;
+        TRY(eager_wait(g, p));
+        if (pr->recv_len > 0)
+            TRY(HcommLocalCopyOnThread(g->main, g->a->out + pr->recv_off, eager_landed(g, p),
+                                       pr->recv_len));
+    }
     for (uint32_t p = 0; p < g->n; p++)
-        if (in_round(g, p, 0))
+        if (in_round(g, p, 0) && !eager(g, p))
             TRY(join_peer(g, p));
     return 0;
 }
@@ -179,9 +266,15 @@ static bool takes_part(const struct run *g, uint32_t q)
     return q == g->me || pair_rounds(g, q) > 0;
 }
 
+/* Where peer q's part of round k waits to be reduced: its slot, or its eager slot. */
+static const uint8_t *landed(const struct run *g, uint32_t q)
+{
+    return eager(g, q) ? eager_landed(g, q) : slot_of(g, q);
+}
+
 /* REDUCE, round k: the part k of every rank taking part, in rank order, into my result, so
  * every rank that computes an element computes it with the same operations in the same
- * order. */
+ * order. An eager peer's part is waited for just before it is reduced. */
 static int reduce_round(const struct run *g, uint64_t k)
 {
     const struct hcoll_pair *mine = &g->a->pairs[g->me];
@@ -190,8 +283,12 @@ static int reduce_round(const struct run *g, uint64_t k)
     const uint8_t *own = g->a->in + mine->send_off + k * g->slot;
     uint32_t first = 0;
 
-    if (rl == 0)
+    if (rl == 0) { /* nothing to reduce here: still consume the eager peers' notifies */
+        for (uint32_t p = 0; p < g->n; p++)
+            if (p != g->me && eager(g, p))
+                TRY(eager_wait(g, p));
         return 0;
+    }
     while (!takes_part(g, first))
         first++;
     if (own != dst && overlaps(own, dst, rl))
@@ -201,9 +298,11 @@ static int reduce_round(const struct run *g, uint64_t k)
         own = slot_of(g, g->me);
     }
     for (uint32_t q = first; q < g->n; q++) {
-        const uint8_t *src = q == g->me ? own : slot_of(g, q);
         if (!takes_part(g, q))
             continue;
+        if (q != g->me && eager(g, q))
+            TRY(eager_wait(g, q));
+        const uint8_t *src = q == g->me ? own : landed(g, q);
         if (q == first && src != dst)
             TRY(HcommLocalCopyOnThread(g->main, dst, src, rl));
         else if (q > first)
@@ -213,16 +312,22 @@ static int reduce_round(const struct run *g, uint64_t k)
     return 0;
 }
 
-/* The one peer taking part in round k, or UINT32_MAX when there are none or several. With
- * one (2 ranks, or a hierarchical step with one counterpart) the main thread exchanges with it
- * itself: starting and joining a peer thread would add two records, two waits and two
- * hand-offs between threads to every call, and overlap nothing. */
+/* Whether peer p exchanges through its slot (not eager) in round k. */
+static bool slot_round(const struct run *g, uint32_t p, uint64_t k)
+{
+    return in_round(g, p, k) && !eager(g, p);
+}
+
+/* The one peer exchanging through its slot in round k, or UINT32_MAX when there are none or
+ * several. With one (2 ranks, or a hierarchical step with one counterpart) the main thread
+ * exchanges with it itself: starting and joining a peer thread would add two records, two
+ * waits and two hand-offs between threads to every call, and overlap nothing. */
 static uint32_t lone_peer(const struct run *g, uint64_t k)
 {
     uint32_t only = UINT32_MAX;
 
     for (uint32_t p = 0; p < g->n; p++) {
-        if (!in_round(g, p, k))
+        if (!slot_round(g, p, k))
             continue;
         if (only != UINT32_MAX)
             return UINT32_MAX;
@@ -231,7 +336,8 @@ static uint32_t lone_peer(const struct run *g, uint64_t k)
     return only;
 }
 
-/* REDUCE and KEEP: rounds in lock-step, since the reduction needs every peer's part. */
+/* REDUCE and KEEP: rounds in lock-step, since the reduction needs every peer's part. Eager
+ * pairs (one round only) send before the slot exchanges and are reduced as they come. */
 static int pairs_reduce(const struct run *g)
 {
     bool keep = g->a->recv_mode == HCOLL_RECV_KEEP;
@@ -242,6 +348,7 @@ static int pairs_reduce(const struct run *g)
             rounds = pair_rounds(g, p);
     if (keep) /* the host drives the rounds, one launch each */
         rounds = rounds > g->a->round_first ? 1 : 0;
+    TRY(eager_send_all(g));
     for (uint64_t i = 0; i < rounds; i++) {
         uint64_t k = keep ? g->a->round_first : i;
         uint32_t only = lone_peer(g, k);
@@ -249,13 +356,13 @@ static int pairs_reduce(const struct run *g)
             TRY(exchange_with(g, g->main, only, k));
         } else {
             for (uint32_t p = 0; p < g->n; p++) {
-                if (!in_round(g, p, k))
+                if (!slot_round(g, p, k))
                     continue;
                 TRY(start_peer(g, p));
                 TRY(exchange_with(g, peer_thread(g, p), p, k));
             }
             for (uint32_t p = 0; p < g->n; p++)
-                if (in_round(g, p, k))
+                if (slot_round(g, p, k))
                     TRY(join_peer(g, p));
         }
         if (!keep)
@@ -464,6 +571,8 @@ uint32_t hcemu_coll_run(void *args)
     g.me = g.r->rank;
     g.n = g.r->size;
     g.slot = a->slot;
+    if (!eager_fits(&g))
+        return 1; /* the host never plans this */
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;
     /* No start wait: the launch's place on the host stream orders it (coll_launch.c). */

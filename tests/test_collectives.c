@@ -1001,6 +1001,58 @@ static void an_idle_rank_first_on_a_comm(void **state)
     run_at(3, partial_body);
 }
 
+/* ---- eager and slot exchanges on one communicator ------------------------------------------ */
+
+/* The user's own channels to both ring neighbours, made before the first collective, with
+ * two notifies: the collectives then share them (one channel per peer and protocol) and must
+ * keep those pairs off the eager protocol, which needs four. */
+static void user_channels(struct cu_rank *r)
+{
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    uint32_t peers[2] = {(me + 1) % n, (me + n - 1) % n};
+    HcclChannelDesc d[2];
+    ChannelHandle ch[2];
+    uint32_t m = n == 2 ? 1 : 2;
+
+    for (uint32_t i = 0; i < m; i++) /* the link the collectives pick: UB_CTP, else the first */
+        CU_CHECK(r, cu_desc_to(r->comm, me, peers[i], COMM_PROTOCOL_UB_CTP, 2, &d[i]) ==
+                            HCCL_SUCCESS ||
+                        cu_desc_to(r->comm, me, peers[i], -1, 2, &d[i]) == HCCL_SUCCESS);
+    CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, m, ch) == HCCL_SUCCESS);
+}
+
+/* Sizes on both sides of the eager limit (64 KiB per pair at the default HCCL buffer),
+ * alternating, so eager slots are reused at both parities after slot exchanges; alltoallv
+ * mixes both kinds of pair in one launch. */
+static void alternate_body(struct cu_rank *r)
+{
+    static const uint64_t counts[] = {37, 16384, 16385, 300001, 5, 16384, 40000, 3};
+    uint32_t n = (uint32_t)r->n;
+    aclrtStream s;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    if (n > 1)
+        user_channels(r);
+    for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]) && r->failures == 0; k++) {
+        allreduce_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, counts[k], k % 2 == 1);
+        allgather_case(r, s, counts[k] / n + 1, k % 3 == 0);
+        alltoall_variant(r, s, 1, 0);
+        alltoall_variant(r, s, 0, counts[k] / n + 1);
+        reduce_scatter_case(r, s, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_MAX, counts[k] / n + 1,
+                            k % 2 == 0);
+        CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
+    }
+    sync(r, s);
+    aclrtDestroyStream(s);
+}
+
+static void eager_and_slot_exchanges_alternate_on_one_comm(void **state)
+{
+    (void)state;
+    run_at(2, alternate_body);
+    run_at(5, alternate_body);
+}
+
 /* ---- ranks as processes: this program under hcemu-run, one rank per process --------------- */
 
 static int run_as_rank_process(int rank, int n)
@@ -1030,6 +1082,7 @@ int main(void)
         cmocka_unit_test(every_operator_at_1_2_3_5_8_ranks),
         cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
         cmocka_unit_test(an_idle_rank_first_on_a_comm),
+        cmocka_unit_test(eager_and_slot_exchanges_alternate_on_one_comm),
     };
     const char *rank = getenv("HCEMU_RANK"), *size = getenv("HCEMU_RANK_SIZE");
 

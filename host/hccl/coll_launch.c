@@ -28,12 +28,18 @@
 #define STATE_MAGIC 0x4c4c4f43u /* "COLL" */
 #define IMAGE_JSON "hcemu_collectives.json"
 #define MAX_SLOT (4ull << 20)
+/* Eager slots: at most this many bytes per pair, and at most an eighth of the HCCL buffer for
+ * all 2 * n of them, so the slots of the ACK protocol keep three quarters or more. */
+#define MAX_EAGER (64ull << 10)
 
 struct emu_coll_state {
     uint32_t magic;
     HcclComm comm;
     void *res_dev; /* struct hcoll_res in the AICPU_TS engine context */
     uint64_t slot;
+    uint64_t eager_off, eager_len; /* the eager slots at the end of the HCCL buffer; len 0: none */
+    uint8_t parity[HCOLL_MAX_RANKS / 8]; /* bit p: the parity of my next eager exchange with p */
+    uint8_t shared[HCOLL_MAX_RANKS / 8]; /* bit p: the channel to p is the user's (no eager) */
     struct hcoll_res res;
     struct emu_coll_servers servers;
 };
@@ -162,9 +168,13 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
         EMU_LOG_ERR("%s: rank %u: the rank graph's layer 0 does not answer", fn, res.rank);
         return EMU_EINTERNAL;
     }
+    /* The eager slots go at the end of the buffer, two per rank (coll_abi.h). */
+    st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
+    st->eager_len = st->eager_len < MAX_EAGER ? st->eager_len : MAX_EAGER;
+    st->eager_off = res.buf_size - 2ull * res.size * st->eager_len;
     /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
      * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
-    st->slot = res.buf_size / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
+    st->slot = st->eager_off / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
     st->slot = st->slot < MAX_SLOT ? st->slot : MAX_SLOT;
     if (st->slot == 0) {
         EMU_LOG_ERR("%s: HCCL buffer of %llu bytes is too small for %u ranks", fn,
@@ -228,6 +238,11 @@ static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *pe
     }
     if (m == 0)
         return EMU_OK;
+    /* Channels the user made first are shared, with the notifies the user asked for. */
+    STEP(fn, HcclChannelQuery(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
+    for (uint32_t i = 0; i < m; i++)
+        if (handles[i] != 0)
+            st->shared[want[i] / 8] |= (uint8_t)(1u << (want[i] % 8));
     STEP(fn, HcclChannelAcquire(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
     for (uint32_t i = 0; i < m; i++) {
         uint64_t size = 0;
@@ -343,6 +358,45 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
     return EMU_OK;
 }
 
+/* Whether pair p of launch `a` can go eager: one round of a PAIRS exchange that copies or
+ * reduces in the kernel, within an eager slot both ways, on a channel of our own. A channel
+ * the user created first (HCCL gives one channel per peer and protocol) may have fewer
+ * notifies than the eager protocol needs; both ends of a pair know it alike, since channels
+ * are created by both ends at the same point of their call sequences. */
+static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args *a, uint32_t p)
+{
+    const struct hcoll_pair *pr = &a->pairs[p];
+
+    return a->engine == HCOLL_ENGINE_PAIRS && a->recv_mode != HCOLL_RECV_KEEP &&
+           p != st->res.rank && (pr->send_len != 0 || pr->recv_len != 0) &&
+           pr->send_len <= st->eager_len && pr->recv_len <= st->eager_len &&
+           !(st->shared[p / 8] & (1u << (p % 8)));
+}
+
+/* Why no ACK is needed. My k-th eager exchange with p writes into p's eager slot of parity
+ * k % 2 and records notify HCOLL_EAGER + k % 2. Exchange k + 2 reuses both. It is queued by
+ * a later launch of mine, which starts after exchange k + 1 ended here, which needed p's
+ * notify of exchange k + 1, which p's launch of exchange k + 1 records only after its launch
+ * of exchange k retired (one stream per communicator, as HCCL requires): by then p has read
+ * my bytes of exchange k and consumed my notify. Every pair exchanges in both directions in
+ * one launch (a bare notify when one side sends nothing), and both ends decide alike whether
+ * it goes eager, so both count alike. */
+static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
+{
+    if (st->eager_len == 0)
+        return;
+    a->eager_off = st->eager_off;
+    a->eager_len = st->eager_len;
+    for (uint32_t p = 0; p < st->res.size; p++) {
+        uint8_t bit = (uint8_t)(1u << (p % 8));
+        if (!eager_pair(st, a, p))
+            continue;
+        a->eager_mask[p / 8] |= bit;
+        a->eager_parity[p / 8] |= st->parity[p / 8] & bit;
+        st->parity[p / 8] ^= bit;
+    }
+}
+
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
                                struct hcoll_args *a, const char *fn)
 {
@@ -356,6 +410,7 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
          from_hccl);
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
+    eager_plan(st, a);
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */
