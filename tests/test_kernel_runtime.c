@@ -636,6 +636,56 @@ static void several_entries_of_one_image_run_in_order_on_one_stream(void **state
     assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
 }
 
+/* A host that queues launches far ahead: 5000 small ones (their blocks wrap the stream's
+ * argument ring of 256 KiB; whenever the host runs more than 1024 launches ahead, the next
+ * ones take blocks of the allocation table) and every 500th a 48 KiB echo, twice, with a
+ * synchronisation between. Every launch must read its own arguments. */
+static void queued_launches_past_the_argument_ring_each_read_their_own(void **state)
+{
+    enum { N = 5000, BIG = 48u * 1024u };
+    (void)state;
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    aclrtBinHandle bin = load(KPATH("krt_basic.json"), 1);
+    aclrtFuncHandle add = func(bin, "KrtAdd"), echo = func(bin, "krt_args_echo");
+    uint32_t *got = malloc(4u * N);
+    uint8_t *big = malloc(BIG), *back = malloc(BIG);
+    assert_non_null(got);
+    assert_non_null(big);
+    assert_non_null(back);
+    void *out = dev_alloc(4u * N), *echo_out = dev_alloc(BIG);
+    aclrtStream s = new_stream();
+    for (uint32_t round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < N; i++) {
+            uint64_t o = (uint64_t)(uintptr_t)out + 4u * i;
+            uint32_t x = i, y = 7 + round;
+            assert_int_equal(launch(add, 1, s, args_of(add, &o, 8, &x, 4, &y, 4, NULL)),
+                             ACL_SUCCESS);
+            if (i % 500 != 0)
+                continue;
+            uint64_t eo = (uint64_t)(uintptr_t)echo_out;
+            uint32_t total = BIG;
+            memset(big, 0, BIG);
+            memcpy(big, &eo, 8);
+            memcpy(big + 8, &total, 4);
+            big[12] = (uint8_t)(i / 500 + round);
+            big[BIG - 1] = 0xA5; /* the kernel's end mark */
+            assert_int_equal(launch(echo, 1, s, args_of(echo, big, (size_t)BIG, NULL)),
+                             ACL_SUCCESS);
+        }
+        assert_int_equal(aclrtSynchronizeStream(s), ACL_SUCCESS);
+        dev_read(got, out, 4u * N);
+        for (uint32_t i = 0; i < N; i++)
+            if (got[i] != i + 7 + round)
+                fail_msg("round %u launch %u: %u, want %u", round, i, got[i], i + 7 + round);
+        dev_read(back, echo_out, BIG);
+        assert_memory_equal(back, big, BIG); /* the last echo's arguments, byte for byte */
+    }
+    assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
+    free(back);
+    free(big);
+    free(got);
+}
+
 /* Launches krt_count `n` times on device `dev` and checks it counts first..first+n-1. */
 static void count_on(aclrtFuncHandle count, int32_t dev, uint32_t first, uint32_t n)
 {
@@ -1020,6 +1070,7 @@ int main(void)
         T(para_update_changes_a_value_between_launches),
         T(raw_launch_takes_arguments_already_in_device_memory),
         T(several_entries_of_one_image_run_in_order_on_one_stream),
+        T(queued_launches_past_the_argument_ring_each_read_their_own),
         T(each_device_has_its_own_copy_of_kernel_globals),
         T(blocks_of_one_launch_run_concurrently_and_number_themselves),
         T(cxx_kernel_uses_vector_and_exceptions_and_returns_the_right_sum),
