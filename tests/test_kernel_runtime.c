@@ -636,10 +636,10 @@ static void several_entries_of_one_image_run_in_order_on_one_stream(void **state
     assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
 }
 
-/* A host that queues launches far ahead: 5000 small ones (their blocks wrap the stream's
- * argument ring of 256 KiB; whenever the host runs more than 1024 launches ahead, the next
- * ones take blocks of the allocation table) and every 500th a 48 KiB echo, twice, with a
- * synchronisation between. Every launch must read its own arguments. */
+/* A host that queues launches far ahead: 5000 small ones and every 50th a 48 KiB echo,
+ * twice, with a synchronisation between: 10 MB of arguments wrap the stream's 4 MiB
+ * argument ring twice, and whenever the host runs a whole ring ahead of the device the next
+ * launches take blocks of the allocation table. Every launch must read its own arguments. */
 static void queued_launches_past_the_argument_ring_each_read_their_own(void **state)
 {
     enum { N = 5000, BIG = 48u * 1024u };
@@ -660,14 +660,14 @@ static void queued_launches_past_the_argument_ring_each_read_their_own(void **st
             uint32_t x = i, y = 7 + round;
             assert_int_equal(launch(add, 1, s, args_of(add, &o, 8, &x, 4, &y, 4, NULL)),
                              ACL_SUCCESS);
-            if (i % 500 != 0)
+            if (i % 50 != 0)
                 continue;
             uint64_t eo = (uint64_t)(uintptr_t)echo_out;
             uint32_t total = BIG;
             memset(big, 0, BIG);
             memcpy(big, &eo, 8);
             memcpy(big + 8, &total, 4);
-            big[12] = (uint8_t)(i / 500 + round);
+            big[12] = (uint8_t)(i / 50 + round);
             big[BIG - 1] = 0xA5; /* the kernel's end mark */
             assert_int_equal(launch(echo, 1, s, args_of(echo, big, (size_t)BIG, NULL)),
                              ACL_SUCCESS);

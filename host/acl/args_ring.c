@@ -7,9 +7,13 @@
  * program) kept hundreds of blocks live; each allocation then walked them first-fit and each
  * free moved the table down: 6 % of the machine's CPU in an 8-rank run of 1 KiB allreduces,
  * and a fresh page touched every 16 launches. The ring reuses the same pages and costs a few
- * additions. A launch that finds the ring full of queued launches (a long pipeline, or
- * arguments beyond the ring's size) takes a table block as before (kernel.c). */
+ * additions. A launch that finds the ring full of queued launches (a very long pipeline, or
+ * arguments above a quarter of the ring) takes a table block as before (kernel.c): waiting
+ * for room could wait for ever on a stream blocked on an event the host records later. */
 #include "args_ring.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/atomic.h"
 #include "common/layout.h"
@@ -30,15 +34,35 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 static void reclaim(struct emu_args_ring *r, uint32_t completed)
 {
     while (r->count > 0) {
-        uint32_t i = r->first % EMU_ARGS_RING_PENDING;
-        if ((int32_t)(completed - r->pending[i].seq) < 0)
+        const struct emu_args_block *b = &r->pending[r->first & (r->cap - 1)];
+        if ((int32_t)(completed - b->seq) < 0)
             break;
-        r->tail = r->pending[i].end;
+        r->tail = b->end;
         r->first++;
         r->count--;
     }
     if (r->count == 0)
         r->tail = r->head; /* all retired: the ring is empty */
+}
+
+/* Room for one more pending block: the list doubles, in order, up to its bound. */
+static bool pending_room(struct emu_args_ring *r)
+{
+    if (r->count < r->cap)
+        return true;
+    if (r->cap >= EMU_ARGS_RING_PENDING_MAX)
+        return false;
+    uint32_t cap = r->cap ? 2 * r->cap : 256;
+    struct emu_args_block *p = malloc(cap * sizeof(*p));
+    if (p == NULL)
+        return false;
+    for (uint32_t i = 0; i < r->count; i++)
+        p[i] = r->pending[(r->first + i) & (r->cap - 1)];
+    free(r->pending);
+    r->pending = p;
+    r->first = 0;
+    r->cap = cap;
+    return true;
 }
 
 emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr)
@@ -47,7 +71,7 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
     uint64_t span = align_up(size, EMU_ALLOC_ALIGN);
 
     pthread_mutex_lock(&r->lock);
-    if (span > EMU_ARGS_RING_BYTES / 4 || r->count == EMU_ARGS_RING_PENDING)
+    if (span > EMU_ARGS_RING_BYTES / 4 || !pending_room(r))
         return EMU_ENOMEM;
     if (r->base == 0) {
         void *p;
@@ -73,13 +97,12 @@ void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted)
     if (taken && submitted) {
         /* The submission counted our launch: it retires when `completed` reaches this. A
          * launch of another thread on the same stream in between only makes it later. */
-        uint32_t i = (r->first + r->count) % EMU_ARGS_RING_PENDING;
-        r->pending[i].seq = emu_load_acquire(&s->d->ctl->streams[s->slot].submitted);
-        r->pending[i].end = r->head;
+        struct emu_args_block *b = &r->pending[(r->first + r->count) & (r->cap - 1)];
+        b->seq = emu_load_acquire(&s->d->ctl->streams[s->slot].submitted);
+        b->end = r->head;
         r->count++;
-    } else if (taken) {
-        r->head = r->count > 0 ? r->pending[(r->first + r->count - 1) % EMU_ARGS_RING_PENDING].end
-                               : r->tail;
+    } else if (taken) { /* nothing was queued: the block goes back */
+        r->head = r->count > 0 ? r->pending[(r->first + r->count - 1) & (r->cap - 1)].end : r->tail;
     }
     pthread_mutex_unlock(&r->lock);
 }
@@ -91,5 +114,7 @@ void emu_args_ring_fini(struct emu_hstream *s)
     if (r->base != 0)
         emu_mem_free_owned((void *)(uintptr_t)r->base);
     r->base = 0;
+    free(r->pending);
+    r->pending = NULL;
     pthread_mutex_destroy(&r->lock);
 }

@@ -9,20 +9,24 @@
 
 #include "common/status.h"
 
-#define EMU_ARGS_RING_BYTES (256u << 10)
-#define EMU_ARGS_RING_PENDING 1024u /* blocks queued and not yet retired, at most */
+/* Sparse like all device memory: only the pages launches used are real. 4 MiB hold 16384
+ * blocks of a 2-rank collective's arguments: a host rarely runs further ahead. */
+#define EMU_ARGS_RING_BYTES (4u << 20)
+#define EMU_ARGS_RING_PENDING_MAX 65536u /* blocks queued and not yet retired, at most */
 
 struct emu_hstream;
+
+struct emu_args_block {
+    uint32_t seq; /* the launch is retired once the stream's `completed` reaches seq */
+    uint64_t end; /* the ring's head after its block */
+};
 
 struct emu_args_ring {
     pthread_mutex_t lock; /* held from emu_args_ring_take to emu_args_ring_commit */
     uint64_t base;        /* device address of the ring; 0 until the stream's first launch */
     uint64_t head, tail;  /* byte positions since the ring began: [tail, head) is in use */
-    uint32_t first, count; /* pending[first .. first + count): blocks not known retired */
-    struct {
-        uint32_t seq; /* the launch is retired once the stream's `completed` reaches seq */
-        uint64_t end; /* head after its block */
-    } pending[EMU_ARGS_RING_PENDING];
+    struct emu_args_block *pending; /* a circular list of cap (a power of two) entries */
+    uint32_t first, count, cap;     /* pending[first .. first + count), modulo cap */
 };
 
 void emu_args_ring_init(struct emu_args_ring *r);
