@@ -84,6 +84,8 @@ struct hcoll_args {
      * alternates from one eager exchange with p to the next (coll_launch.c says why that is
      * safe). */
     uint64_t eager_off, eager_len;
+    uint32_t eager_threads; /* 1: each eager pair on its peer's thread; 0: on the main thread */
+    uint32_t pad;
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
     uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel

@@ -12,9 +12,10 @@
  * and RING_RS (the main thread runs a schedule of steps).
  *
  * A one-round pair of a PAIRS launch that fits an eager slot (args.eager_len) skips the ACK:
- * the peer's bytes land in one of two eager slots, alternated per exchange, so the main
- * thread writes to every eager peer, then waits and consumes: one hand-off per pair instead
- * of two, and no peer threads (coll_launch.c: why the alternation makes the ACK unneeded). */
+ * the peer's bytes land in one of two eager slots, alternated per exchange, so a pair is one
+ * write with notify and one wait each way, one hand-off instead of two (coll_launch.c: why
+ * the alternation makes the ACK unneeded). With one eager peer the main thread does it;
+ * with several, each peer's thread (args.eager_threads). */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -183,31 +184,51 @@ static uint8_t *eager_landed(const struct run *g, uint32_t from)
     return eager_at(g, g->r->buf, from, bit(g->a->eager_parity, from));
 }
 
-/* My part to every eager peer, each write followed by its DATA notify (a bare notify when I
- * send nothing). All of them go out before the first wait, so every peer's bytes are on
- * their way while I wait for theirs. */
-static int eager_send_all(const struct run *g)
+/* The thread that runs the eager exchange with p. */
+static ThreadHandle eager_thread(const struct run *g, uint32_t p)
 {
-    for (uint32_t p = 0; p < g->n; p++) {
-        if (p == g->me || !eager(g, p))
-            continue;
-        const struct hcoll_pair *pr = &g->a->pairs[p];
-        uint32_t par = bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
-        if (pr->send_len > 0)
-            TRY(HcommWriteWithNotifyOnThread(g->main, g->r->chans[p],
-                                             eager_at(g, g->r->peer_buf[p], g->me, par),
-                                             g->a->in + pr->send_off, pr->send_len, notify));
-        else
-            TRY(HcommChannelNotifyRecordOnThread(g->main, g->r->chans[p], notify));
-    }
-    return 0;
+    return g->a->eager_threads ? peer_thread(g, p) : g->main;
+}
+
+/* My part to eager peer p, the write followed by its DATA notify (a bare notify when I send
+ * nothing). */
+static int eager_send(const struct run *g, uint32_t p)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+    uint32_t par = bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
+
+    if (pr->send_len > 0)
+        return HcommWriteWithNotifyOnThread(eager_thread(g, p), g->r->chans[p],
+                                            eager_at(g, g->r->peer_buf[p], g->me, par),
+                                            g->a->in + pr->send_off, pr->send_len, notify) != 0;
+    return HcommChannelNotifyRecordOnThread(eager_thread(g, p), g->r->chans[p], notify) != 0;
 }
 
 static int eager_wait(const struct run *g, uint32_t p)
 {
-    return HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p],
+    return HcommChannelNotifyWaitOnThread(eager_thread(g, p), g->r->chans[p],
                                           HCOLL_EAGER + bit(g->a->eager_parity, p),
                                           HCOLL_TIMEOUT_S) != 0;
+}
+
+/* Queue every eager pair's send. Main-thread form: all sends go out before the first wait,
+ * so every peer's bytes are on their way while I wait for theirs (the waits come with the
+ * copies or reductions). Thread form: each peer's thread is started, sends and waits; the
+ * caller queues what follows on it, then joins. */
+static int eager_start(const struct run *g)
+{
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (p == g->me || !eager(g, p))
+            continue;
+        if (g->a->eager_threads) {
+            TRY(start_peer(g, p));
+            TRY(eager_send(g, p));
+            TRY(eager_wait(g, p));
+        } else {
+            TRY(eager_send(g, p));
+        }
+    }
+    return 0;
 }
 
 /* Whether every eager pair fits its eager slot, and the slots the buffer (the host plans
@@ -234,7 +255,7 @@ static bool eager_fits(const struct run *g)
  * thread, independently of the others. */
 static int pairs_copy(const struct run *g)
 {
-    TRY(eager_send_all(g));
+    TRY(eager_start(g));
     TRY(self_copy(g));
     for (uint32_t p = 0; p < g->n; p++) {
         uint64_t rounds = p == g->me || eager(g, p) ? 0 : pair_rounds(g, p);
@@ -248,13 +269,14 @@ static int pairs_copy(const struct run *g)
         const struct hcoll_pair *pr = &g->a->pairs[p];
         if (p == g->me || !eager(g, p))
             continue;
-        TRY(eager_wait(g, p));
+        if (!g->a->eager_threads)
+            TRY(eager_wait(g, p));
         if (pr->recv_len > 0)
-            TRY(HcommLocalCopyOnThread(g->main, g->a->out + pr->recv_off, eager_landed(g, p),
-                                       pr->recv_len));
+            TRY(HcommLocalCopyOnThread(eager_thread(g, p), g->a->out + pr->recv_off,
+                                       eager_landed(g, p), pr->recv_len));
     }
     for (uint32_t p = 0; p < g->n; p++)
-        if (in_round(g, p, 0) && !eager(g, p))
+        if (in_round(g, p, 0) && (!eager(g, p) || g->a->eager_threads))
             TRY(join_peer(g, p));
     return 0;
 }
@@ -285,7 +307,7 @@ static int reduce_round(const struct run *g, uint64_t k)
 
     if (rl == 0) { /* nothing to reduce here: still consume the eager peers' notifies */
         for (uint32_t p = 0; p < g->n; p++)
-            if (p != g->me && eager(g, p))
+            if (p != g->me && eager(g, p) && !g->a->eager_threads)
                 TRY(eager_wait(g, p));
         return 0;
     }
@@ -300,7 +322,7 @@ static int reduce_round(const struct run *g, uint64_t k)
     for (uint32_t q = first; q < g->n; q++) {
         if (!takes_part(g, q))
             continue;
-        if (q != g->me && eager(g, q))
+        if (q != g->me && eager(g, q) && !g->a->eager_threads)
             TRY(eager_wait(g, q));
         const uint8_t *src = q == g->me ? own : landed(g, q);
         if (q == first && src != dst)
@@ -348,7 +370,10 @@ static int pairs_reduce(const struct run *g)
             rounds = pair_rounds(g, p);
     if (keep) /* the host drives the rounds, one launch each */
         rounds = rounds > g->a->round_first ? 1 : 0;
-    TRY(eager_send_all(g));
+    TRY(eager_start(g));
+    for (uint32_t p = 0; p < g->n && g->a->eager_threads; p++)
+        if (p != g->me && eager(g, p))
+            TRY(join_peer(g, p));
     for (uint64_t i = 0; i < rounds; i++) {
         uint64_t k = keep ? g->a->round_first : i;
         uint32_t only = lone_peer(g, k);

@@ -387,6 +387,7 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
         return;
     a->eager_off = st->eager_off;
     a->eager_len = st->eager_len;
+    uint32_t eager_peers = 0;
     for (uint32_t p = 0; p < st->res.size; p++) {
         uint8_t bit = (uint8_t)(1u << (p % 8));
         if (!eager_pair(st, a, p))
@@ -394,7 +395,13 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
         a->eager_mask[p / 8] |= bit;
         a->eager_parity[p / 8] |= st->parity[p / 8] & bit;
         st->parity[p / 8] ^= bit;
+        eager_peers++;
     }
+    /* One eager peer: the main thread exchanges with it itself. Several: each on its peer's
+     * thread, which the card dispatches in parallel: on the main thread alone the modelled
+     * 8-rank 1 KiB allgather took 59 us instead of 38 (HCEMU_TIME=model), although the
+     * emulator ran it 10-15 % faster that way (fewer thread hand-offs). */
+    a->eager_threads = eager_peers > 1;
 }
 
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
