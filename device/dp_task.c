@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/copy.h"
 #include "common/atomic.h"
 #include "common/layout.h"
 #include "common/log.h"
@@ -81,7 +82,7 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
     if (reduce)
         emu_reduce(dst, src, o->count, o->dtype, o->op);
     else
-        memcpy(dst, src, o->len);
+        emu_copy(dst, src, o->len);
     return EMU_RUN_DONE;
 }
 

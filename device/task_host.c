@@ -2,6 +2,7 @@
  * notifies, events and kernel launches. */
 #include <string.h>
 
+#include "common/copy.h"
 #include "common/atomic.h"
 #include "common/layout.h"
 #include "common/log.h"
@@ -31,7 +32,7 @@ static enum emu_run_result run_copy(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
-    memcpy(dst, src, len);
+    emu_copy(dst, src, len);
     return EMU_RUN_DONE;
 }
 

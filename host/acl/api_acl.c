@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "common/copy.h"
 #include "common/log.h"
 #include "common/os.h"
 #include "acl_notify.h"
@@ -239,7 +240,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
     emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
     if (st != EMU_OK)
         return out(st);
-    memcpy(d.host, s.host, count);
+    emu_copy(d.host, s.host, count);
     return ACL_SUCCESS;
 }
 
@@ -264,7 +265,7 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         /* Pageable host memory: the copy happens before return, after earlier work. */
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
-        memcpy(d.host, s.host, count);
+        emu_copy(d.host, s.host, count);
         return ACL_SUCCESS;
     }
     struct emu_wire_task w;
