@@ -251,8 +251,8 @@ static bool eager_fits(const struct run *g)
 
 /* ---- PAIRS ---------------------------------------------------------------------------------- */
 
-/* COPY: eager pairs on the main thread; every other pair runs all its rounds on its own
- * thread, independently of the others. */
+/* COPY: eager pairs where eager_start put them (the main thread, or their peers' threads);
+ * every other pair runs all its rounds on its own thread, independently of the others. */
 static int pairs_copy(const struct run *g)
 {
     TRY(eager_start(g));
@@ -296,7 +296,8 @@ static const uint8_t *landed(const struct run *g, uint32_t q)
 
 /* REDUCE, round k: the part k of every rank taking part, in rank order, into my result, so
  * every rank that computes an element computes it with the same operations in the same
- * order. An eager peer's part is waited for just before it is reduced. */
+ * order. In the main-thread form an eager peer's part is waited for just before it is
+ * reduced; in the thread form its thread waited, and was joined before this. */
 static int reduce_round(const struct run *g, uint64_t k)
 {
     const struct hcoll_pair *mine = &g->a->pairs[g->me];
