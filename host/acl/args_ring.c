@@ -107,14 +107,17 @@ void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted)
     pthread_mutex_unlock(&r->lock);
 }
 
-void emu_args_ring_fini(struct emu_hstream *s)
+void emu_args_ring_forget(struct emu_args_ring *r)
 {
-    struct emu_args_ring *r = &s->args;
-
-    if (r->base != 0)
-        emu_mem_free_owned((void *)(uintptr_t)r->base);
     r->base = 0;
     free(r->pending);
     r->pending = NULL;
     pthread_mutex_destroy(&r->lock);
+}
+
+void emu_args_ring_fini(struct emu_hstream *s)
+{
+    if (s->args.base != 0)
+        emu_mem_free_owned((void *)(uintptr_t)s->args.base);
+    emu_args_ring_forget(&s->args);
 }

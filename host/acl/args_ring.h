@@ -39,5 +39,7 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
 void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted);
 /* The stream is drained: give the ring back to the device. */
 void emu_args_ring_fini(struct emu_hstream *s);
+/* The stream's device is gone, and the ring with it: free what the host holds. */
+void emu_args_ring_forget(struct emu_args_ring *r);
 
 #endif

@@ -3,6 +3,7 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "common/log.h"
@@ -24,6 +25,12 @@ static const struct {
 /* The lists and every entry's `next` and `magic` are protected by `lock`. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_registry_entry *heads[EMU_REG_KINDS];
+static _Atomic(emu_registry_release_fn) releases[EMU_REG_KINDS];
+
+void emu_registry_on_release(enum emu_registry_kind k, emu_registry_release_fn fn)
+{
+    atomic_store(&releases[k], fn);
+}
 
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 
@@ -34,8 +41,11 @@ static void device_lost_cb(struct emu_hdev *d)
         for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
             struct emu_registry_entry *e = *p;
             if (e->dev == d) {
+                emu_registry_release_fn release = atomic_load(&releases[k]);
                 *p = e->next;
                 e->magic = 0;
+                if (release != NULL)
+                    release(e);
                 free(e);
             } else {
                 p = &e->next;

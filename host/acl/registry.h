@@ -33,12 +33,16 @@ struct emu_registry_entry {
 /* Publish `e` (the first member of its object) as a live handle of kind k. */
 void emu_registry_add(struct emu_registry_entry *e, enum emu_registry_kind k);
 /* The same for an object that lives in device d's control block (a stream or notify slot):
- * when d is closed or lost the registry withdraws it and frees it (it must come from malloc,
- * with nothing else to release), so later uses of the handle are refused. */
+ * when d is closed or lost the registry withdraws it and frees it (it must come from malloc;
+ * emu_registry_on_release names what else it owns), so later uses of the handle are refused. */
 void emu_registry_add_on(struct emu_registry_entry *e, enum emu_registry_kind k,
                          struct emu_hdev *d);
 /* Withdraw `e`; false when it was not registered as kind k (already removed). */
 bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k);
+/* What a lost device's objects of kind k own besides themselves: called on each such object
+ * just before it is freed, with the registry's lock held (the release must not call back). */
+typedef void (*emu_registry_release_fn)(struct emu_registry_entry *e);
+void emu_registry_on_release(enum emu_registry_kind k, emu_registry_release_fn fn);
 /* The object behind user handle `user` if it is a live object of kind k. Else the kind's
  * error code (EMU_ESTREAM for streams, EMU_EINVAL for channel configs, EMU_EHANDLE
  * otherwise) and one log line. */

@@ -16,8 +16,23 @@
 #include "common/spin.h"
 #include "model_time.h"
 
+/* A stream freed with its lost device: its memory went with the device, the pending list of
+ * its argument ring is ours. */
+static void release_lost(struct emu_registry_entry *e)
+{
+    emu_args_ring_forget(&((struct emu_hstream *)e)->args);
+}
+
+static void watch_lost(void)
+{
+    emu_registry_on_release(EMU_REG_STREAM, release_lost);
+}
+
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&once, watch_lost);
     struct emu_hstream *s = calloc(1, sizeof(*s));
     uint32_t slot = UINT32_MAX;
 
