@@ -78,3 +78,15 @@ if(UCX_FOUND)
     set_tests_properties(collectives_net PROPERTIES TIMEOUT 300 LABELS "multihost"
         ENVIRONMENT "TEST_COLL_QUICK=1;HCEMU_HOST_SPLIT=2;HCEMU_LOG_LEVEL=warn")
 endif()
+# Under the race detector (HCEMU_RACECHECK=1) the collectives report nothing: as threads
+# (communicators of 1-8 ranks one after another, whose HCCL buffers reuse addresses) and as 8
+# rank processes.
+add_test(NAME collectives_racecheck COMMAND test_collectives)
+set_tests_properties(collectives_racecheck PROPERTIES TIMEOUT 300
+    ENVIRONMENT "HCEMU_RACECHECK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn"
+    FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
+add_test(NAME collectives_procs_racecheck COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_procs_racecheck PROPERTIES TIMEOUT 300
+    ENVIRONMENT "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_RACECHECK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn"
+    FAIL_REGULAR_EXPRESSION "data race|race checker stopped")

@@ -40,6 +40,7 @@ struct emu_coll_state {
     uint64_t eager_off, eager_len; /* the eager slots at the end of the HCCL buffer; len 0: none */
     uint8_t parity[HCOLL_MAX_RANKS / 8]; /* bit p: the parity of my next eager exchange with p */
     uint8_t shared[HCOLL_MAX_RANKS / 8]; /* bit p: the channel to p is the user's (no eager) */
+    uint8_t met[HCOLL_MAX_RANKS / 8];    /* bit p: p and I exchanged through slots already */
     struct hcoll_res res;
     struct emu_coll_servers servers;
 };
@@ -373,7 +374,13 @@ static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args 
            !(st->shared[p / 8] & (1u << (p % 8)));
 }
 
-/* Why no ACK is needed. My k-th eager exchange with p writes into p's eager slot of parity
+/* A pair's first exchange in a communicator goes through the slots, with its ACK: the race
+ * detector then sees each rank's first write into the other's buffer ordered after what the
+ * other's device did before, including accesses of an earlier communicator whose buffer lay
+ * at the same addresses (HCEMU_RACECHECK=1 reported those as races when the very first
+ * exchange went eager).
+ *
+ * Why no ACK is needed. My k-th eager exchange with p writes into p's eager slot of parity
  * k % 2 and records notify HCOLL_EAGER + k % 2. Exchange k + 2 reuses both. It is queued by
  * a later launch of mine, which starts after exchange k + 1 ended here, which needed p's
  * notify of exchange k + 1, which p's launch of exchange k + 1 records only after its launch
@@ -390,8 +397,12 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     uint32_t eager_peers = 0;
     for (uint32_t p = 0; p < st->res.size; p++) {
         uint8_t bit = (uint8_t)(1u << (p % 8));
-        if (!eager_pair(st, a, p))
+        if (!eager_pair(st, a, p) || !(st->met[p / 8] & bit)) {
+            if (a->engine == HCOLL_ENGINE_PAIRS && p != st->res.rank &&
+                (a->pairs[p].send_len != 0 || a->pairs[p].recv_len != 0))
+                st->met[p / 8] |= bit;
             continue;
+        }
         a->eager_mask[p / 8] |= bit;
         a->eager_parity[p / 8] |= st->parity[p / 8] & bit;
         st->parity[p / 8] ^= bit;
