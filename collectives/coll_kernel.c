@@ -167,10 +167,10 @@ static bool bit(const uint8_t *bits, uint32_t p)
     return (bits[p / 8] >> (p % 8)) & 1u;
 }
 
-/* Whether the exchange with peer p (not me) in this launch is eager. */
+/* Whether the exchange with p in this launch is eager (never with myself). */
 static bool eager(const struct run *g, uint32_t p)
 {
-    return bit(g->a->eager_mask, p);
+    return p != g->me && bit(g->a->eager_mask, p);
 }
 
 /* Where `from`'s eager bytes of parity `par` land in the HCCL buffer `buf` (mine or a peer's). */
@@ -218,7 +218,7 @@ static int eager_wait(const struct run *g, uint32_t p)
 static int eager_start(const struct run *g)
 {
     for (uint32_t p = 0; p < g->n; p++) {
-        if (p == g->me || !eager(g, p))
+        if (!eager(g, p))
             continue;
         if (g->a->eager_threads) {
             TRY(start_peer(g, p));
@@ -238,7 +238,7 @@ static bool eager_fits(const struct run *g)
     bool any = false;
 
     for (uint32_t p = 0; p < g->n; p++) {
-        if (p == g->me || !eager(g, p))
+        if (!eager(g, p))
             continue;
         any = true;
         if (g->a->pairs[p].send_len > g->a->eager_len ||
@@ -267,7 +267,7 @@ static int pairs_copy(const struct run *g)
     }
     for (uint32_t p = 0; p < g->n; p++) {
         const struct hcoll_pair *pr = &g->a->pairs[p];
-        if (p == g->me || !eager(g, p))
+        if (!eager(g, p))
             continue;
         if (!g->a->eager_threads)
             TRY(eager_wait(g, p));
@@ -308,7 +308,7 @@ static int reduce_round(const struct run *g, uint64_t k)
 
     if (rl == 0) { /* nothing to reduce here: still consume the eager peers' notifies */
         for (uint32_t p = 0; p < g->n; p++)
-            if (p != g->me && eager(g, p) && !g->a->eager_threads)
+            if (eager(g, p) && !g->a->eager_threads)
                 TRY(eager_wait(g, p));
         return 0;
     }
@@ -323,7 +323,7 @@ static int reduce_round(const struct run *g, uint64_t k)
     for (uint32_t q = first; q < g->n; q++) {
         if (!takes_part(g, q))
             continue;
-        if (q != g->me && eager(g, q) && !g->a->eager_threads)
+        if (eager(g, q) && !g->a->eager_threads)
             TRY(eager_wait(g, q));
         const uint8_t *src = q == g->me ? own : landed(g, q);
         if (q == first && src != dst)
@@ -373,7 +373,7 @@ static int pairs_reduce(const struct run *g)
         rounds = rounds > g->a->round_first ? 1 : 0;
     TRY(eager_start(g));
     for (uint32_t p = 0; p < g->n && g->a->eager_threads; p++)
-        if (p != g->me && eager(g, p))
+        if (eager(g, p))
             TRY(join_peer(g, p));
     for (uint64_t i = 0; i < rounds; i++) {
         uint64_t k = keep ? g->a->round_first : i;

@@ -18,22 +18,17 @@ static void write_end(struct emu_range_set *set)
     atomic_fetch_add_explicit(&set->seq, 1, memory_order_release);
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
 emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, uint64_t size,
                            uint64_t align, uint64_t round, uint32_t kind, struct emu_range *out)
 {
     if (size == 0 || size > set->limit || set->count >= set->cap)
         return EMU_ENOMEM;
-    uint64_t span = align_up(size, round);
+    uint64_t span = emu_align_up(size, round);
     uint64_t cursor = 0;
     uint32_t i;
 
     for (i = 0; i <= set->count; i++) {
-        uint64_t start = align_up(cursor, align);
+        uint64_t start = emu_align_up(cursor, align);
         uint64_t gap_end = i < set->count ? recs[i].off : set->limit;
         if (start <= gap_end && gap_end - start >= span) {
             write_begin(set);

@@ -28,6 +28,12 @@ struct emu_range_set {
     uint64_t used;  /* sum of spans */
 };
 
+/* v rounded up to a multiple of a. */
+static inline uint64_t emu_align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
 /* Reserve `size` bytes aligned to `align`, span rounded up to `round`. The new record is
  * copied to *out. EMU_ENOMEM when no gap fits or the table is full. */
 emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, uint64_t size,

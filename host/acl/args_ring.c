@@ -17,6 +17,7 @@
 
 #include "common/atomic.h"
 #include "common/layout.h"
+#include "common/range.h"
 #include "mem.h"
 #include "stream.h"
 
@@ -25,16 +26,17 @@ void emu_args_ring_init(struct emu_args_ring *r)
     pthread_mutex_init(&r->lock, NULL);
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+/* The i-th pending block from the oldest (i may be count: the next free entry). */
+static struct emu_args_block *pending_at(struct emu_args_ring *r, uint32_t i)
 {
-    return (v + a - 1) / a * a;
+    return &r->pending[(r->first + i) & (r->cap - 1)];
 }
 
 /* Forget the blocks of launches the stream retired: the ring's tail moves past them. */
 static void reclaim(struct emu_args_ring *r, uint32_t completed)
 {
     while (r->count > 0) {
-        const struct emu_args_block *b = &r->pending[r->first & (r->cap - 1)];
+        const struct emu_args_block *b = pending_at(r, 0);
         if ((int32_t)(completed - b->seq) < 0)
             break;
         r->tail = b->end;
@@ -57,7 +59,7 @@ static bool pending_room(struct emu_args_ring *r)
     if (p == NULL)
         return false;
     for (uint32_t i = 0; i < r->count; i++)
-        p[i] = r->pending[(r->first + i) & (r->cap - 1)];
+        p[i] = *pending_at(r, i);
     free(r->pending);
     r->pending = p;
     r->first = 0;
@@ -68,7 +70,7 @@ static bool pending_room(struct emu_args_ring *r)
 emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr)
 {
     struct emu_args_ring *r = &s->args;
-    uint64_t span = align_up(size, EMU_ALLOC_ALIGN);
+    uint64_t span = emu_align_up(size, EMU_ALLOC_ALIGN);
 
     pthread_mutex_lock(&r->lock);
     if (span > EMU_ARGS_RING_BYTES / 4 || !pending_room(r))
@@ -97,12 +99,12 @@ void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted)
     if (taken && submitted) {
         /* The submission counted our launch: it retires when `completed` reaches this. A
          * launch of another thread on the same stream in between only makes it later. */
-        struct emu_args_block *b = &r->pending[(r->first + r->count) & (r->cap - 1)];
+        struct emu_args_block *b = pending_at(r, r->count);
         b->seq = emu_load_acquire(&s->d->ctl->streams[s->slot].submitted);
         b->end = r->head;
         r->count++;
     } else if (taken) { /* nothing was queued: the block goes back */
-        r->head = r->count > 0 ? r->pending[(r->first + r->count - 1) & (r->cap - 1)].end : r->tail;
+        r->head = r->count > 0 ? pending_at(r, r->count - 1)->end : r->tail;
     }
     pthread_mutex_unlock(&r->lock);
 }

@@ -37,11 +37,11 @@ emu_status emu_kernel_launch(struct emu_function *f, struct emu_args *a, struct 
         return st;
     /* Placeholder buffers follow the packed parameters in the same device block: in the
      * stream's ring (args_ring.c), or a block of its own when the ring is full. */
-    uint64_t total = emu_args_packed_size(a), base;
-    bool in_ring = emu_args_ring_take(s, total ? total : 8, &base) == EMU_OK;
+    uint64_t total = emu_args_packed_size(a), block = total ? total : 8, base;
+    bool in_ring = emu_args_ring_take(s, block, &base) == EMU_OK;
     if (!in_ring) {
         void *dev_args;
-        if ((st = emu_mem_alloc(d, total ? total : 8, EMU_ALLOC_ARGS, &dev_args)) != EMU_OK) {
+        if ((st = emu_mem_alloc(d, block, EMU_ALLOC_ARGS, &dev_args)) != EMU_OK) {
             emu_args_ring_commit(s, false, false);
             return st;
         }

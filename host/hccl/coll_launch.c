@@ -29,7 +29,7 @@
 #define IMAGE_JSON "hcemu_collectives.json"
 #define MAX_SLOT (4ull << 20)
 /* Eager slots: at most this many bytes per pair, and at most an eighth of the HCCL buffer for
- * all 2 * n of them, so the slots of the ACK protocol keep three quarters or more. */
+ * all 2 * n of them, so the slots of the ACK protocol keep seven eighths or more. */
 #define MAX_EAGER (64ull << 10)
 
 struct emu_coll_state {
@@ -44,6 +44,22 @@ struct emu_coll_state {
     struct hcoll_res res;
     struct emu_coll_servers servers;
 };
+
+/* Per-peer bit sets of the state and the launch arguments. */
+static bool has_bit(const uint8_t *bits, uint32_t p)
+{
+    return (bits[p / 8] >> (p % 8)) & 1u;
+}
+
+static void set_bit(uint8_t *bits, uint32_t p)
+{
+    bits[p / 8] |= (uint8_t)(1u << (p % 8));
+}
+
+static void flip_bit(uint8_t *bits, uint32_t p)
+{
+    bits[p / 8] ^= (uint8_t)(1u << (p % 8));
+}
 
 /* ---- the kernel image, once per process ------------------------------------------------- */
 
@@ -243,7 +259,7 @@ static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *pe
     STEP(fn, HcclChannelQuery(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
     for (uint32_t i = 0; i < m; i++)
         if (handles[i] != 0)
-            st->shared[want[i] / 8] |= (uint8_t)(1u << (want[i] % 8));
+            set_bit(st->shared, want[i]);
     STEP(fn, HcclChannelAcquire(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
     for (uint32_t i = 0; i < m; i++) {
         uint64_t size = 0;
@@ -359,19 +375,24 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
     return EMU_OK;
 }
 
-/* Whether pair p of launch `a` can go eager: one round of a PAIRS exchange that copies or
- * reduces in the kernel, within an eager slot both ways, on a channel of our own. A channel
- * the user created first (HCCL gives one channel per peer and protocol) may have fewer
- * notifies than the eager protocol needs; both ends of a pair know it alike, since channels
- * are created by both ends at the same point of their call sequences. */
+/* Whether I exchange with peer p in PAIRS launch `a` (both ways, one side maybe empty). */
+static bool pairs_with(const struct emu_coll_state *st, const struct hcoll_args *a, uint32_t p)
+{
+    return a->engine == HCOLL_ENGINE_PAIRS && p != st->res.rank &&
+           (a->pairs[p].send_len != 0 || a->pairs[p].recv_len != 0);
+}
+
+/* Whether that exchange can go eager: one round that copies or reduces in the kernel, within
+ * an eager slot both ways, on a channel of our own. A channel the user created first (HCCL
+ * gives one channel per peer and protocol) may have fewer notifies than the eager protocol
+ * needs; both ends of a pair know it alike, since channels are created by both ends at the
+ * same point of their call sequences. */
 static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args *a, uint32_t p)
 {
     const struct hcoll_pair *pr = &a->pairs[p];
 
-    return a->engine == HCOLL_ENGINE_PAIRS && a->recv_mode != HCOLL_RECV_KEEP &&
-           p != st->res.rank && (pr->send_len != 0 || pr->recv_len != 0) &&
-           pr->send_len <= st->eager_len && pr->recv_len <= st->eager_len &&
-           !(st->shared[p / 8] & (1u << (p % 8)));
+    return a->recv_mode != HCOLL_RECV_KEEP && pr->send_len <= st->eager_len &&
+           pr->recv_len <= st->eager_len && !has_bit(st->shared, p);
 }
 
 /* A pair's first exchange in a communicator goes through the slots, with its ACK: the race
@@ -396,16 +417,16 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     a->eager_len = st->eager_len;
     uint32_t eager_peers = 0;
     for (uint32_t p = 0; p < st->res.size; p++) {
-        uint8_t bit = (uint8_t)(1u << (p % 8));
-        if (!eager_pair(st, a, p) || !(st->met[p / 8] & bit)) {
-            if (a->engine == HCOLL_ENGINE_PAIRS && p != st->res.rank &&
-                (a->pairs[p].send_len != 0 || a->pairs[p].recv_len != 0))
-                st->met[p / 8] |= bit;
+        if (!pairs_with(st, a, p))
             continue;
-        }
-        a->eager_mask[p / 8] |= bit;
-        a->eager_parity[p / 8] |= st->parity[p / 8] & bit;
-        st->parity[p / 8] ^= bit;
+        bool first = !has_bit(st->met, p);
+        set_bit(st->met, p);
+        if (first || !eager_pair(st, a, p))
+            continue;
+        set_bit(a->eager_mask, p);
+        if (has_bit(st->parity, p))
+            set_bit(a->eager_parity, p);
+        flip_bit(st->parity, p);
         eager_peers++;
     }
     /* One eager peer: the main thread exchanges with it itself. Several: each on its peer's

@@ -390,7 +390,6 @@ static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, 
     return s;
 }
 
-/* Phase 2: read each peer's offer into our slot and acknowledge it. */
 /* Connect this device's executor to the executor of `p`'s peer when it is on another host.
  * Done before our side of the handshake's last phase (consume publishes `got`), so the peer,
  * which waits for `got`, returns only after we connected: a fast peer that finished its
@@ -416,6 +415,7 @@ static emu_status connect_remote(struct emu_comm *c, const struct pending *p, co
     return s;
 }
 
+/* Phase 2: read each peer's offer into our slot, connect, and acknowledge it. */
 static emu_status consume(struct emu_comm *c, struct pending *p, uint32_t n, const char *fn)
 {
     for (uint32_t i = 0; i < n; i++) {
