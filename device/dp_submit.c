@@ -88,7 +88,17 @@ void emu_dp_submit_flush(uint32_t slot)
     }
     if (slot == EMU_DP_NONE)
         n_touched = 0;
-    if (any)
+    if (!any)
+        return;
+    /* hcemu's own collectives kernel ends its batch and returns: run inline on a worker, it
+     * is back in that worker's loop within a microsecond, and the loop sees the doorbell.
+     * Waking a second worker for the batch then buys nothing on a free core (the wake takes
+     * longer than the return) and costs a context switch on a busy one. A user kernel may go
+     * on working or poll memory its tasks write, so its batch wakes a worker as before. */
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+    if (slot == EMU_DP_NONE && k != NULL && k->own)
+        emu_sched_kick_self();
+    else
         emu_sched_kick();
 }
 

@@ -322,6 +322,7 @@ static void run_block(struct launch *l, uint32_t block, bool counted)
     cur_ctx.block = block;
     cur_ctx.kernel = l->name;
     cur_ctx.launch_seq = l->seq;
+    cur_ctx.own = l->own;
     cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
     if (!counted)

@@ -18,6 +18,7 @@ struct emu_kernel_ctx {
     uint64_t launch_seq;
     uint64_t stack_hi; /* the kernel's frames lie below this: the fault handler's stack scan
                         * stops here instead of running off the top of the thread's stack */
+    bool own;          /* hcemu's own collectives image: returns right after its batch */
 };
 
 /* The kernel context of the calling thread, or NULL when not in a kernel. */

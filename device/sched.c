@@ -495,11 +495,26 @@ static enum emu_run_result run_task(struct emu_task *t, bool *held)
     return res;
 }
 
-/* Whether a held ring must be served before `next` runs: only a notify record or wait (no
- * bytes to move: it parks or passes at once) may run before the woken stream is served. */
+/* Bytes a task may move before a held ring is served: about as long as waking another
+ * worker takes (a futex wake and a context switch, several microseconds), so serving the
+ * woken stream after the task delays it less than the wake would. */
+#define SHORT_MOVE (64u * 1024u)
+
+/* Whether a held ring must be served before `next` runs: a notify record or wait (it parks
+ * or passes at once) or a short data-plane move runs first; a long move or a task of
+ * unknown length (a kernel, a host task) must not delay the woken stream. */
 static bool held_blocks(bool held, const struct emu_task *next)
 {
-    return held && (next->sync_op == EMU_SYNC_NONE || next->n_acc != 0);
+    if (!held)
+        return false;
+    if (next->sync_op != EMU_SYNC_NONE && next->n_acc == 0)
+        return false;
+    if (next->n_acc == 0)
+        return true;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < next->n_acc && i < 2; i++)
+        bytes += next->acc[i].len;
+    return bytes > 2ull * SHORT_MOVE; /* read and write of the same bytes */
 }
 
 /* Run up to QUANTUM tasks of s. Called and returns with `lock` held. On a worker (srv NULL)
