@@ -17,6 +17,10 @@
 void emu_spin_open(const char *job_dir);
 /* A thread of this process starts (+1) or stops (-1) running tasks or kernel code. */
 void emu_spin_busy(int delta);
+/* An executor of the job starts (+1) or ends (-1). With more executors than cores, threads
+ * with a gate (executor workers, network progress) never spin. A crashed executor's count
+ * stays: that only disables spinning. */
+void emu_spin_executor(int delta);
 /* Enter a spin: false when no core is free for it or, with `gate` (a per-device word such as
  * the control block's `spinners`), when another thread already spins for the same thing.
  * emu_spin_end() with the same gate leaves it. */

@@ -159,6 +159,7 @@ int main(int argc, char **argv)
         emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
+    emu_spin_executor(1);
     emu_store_release(&ctl->state, EMU_DEV_READY);
     emu_os_futex_wake(&ctl->state, INT32_MAX);
     if (o.ready_fd >= 0) {
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
         close(o.ready_fd);
     }
     emu_server_run(lfd);
+    emu_spin_executor(-1);
     emu_net_stop();
     emu_diagnostics_stop();
     /* A job folder is removed by the host that made it. When its users are all gone (a
