@@ -39,10 +39,15 @@ emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt,
     return EMU_OK;
 }
 
-uint64_t emu_job_pid_start(int pid)
+/* Start time of `pid` (field 22 of /proc/<pid>/stat), 0 when it is gone or a zombie.
+ * *exiting: it is inside exit() (PF_EXITING in field 9), closing its descriptors one by one;
+ * its lock on a job may outlive, by a moment, the socket whose end woke one of its
+ * executors. */
+static uint64_t pid_stat(int pid, bool *exiting)
 {
     char path[64], buf[512];
 
+    *exiting = false;
     if (pid <= 0)
         return 0;
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
@@ -55,13 +60,22 @@ uint64_t emu_job_pid_start(int pid)
     const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
     if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
         return 0;
-    p += 2; /* field 3, the state; the start time is field 22 */
+    p += 2; /* field 3, the state */
     for (int field = 3; field < 22 && p != NULL; field++) {
+        if (field == 9)
+            *exiting = (strtoull(p, NULL, 10) & 0x4u) != 0; /* PF_EXITING */
         p = strchr(p, ' ');
         if (p != NULL)
             p++;
     }
     return p != NULL ? strtoull(p, NULL, 10) : 0;
+}
+
+uint64_t emu_job_pid_start(int pid)
+{
+    bool exiting;
+
+    return pid_stat(pid, &exiting);
 }
 
 static emu_status add_owner(int dirfd, const char *dir)
@@ -212,8 +226,12 @@ bool emu_job_is_dead_at(int dirfd)
         if (sscanf(line, "%d %llu", &pid, &start) != 2)
             return false; /* not ours to judge */
         owners++;
-        uint64_t now = emu_job_pid_start(pid);
-        if (now != 0 && now == start)
+        /* An owner inside exit() is gone for the job: it will not touch the folder again,
+         * and the last executor must not leave the folder behind while it closes its
+         * descriptors (seen under load: the folder of a SIGKILLed hcemu-run stayed). */
+        bool exiting;
+        uint64_t now = pid_stat(pid, &exiting);
+        if (now != 0 && now == start && !exiting)
             return false;
     }
     return owners > 0;
