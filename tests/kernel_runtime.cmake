@@ -3,7 +3,7 @@
 # The kernels are real AICPU images built by hcemu_add_kernel into ${CMAKE_BINARY_DIR}/kernels.
 hcemu_add_kernel(krt_basic SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_basic.c
                  ENTRIES krt_args_echo KrtAdd=krt_add krt_mul krt_count krt_placeholder
-                         krt_return)
+                         krt_return krt_wait_flag)
 hcemu_add_kernel(krt_blocks SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_blocks.c
                  ENTRIES krt_blocks krt_spin)
 hcemu_add_kernel(krt_crash SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/krt_crash.c

@@ -15,8 +15,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -686,6 +688,85 @@ static void queued_launches_past_the_argument_ring_each_read_their_own(void **st
     free(got);
 }
 
+/* Releases the stream's first kernel (krt_wait_flag) once the host has queued every launch,
+ * or has queued none for 200 ms: it waits for room the stream will make only then. */
+struct releaser {
+    _Atomic uint32_t queued;
+    uint32_t total;
+    void *flag;
+    aclError set; /* the flag's write (checked by the test's thread) */
+};
+
+static void *release_when_stuck(void *arg)
+{
+    struct releaser *r = arg;
+    uint32_t last = UINT32_MAX, same_ms = 0, one = 1;
+
+    while (same_ms < 200) {
+        uint32_t q = atomic_load(&r->queued);
+        if (q == r->total)
+            break;
+        same_ms = q == last ? same_ms + 10 : 0;
+        last = q;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    r->set = aclrtMemcpy(r->flag, 4, &one, 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    return NULL;
+}
+
+/* More queued launches than the argument ring and the allocation table hold together (1024
+ * blocks of 4 KiB in the ring, 16384 table entries), behind a kernel that holds the stream:
+ * the host waits for room, as a full task queue makes it wait on the card, and every launch
+ * reads its own arguments. Before, the launch after the table's last entry failed. */
+static void launches_past_ring_and_table_wait_for_room(void **state)
+{
+    enum { N = 20000, ARGS = 4096, ECHO = 16 };
+    (void)state;
+    assert_int_equal(aclrtSetDevice(0), ACL_SUCCESS);
+    aclrtBinHandle bin = load(KPATH("krt_basic.json"), 1);
+    aclrtFuncHandle echo = func(bin, "krt_args_echo"), hold = func(bin, "krt_wait_flag");
+    uint8_t *a = calloc(1, ARGS), *got = malloc((size_t)N * ECHO);
+    assert_non_null(a);
+    assert_non_null(got);
+    uint8_t *out = dev_alloc((size_t)N * ECHO);
+    struct releaser rel = {.total = N, .flag = dev_alloc(4)};
+    aclrtStream s = new_stream();
+    uint64_t flag = (uint64_t)(uintptr_t)rel.flag;
+    uint32_t timeout_ms = 30000;
+    assert_int_equal(launch(hold, 1, s, args_of(hold, &flag, 8, &timeout_ms, 4, NULL)),
+                     ACL_SUCCESS);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, release_when_stuck, &rel), 0);
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t eo = (uint64_t)(uintptr_t)(out + (size_t)ECHO * i);
+        uint32_t total = ECHO;
+        memcpy(a, &eo, 8);
+        memcpy(a + 8, &total, 4);
+        memcpy(a + 12, &i, 3); /* i < 2^24 */
+        a[ECHO - 1] = 0xA5;   /* the kernel's end mark */
+        aclError e = launch(echo, 1, s, args_of(echo, a, (size_t)ARGS, NULL));
+        if (e != ACL_SUCCESS) {
+            atomic_store(&rel.queued, N); /* let the releaser go before failing */
+            pthread_join(th, NULL);
+            fail_msg("launch %u: %d", i, e);
+        }
+        atomic_store(&rel.queued, i + 1);
+    }
+    pthread_join(th, NULL);
+    assert_int_equal(rel.set, ACL_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    dev_read(got, out, (size_t)N * ECHO);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t v = 0;
+        memcpy(&v, got + (size_t)ECHO * i + 12, 3);
+        if (v != i || got[(size_t)ECHO * i + ECHO - 1] != 0xA5)
+            fail_msg("launch %u echoed %u", i, v);
+    }
+    assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
+    free(got);
+    free(a);
+}
+
 /* Launches krt_count `n` times on device `dev` and checks it counts first..first+n-1. */
 static void count_on(aclrtFuncHandle count, int32_t dev, uint32_t first, uint32_t n)
 {
@@ -1071,6 +1152,7 @@ int main(void)
         T(raw_launch_takes_arguments_already_in_device_memory),
         T(several_entries_of_one_image_run_in_order_on_one_stream),
         T(queued_launches_past_the_argument_ring_each_read_their_own),
+        T(launches_past_ring_and_table_wait_for_room),
         T(each_device_has_its_own_copy_of_kernel_globals),
         T(blocks_of_one_launch_run_concurrently_and_number_themselves),
         T(cxx_kernel_uses_vector_and_exceptions_and_returns_the_right_sum),

@@ -7,9 +7,10 @@
  * program) kept hundreds of blocks live; each allocation then walked them first-fit and each
  * free moved the table down: 6 % of the machine's CPU in an 8-rank run of 1 KiB allreduces,
  * and a fresh page touched every 16 launches. The ring reuses the same pages and costs a few
- * additions. A launch that finds the ring full of queued launches (a very long pipeline, or
- * arguments above a quarter of the ring) takes a table block as before (kernel.c): waiting
- * for room could wait for ever on a stream blocked on an event the host records later. */
+ * additions. A launch that finds the ring full of queued launches waits for the oldest to
+ * retire, for as long as the stream makes progress; one whose arguments exceed a quarter of
+ * the ring, or whose stream retires nothing for ROOM_WAIT_NS, takes a table block as before
+ * (kernel.c). */
 #include "args_ring.h"
 
 #include <stdlib.h>
@@ -17,9 +18,12 @@
 
 #include "common/atomic.h"
 #include "common/layout.h"
+#include "common/os.h"
 #include "common/range.h"
 #include "mem.h"
 #include "stream.h"
+
+#define ROOM_WAIT_NS 1000000000ull /* a stream this long without a retirement: stop waiting */
 
 void emu_args_ring_init(struct emu_args_ring *r)
 {
@@ -67,13 +71,30 @@ static bool pending_room(struct emu_args_ring *r)
     return true;
 }
 
+/* Where a block of `span` bytes would start, or UINT64_MAX when the ring has no room. */
+static uint64_t room_at(struct emu_args_ring *r, uint64_t span)
+{
+    uint64_t start = r->head, off = start % EMU_ARGS_RING_BYTES;
+
+    /* Nothing queued: start over at the ring's beginning, so a host that synchronises as it
+     * goes uses the same first pages for ever instead of touching every page of the ring. */
+    if (r->count == 0 && off != 0)
+        start = r->head = r->tail = start + (EMU_ARGS_RING_BYTES - off);
+    else if (off + span > EMU_ARGS_RING_BYTES) /* no room before the ring's end: start over */
+        start += EMU_ARGS_RING_BYTES - off;
+    if (start + span - r->tail > EMU_ARGS_RING_BYTES || !pending_room(r))
+        return UINT64_MAX;
+    return start;
+}
+
 emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr)
 {
     struct emu_args_ring *r = &s->args;
     uint64_t span = emu_align_up(size, EMU_ALLOC_ALIGN);
+    _Atomic uint32_t *completed = &s->d->ctl->streams[s->slot].completed;
 
     pthread_mutex_lock(&r->lock);
-    if (span > EMU_ARGS_RING_BYTES / 4 || !pending_room(r))
+    if (span > EMU_ARGS_RING_BYTES / 4)
         return EMU_ENOMEM;
     if (r->base == 0) {
         void *p;
@@ -81,12 +102,21 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
             return EMU_ENOMEM;
         r->base = (uint64_t)(uintptr_t)p;
     }
-    reclaim(r, emu_load_acquire(&s->d->ctl->streams[s->slot].completed));
-    uint64_t start = r->head, off = start % EMU_ARGS_RING_BYTES;
-    if (off + span > EMU_ARGS_RING_BYTES) /* no room before the ring's end: start over */
-        start += EMU_ARGS_RING_BYTES - off;
-    if (start + span - r->tail > EMU_ARGS_RING_BYTES)
-        return EMU_ENOMEM;
+    reclaim(r, emu_load_acquire(completed));
+    uint64_t start;
+    while ((start = room_at(r, span)) == UINT64_MAX) {
+        /* Full of queued launches: wait for the oldest to retire, as a launch into a full
+         * task queue waits on the card, so a host may queue any number of launches (before,
+         * 24,000 queued 8-rank collectives used up the ring, then the allocation table, and
+         * the next launch failed). A stream that retires nothing for ROOM_WAIT_NS (blocked on
+         * an event this very thread records later, say) lends the launch a block of the
+         * table instead. */
+        if (r->count == 0 ||
+            emu_stream_wait_retired(s, pending_at(r, 0)->seq, emu_os_now_ns() + ROOM_WAIT_NS) !=
+                EMU_OK)
+            return EMU_ENOMEM;
+        reclaim(r, emu_load_acquire(completed));
+    }
     r->head = start + span;
     *addr = r->base + start % EMU_ARGS_RING_BYTES;
     return EMU_OK;

@@ -296,6 +296,22 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
     return (emu_status)err;
 }
 
+emu_status emu_stream_wait_retired(struct emu_hstream *s, uint32_t target, uint64_t deadline)
+{
+    struct emu_stream_ctl *sc = &s->d->ctl->streams[s->slot];
+
+    for (;;) {
+        uint32_t done = emu_load_acquire(&sc->completed);
+        if ((int32_t)(done - target) >= 0)
+            return EMU_OK;
+        emu_fetch_add_acq_rel(&sc->waiters, 1);
+        emu_status st = emu_device_wait(s->d, &sc->completed, done, deadline);
+        emu_fetch_sub_acq_rel(&sc->waiters, 1);
+        if (st != EMU_OK)
+            return st;
+    }
+}
+
 void emu_stream_drain(struct emu_hstream *s)
 {
     /* The tasks' errors are the synchronisation's to report; here only the wait matters. */

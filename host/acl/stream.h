@@ -53,6 +53,10 @@ bool emu_stream_memory_busy(uint64_t addr);
 /* Wait until every task submitted so far has retired; returns and clears the stream's
  * error. deadline as emu_os_now_ns(); UINT64_MAX = forever. */
 emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline) EMU_MUST_CHECK;
+/* Wait until the stream's `completed` count reaches `target` (a launch retired), at most
+ * until `deadline`: EMU_OK, EMU_ETIMEOUT, or the device's error. Errors stay on the stream. */
+emu_status emu_stream_wait_retired(struct emu_hstream *s, uint32_t target,
+                                   uint64_t deadline) EMU_MUST_CHECK;
 /* Synchronise every stream of this process on device d. */
 emu_status emu_stream_sync_device(struct emu_hdev *d) EMU_MUST_CHECK;
 /* Wait for the tasks of s (or of every stream of d); their errors stay unreported here. */

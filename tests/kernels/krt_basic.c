@@ -1,11 +1,12 @@
 /* krt_basic.c - kernels of test_kernel_runtime that return normally: argument echo, several
- * entries in one image, a per-device global counter, a placeholder reader and a kernel that
- * returns a chosen non-zero value.
+ * entries in one image, a per-device global counter, a placeholder reader, a kernel that
+ * returns a chosen non-zero value and one that waits for a flag the host sets.
  *
  * Device addresses travel inside the packed arguments as uint64_t; the arguments themselves
  * are unaligned (1-byte packing), so every field is read with memcpy. */
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define KRT_END_MARK 0xA5u
 
@@ -90,4 +91,20 @@ uint32_t krt_placeholder(void *args)
 uint32_t krt_return(void *args)
 {
     return get_u32(args);
+}
+
+/* args: [u64 flag][u32 timeout_ms]: returns 0 once the u32 at flag is non-zero (the host
+ * writes it with aclrtMemcpy), 4 after timeout_ms. Holds its stream meanwhile. */
+uint32_t krt_wait_flag(void *args)
+{
+    const uint8_t *a = args;
+    const volatile uint32_t *flag = (const volatile uint32_t *)(uintptr_t)get_u64(a);
+    uint32_t timeout_ms = get_u32(a + 8);
+
+    for (uint32_t waited_us = 0; waited_us < timeout_ms * 1000u; waited_us += 100) {
+        if (*flag != 0)
+            return 0;
+        nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+    }
+    return 4;
 }
