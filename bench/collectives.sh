@@ -6,11 +6,14 @@
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, MAXB, RANKS, MPI_TIMEOUT override)
+# 20 timed calls after 5 warm-up ones per size: with 5 after 2, each size's first calls
+# (fresh pages of the buffers and HCCL buffer slots) weighed on the mean, up to 10x on a VM
+# where a page fault costs microseconds.
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
-ITERS=${ITERS:-5}
-WARMUP=${WARMUP:-2}
+ITERS=${ITERS:-20}
+WARMUP=${WARMUP:-5}
 MAXB=${MAXB:-64M}
 RANKS=${RANKS:-"2 4 8"}
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
