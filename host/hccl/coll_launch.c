@@ -31,6 +31,13 @@
 /* Eager slots: at most this many bytes per pair, and at most an eighth of the HCCL buffer for
  * all 2 * n of them, so the slots of the ACK protocol keep seven eighths or more. */
 #define MAX_EAGER (64ull << 10)
+/* Communicators of more ranks use the ACK protocol only. An eager pair lands in two pages of
+ * the peer's buffer besides the slot the first exchange uses, far from it (the eager slots
+ * lie at the buffer's end), so each executor keeps three pages and three page-table pages
+ * per peer instead of one. At 256 rank threads on one machine that was 4.45 GiB at the peak
+ * (page tables 2.0 GiB) against 2.8 GiB; a call of that many ranks costs milliseconds
+ * anyway, and saving one hand-off per peer does not show. */
+#define MAX_EAGER_RANKS 64u
 
 struct emu_coll_state {
     uint32_t magic;
@@ -188,6 +195,8 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     /* The eager slots go at the end of the buffer, two per rank (coll_abi.h). */
     st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
     st->eager_len = st->eager_len < MAX_EAGER ? st->eager_len : MAX_EAGER;
+    if (res.size > MAX_EAGER_RANKS)
+        st->eager_len = 0;
     st->eager_off = res.buf_size - 2ull * res.size * st->eager_len;
     /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
      * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
