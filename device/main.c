@@ -158,8 +158,8 @@ int main(int argc, char **argv)
         (emu_diagnostics_start(), 0) || (emu_runq_init(), 0) ||
         emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
+    emu_spin_executor(1); /* for the job's spin budget, until the server returns */
     /* Pairs with the acquire load of `state` by hosts waiting for the device. */
-    emu_spin_executor(1);
     emu_store_release(&ctl->state, EMU_DEV_READY);
     emu_os_futex_wake(&ctl->state, INT32_MAX);
     if (o.ready_fd >= 0) {
