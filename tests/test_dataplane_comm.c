@@ -955,7 +955,7 @@ static void job_folder(char *out, size_t len)
  * the next program on the same threads runs normally. With HCEMU_RUNQ=0, or with rank 1 on
  * another host (its record arrives through the network), device 0 runs the copy itself: the
  * same codes, bytes and report. */
-static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
+static void dead_range_case(uint64_t off, bool reuse)
 {
     static struct prog p[2];
     static const int32_t joins_ok[NT];
@@ -963,8 +963,7 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     struct rk *k0 = &W.r[0], *k1 = &W.r[1];
     char job[CU_PATH];
     struct emu_handle th;
-    void *z = NULL;
-    (void)state;
+    void *z = NULL, *again = NULL;
 
     job_folder(job, sizeof(job));
     const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
@@ -977,7 +976,7 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     prep(X(k0), 4096, SEED(6, 0));
     prog_init(&p[0], k0);
     cwait(&p[0], k0->t[1], k0->ch[1], 0);
-    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0), z, 4096, 0, 0);
+    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0), (uint8_t *)z + off, 4096 - off, 0, 0);
     prog_init(&p[1], k1);
     op(&p[1], DPF_SLEEP, 0, 0)->n = 20000; /* device 0's workers stop spinning meanwhile */
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
@@ -998,6 +997,11 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     if (runq)
         assert_int_equal(atomic_load(&g->state), EMU_RUNQ_PUBLISHED);
     assert_int_equal(aclrtFree(z), ACL_SUCCESS);
+    /* A smaller allocation takes the freed offset (first fit): 2049 bytes, its span rounded
+     * to 2080, so the copy's source starts in its padding, where the check's subtraction
+     * used to wrap and let the copy through. */
+    if (reuse)
+        assert_int_equal(aclrtMalloc(&again, 2049, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     void *b1 = prog_launch(k1, &p[1], joins_ok);
     prog_check(k0, &p[0], b0, ACL_ERROR_RT_AICPU_EXCEPTION);
     prog_check(k1, &p[1], b1, ACL_SUCCESS);
@@ -1022,7 +1026,23 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
     run(&W, (struct prog *[]){&p[0], &p[1]});
     expect(X(k0), 64, 0, SEED(7, 0), false, "the next copy on the same thread");
+    if (again != NULL)
+        assert_int_equal(aclrtFree(again), ACL_SUCCESS);
     cu_ctl_unmap(ctl0);
+}
+
+static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
+{
+    (void)state;
+    dead_range_case(0, false);
+}
+
+/* The same with the copy's source 2056 bytes into the freed buffer and a smaller
+ * allocation made in its place before the copy runs: still "no longer a live allocation". */
+static void a_dead_range_reused_by_a_smaller_allocation_fails(void **state)
+{
+    (void)state;
+    dead_range_case(2056, true);
 }
 
 /* A ping-pong of write-reduce-with-notify between the ranks' main threads: rank 0 adds its
@@ -1464,6 +1484,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(batch_transfer_runs_every_transfer_type),
         cmocka_unit_test(notifies_fence_drain_and_join_order_work_across_threads_and_ranks),
         cmocka_unit_test(a_taken_tasks_dead_range_fails_on_its_own_device),
+        cmocka_unit_test(a_dead_range_reused_by_a_smaller_allocation_fails),
         cmocka_unit_test(a_write_with_notify_ping_pong_keeps_its_order),
         cmocka_unit_test(remote_ranges_past_the_peer_memory_are_refused_with_one_line),
         cmocka_unit_test(handshake_flow_on_two_ranks_reuses_the_engine_context),
