@@ -5,6 +5,7 @@
 #define HCEMU_COMMON_RANGE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "status.h"
@@ -27,6 +28,14 @@ struct emu_range_set {
     uint64_t limit; /* size of the space */
     uint64_t used;  /* sum of spans */
 };
+
+/* Whether [off, off + len) lies in r's first `size` bytes, the ones its owner asked for (the
+ * span's rounding does not count). The offset is compared first, so an offset in the
+ * rounding cannot wrap the length check. */
+static inline bool emu_range_holds(const struct emu_range *r, uint64_t off, uint64_t len)
+{
+    return off >= r->off && off - r->off < r->size && len <= r->size - (off - r->off);
+}
 
 /* v rounded up to a multiple of a. */
 static inline uint64_t emu_align_up(uint64_t v, uint64_t a)

@@ -261,8 +261,7 @@ emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out)
 
     if (addr < base || addr - base >= ctl->mem_size || !emu_devmem_alloc_of(ctl, addr - base, &r))
         return EMU_EINVAL;
-    uint64_t in = addr - base - r.off; /* never wraps: see the host's emu_mem_resolve() */
-    if (in >= r.size || len > r.size - in)
+    if (!emu_range_holds(&r, addr - base, len))
         return EMU_EINVAL;
     out->off = r.off;
     out->span = r.span;

@@ -238,9 +238,7 @@ bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_
     if (addr < base || addr - base >= m->mem_size || len > m->mem_size - (addr - base))
         return false;
     uint64_t rel = addr - base;
-    /* Inside the allocation's first `size` bytes: its span's padding does not count, and
-     * rel - r.off < r.size keeps the subtraction below from wrapping when an allocation of
-     * another size took the offset since the call. */
-    return emu_devmem_alloc_of(m->ctl, rel, &r) && rel >= r.off && rel - r.off < r.size &&
-           len <= r.size - (rel - r.off);
+    /* An allocation of another size may have taken the offset since the call: the range
+     * must lie in its first `size` bytes, not in its padding. */
+    return emu_devmem_alloc_of(m->ctl, rel, &r) && emu_range_holds(&r, rel, len);
 }

@@ -141,10 +141,7 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
     int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
     if (i >= 0) {
         out->rec = d->ctl->alloc.recs[i];
-        /* The record spans the rounded size; the caller owns only `size` bytes. Compare
-         * offsets first so an address in the rounding slack cannot wrap the length check. */
-        uint64_t in = off - out->rec.off;
-        if (in < out->rec.size && len <= out->rec.size - in)
+        if (emu_range_holds(&out->rec, off, len))
             s = EMU_OK;
     }
     emu_devctl_unlock(&d->ctl->alloc.lock);
