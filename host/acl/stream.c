@@ -277,19 +277,11 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
     sc = &d->ctl->streams[s->slot];
     uint32_t target = emu_load_acquire(&sc->submitted);
     sync_spin(sc, target, deadline);
-    for (;;) {
-        /* Pairs with the release add of `completed` in the executor's account(). */
-        uint32_t done = emu_load_acquire(&sc->completed);
-        if ((int32_t)(done - target) >= 0)
-            break;
-        emu_fetch_add_acq_rel(&sc->waiters, 1);
-        st = emu_device_wait(d, &sc->completed, done, deadline);
-        emu_fetch_sub_acq_rel(&sc->waiters, 1);
-        if (st == EMU_ETIMEOUT)
-            return EMU_ESYNC_TIMEOUT;
-        if (st != EMU_OK)
-            return st;
-    }
+    st = emu_stream_wait_retired(s, target, deadline);
+    if (st == EMU_ETIMEOUT)
+        return EMU_ESYNC_TIMEOUT;
+    if (st != EMU_OK)
+        return st;
     int32_t err = atomic_exchange(&sc->error, 0);
     emu_model_time_synced(d->id, s->slot, 0, 0); /* HCEMU_TIME=model: what the host waited for */
     emu_model_time_note(d->id, s->slot); /* HCEMU_TIME=model: summary and trace */
@@ -301,6 +293,7 @@ emu_status emu_stream_wait_retired(struct emu_hstream *s, uint32_t target, uint6
     struct emu_stream_ctl *sc = &s->d->ctl->streams[s->slot];
 
     for (;;) {
+        /* Pairs with the release add of `completed` in the executor's account(). */
         uint32_t done = emu_load_acquire(&sc->completed);
         if ((int32_t)(done - target) >= 0)
             return EMU_OK;
