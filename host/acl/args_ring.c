@@ -47,8 +47,15 @@ static void reclaim(struct emu_args_ring *r, uint32_t completed)
         r->first++;
         r->count--;
     }
-    if (r->count == 0)
-        r->tail = r->head; /* all retired: the ring is empty */
+    if (r->count > 0)
+        return;
+    /* All retired, the ring is empty: start over at its beginning, so a host that
+     * synchronises as it goes uses the same first pages for ever instead of touching every
+     * page of the ring. */
+    uint64_t off = r->head % EMU_ARGS_RING_BYTES;
+    if (off != 0)
+        r->head += EMU_ARGS_RING_BYTES - off;
+    r->tail = r->head;
 }
 
 /* Room for one more pending block: the list doubles, in order, up to its bound. */
@@ -76,11 +83,7 @@ static uint64_t room_at(struct emu_args_ring *r, uint64_t span)
 {
     uint64_t start = r->head, off = start % EMU_ARGS_RING_BYTES;
 
-    /* Nothing queued: start over at the ring's beginning, so a host that synchronises as it
-     * goes uses the same first pages for ever instead of touching every page of the ring. */
-    if (r->count == 0 && off != 0)
-        start = r->head = r->tail = start + (EMU_ARGS_RING_BYTES - off);
-    else if (off + span > EMU_ARGS_RING_BYTES) /* no room before the ring's end: start over */
+    if (off + span > EMU_ARGS_RING_BYTES) /* no room before the ring's end: start over */
         start += EMU_ARGS_RING_BYTES - off;
     if (start + span - r->tail > EMU_ARGS_RING_BYTES || !pending_room(r))
         return UINT64_MAX;
