@@ -5,6 +5,7 @@
 #ifndef HCEMU_COLL_ABI_H
 #define HCEMU_COLL_ABI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <hccl/hccl_types.h>
@@ -101,6 +102,12 @@ struct hcoll_compute_args {
     void *dst;
     const void *src[HCOLL_MAX_RANKS];
 };
+
+/* Bit p of a per-rank bit set (eager_mask, eager_parity; the host's state keeps more). */
+static inline bool hcoll_bit(const uint8_t *bits, uint32_t p)
+{
+    return (bits[p / 8] >> (p % 8)) & 1u;
+}
 
 /* Bytes per element of the twelve data types the collectives move; 0 for any other value. */
 static inline uint32_t hcoll_dtype_size(uint32_t dtype)

@@ -162,15 +162,10 @@ static int self_copy(const struct run *g)
 
 /* ---- EAGER pairs: one round, no ACK -------------------------------------------------------- */
 
-static bool bit(const uint8_t *bits, uint32_t p)
-{
-    return (bits[p / 8] >> (p % 8)) & 1u;
-}
-
 /* Whether the exchange with p in this launch is eager (never with myself). */
 static bool eager(const struct run *g, uint32_t p)
 {
-    return p != g->me && bit(g->a->eager_mask, p);
+    return p != g->me && hcoll_bit(g->a->eager_mask, p);
 }
 
 /* Where `from`'s eager bytes of parity `par` land in the HCCL buffer `buf` (mine or a peer's). */
@@ -181,7 +176,7 @@ static uint8_t *eager_at(const struct run *g, void *buf, uint32_t from, uint32_t
 
 static uint8_t *eager_landed(const struct run *g, uint32_t from)
 {
-    return eager_at(g, g->r->buf, from, bit(g->a->eager_parity, from));
+    return eager_at(g, g->r->buf, from, hcoll_bit(g->a->eager_parity, from));
 }
 
 /* The thread that runs the eager exchange with p. */
@@ -195,7 +190,7 @@ static ThreadHandle eager_thread(const struct run *g, uint32_t p)
 static int eager_send(const struct run *g, uint32_t p)
 {
     const struct hcoll_pair *pr = &g->a->pairs[p];
-    uint32_t par = bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
+    uint32_t par = hcoll_bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
 
     if (pr->send_len > 0)
         return HcommWriteWithNotifyOnThread(eager_thread(g, p), g->r->chans[p],
@@ -207,7 +202,7 @@ static int eager_send(const struct run *g, uint32_t p)
 static int eager_wait(const struct run *g, uint32_t p)
 {
     return HcommChannelNotifyWaitOnThread(eager_thread(g, p), g->r->chans[p],
-                                          HCOLL_EAGER + bit(g->a->eager_parity, p),
+                                          HCOLL_EAGER + hcoll_bit(g->a->eager_parity, p),
                                           HCOLL_TIMEOUT_S) != 0;
 }
 

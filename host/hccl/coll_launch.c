@@ -52,12 +52,7 @@ struct emu_coll_state {
     struct emu_coll_servers servers;
 };
 
-/* Per-peer bit sets of the state and the launch arguments. */
-static bool has_bit(const uint8_t *bits, uint32_t p)
-{
-    return (bits[p / 8] >> (p % 8)) & 1u;
-}
-
+/* Per-peer bit sets of the state and the launch arguments (read with hcoll_bit). */
 static void set_bit(uint8_t *bits, uint32_t p)
 {
     bits[p / 8] |= (uint8_t)(1u << (p % 8));
@@ -401,7 +396,7 @@ static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args 
     const struct hcoll_pair *pr = &a->pairs[p];
 
     return a->recv_mode != HCOLL_RECV_KEEP && pr->send_len <= st->eager_len &&
-           pr->recv_len <= st->eager_len && !has_bit(st->shared, p);
+           pr->recv_len <= st->eager_len && !hcoll_bit(st->shared, p);
 }
 
 /* A pair's first exchange in a communicator goes through the slots, with its ACK: the race
@@ -428,12 +423,12 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     for (uint32_t p = 0; p < st->res.size; p++) {
         if (!pairs_with(st, a, p))
             continue;
-        bool first = !has_bit(st->met, p);
+        bool first = !hcoll_bit(st->met, p);
         set_bit(st->met, p);
         if (first || !eager_pair(st, a, p))
             continue;
         set_bit(a->eager_mask, p);
-        if (has_bit(st->parity, p))
+        if (hcoll_bit(st->parity, p))
             set_bit(a->eager_parity, p);
         flip_bit(st->parity, p);
         eager_peers++;
