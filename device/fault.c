@@ -155,12 +155,10 @@ void emu_fault_unwatch_fds(void)
     atomic_store(&vitals_closing, 1);
 }
 
-void emu_fault_check_fds(const char *kernel)
+/* The device failed because its own descriptors were closed under it: recorded once,
+ * then the process ends. */
+static void __attribute__((noreturn)) fds_closed_by(const char *kernel)
 {
-    /* `vitals_closing` is set before the executor closes them: a change seen while it is
-     * set may be the executor's own doing. */
-    if (vitals_intact() || atomic_load(&vitals_closing))
-        return;
     struct emu_devctl *ctl = emu_exec_ctl();
     /* Only the first thread to notice reports; the others wait for the process to end. */
     static atomic_flag once = ATOMIC_FLAG_INIT;
@@ -175,6 +173,30 @@ void emu_fault_check_fds(const char *kernel)
                 kernel);
     publish_failure(ctl);
     _exit(EMU_FAULT_EXIT_FDS);
+}
+
+void emu_fault_check_fds(const char *kernel)
+{
+    /* `vitals_closing` is set before the executor closes them: a change seen while it is
+     * set may be the executor's own doing. */
+    if (vitals_intact() || atomic_load(&vitals_closing))
+        return;
+    fds_closed_by(kernel);
+}
+
+void emu_fault_fds_invalid(void)
+{
+    struct emu_devctl *ctl = emu_exec_ctl();
+    char kernel[sizeof(ctl->streams[0].kernel) + 1] = "?";
+
+    /* The kernel still runs (it is caught on its return otherwise): name it from the
+     * stream parked on it, as the host's reports do. */
+    for (uint32_t s = 0, n = emu_devctl_streams_span(ctl); s < n; s++)
+        if (emu_load_acquire(&ctl->streams[s].parked) == EMU_PARK_KERNEL) {
+            copy_str(kernel, sizeof(kernel), ctl->streams[s].kernel);
+            break;
+        }
+    fds_closed_by(kernel);
 }
 
 void emu_fault_thread_init(void)

@@ -35,5 +35,10 @@ void emu_fault_unwatch_fds(void);
  * descriptor, the executor cannot hear its host any more; the device is marked failed at
  * once (before the kernel's task completes, so the host's wait fails) and the process ends. */
 void emu_fault_check_fds(const char *kernel);
+/* Called by the server when poll() finds one of its descriptors invalid: only a kernel
+ * closes them, so this ends the device as emu_fault_check_fds() does, naming the kernel
+ * running now. Without it the server took the lost client for a host that left and shut
+ * the device down in order, and the host reported nothing. */
+void emu_fault_fds_invalid(void) __attribute__((noreturn));
 
 #endif

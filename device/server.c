@@ -136,8 +136,9 @@ void emu_server_run(int lfd)
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC);
-    /* A kernel that closes these leaves this loop blind (closing a descriptor does not wake
-     * a poll() on it): it is caught when it returns instead (fault.c). */
+    /* A kernel that closes these leaves a poll() in progress blind (closing a descriptor
+     * does not wake it): it is caught when it returns (fault.c), or by the next poll(),
+     * which finds the descriptor invalid. */
     emu_fault_watch_fd(lfd);
     emu_fault_watch_fd(sfd);
     pf[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
@@ -150,6 +151,9 @@ void emu_server_run(int lfd)
             EMU_LOG_INFO("no host connected; stopping");
             break;
         }
+        for (int i = 0; i < nfd; i++)
+            if (pf[i].revents & POLLNVAL)
+                emu_fault_fds_invalid();
         if (pf[1].revents & POLLIN)
             break;
         if ((pf[0].revents & POLLIN) && nfd < 2 * MAX_CLIENTS + 2) {
