@@ -28,7 +28,9 @@ enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_EAGER = 2, HCOLL_CHANNEL_NOTIFIES = 
  * every data-movement collective); a reduction round with a single peer taking part runs on
  * the main thread instead. RING/RHD: the main thread runs the ring or recursive
  * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
- * allgather; RING_RS: ring reduce-scatter). */
+ * allgather; RING_RS: ring reduce-scatter). STAGED: pairs as in PAIRS, COPY mode, where every
+ * peer taking part gets the same bytes of mine (pairs[me].send_off/len): I copy them once into
+ * my HCCL buffer, stage_len bytes a round, and every peer reads them from there. */
 enum hcoll_engine {
     HCOLL_ENGINE_PAIRS = 0,
     HCOLL_ENGINE_RING_AR = 1,
@@ -36,6 +38,7 @@ enum hcoll_engine {
     HCOLL_ENGINE_RING_AG = 3,
     HCOLL_ENGINE_RHD_AG = 4,
     HCOLL_ENGINE_RING_RS = 5,
+    HCOLL_ENGINE_STAGED = 6,
 };
 
 /* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.
@@ -87,6 +90,7 @@ struct hcoll_args {
     uint64_t eager_off, eager_len;
     uint32_t eager_threads; /* 1: each eager pair on its peer's thread; 0: on the main thread */
     uint32_t pad;
+    uint64_t stage_len; /* STAGED: bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
     uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel

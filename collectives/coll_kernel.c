@@ -8,8 +8,9 @@
  * slot for you is free") and followed by DATA ("it has landed"), so a binary notify is never
  * recorded twice before it is waited for, and no call writes into a buffer the peer still
  * reads from an earlier round or an earlier collective. Engines: PAIRS (one thread per peer,
- * every data-movement collective and the mesh reductions), RING_AR, RHD_AR, RING_AG, RHD_AG
- * and RING_RS (the main thread runs a schedule of steps).
+ * every data-movement collective and the mesh reductions), STAGED (the same, reading where
+ * PAIRS writes: large allgathers), RING_AR, RHD_AR, RING_AG, RHD_AG and RING_RS (the main
+ * thread runs a schedule of steps).
  *
  * A one-round pair of a PAIRS launch that fits an eager slot (args.eager_len) skips the ACK:
  * the peer's bytes land in one of two eager slots, alternated per exchange, so a pair is one
@@ -244,6 +245,16 @@ static bool eager_fits(const struct run *g)
                     g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
 }
 
+/* Whether a STAGED launch's chunks fit my buffer before the eager slots. */
+static bool stage_fits(const struct run *g)
+{
+    const struct hcoll_args *a = g->a;
+
+    return a->engine != HCOLL_ENGINE_STAGED ||
+           (a->recv_mode == HCOLL_RECV_COPY && a->stage_len > 0 && a->stage_len <= g->r->buf_size &&
+            (a->eager_len == 0 || a->stage_len <= a->eager_off));
+}
+
 /* ---- PAIRS ---------------------------------------------------------------------------------- */
 
 /* COPY: eager pairs where eager_start put them (the main thread, or their peers' threads);
@@ -389,6 +400,97 @@ static int pairs_reduce(const struct run *g)
         if (!keep)
             TRY(reduce_round(g, k));
     }
+    return 0;
+}
+
+/* ---- STAGED: my block copied once into my buffer, read from there by every peer ---------- */
+
+/* The card's mesh allgather reads: each rank copies its block into its own HCCL buffer, and
+ * every peer reads it from there. A block is then copied n + 1 times in the job (staged once,
+ * read n - 1 times, copied to my own output once) instead of the 2n - 1 times of PAIRS, where
+ * each peer's copy is written into its slot of the peer's buffer and copied out again. A
+ * round stages up to stage_len bytes, in slot-sized tasks (tasks stay short, coll_launch.c);
+ * then each peer's thread reads that peer's chunk between the hand-shakes of exchange():
+ * ACK "my chunk is staged, read it", DATA "I have read yours". They are recorded and waited
+ * in exchange()'s order, so the slot protocol's argument carries over, and launches of
+ * either form can follow each other on a channel: my ACK of the next launch comes after
+ * every peer's DATA of this one, so nobody writes into my buffer while a peer still reads it,
+ * and I stage again only after every peer said it has read. */
+
+/* Bytes of round k of a `len`-byte block staged `cap` bytes a round. */
+static uint64_t chunk(uint64_t len, uint64_t k, uint64_t cap)
+{
+    uint64_t off = k * cap;
+
+    return off >= len ? 0 : min_u64(len - off, cap);
+}
+
+/* Rounds of the exchange with p: both ends count the larger of the two blocks alike. */
+static uint64_t staged_rounds(const struct run *g, uint32_t p)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+
+    if (p == g->me)
+        return 0;
+    return ceil_div(pr->send_len > pr->recv_len ? pr->send_len : pr->recv_len, g->a->stage_len);
+}
+
+/* Round k with p on thread t: p's chunk k read from its buffer to where it goes in mine. */
+static int read_round(const struct run *g, ThreadHandle t, uint32_t p, uint64_t k)
+{
+    const struct hcoll_pair *pr = &g->a->pairs[p];
+    ChannelHandle c = g->r->chans[p];
+    uint64_t len = chunk(pr->recv_len, k, g->a->stage_len);
+    uint8_t *dst = g->a->out + pr->recv_off + k * g->a->stage_len;
+    const uint8_t *src = g->r->peer_buf[p];
+
+    TRY(HcommChannelNotifyRecordOnThread(t, c, HCOLL_ACK));
+    TRY(HcommChannelNotifyWaitOnThread(t, c, HCOLL_ACK, HCOLL_TIMEOUT_S));
+    for (uint64_t o = 0; o < len; o += g->slot)
+        TRY(HcommReadOnThread(t, c, dst + o, src + o, min_u64(g->slot, len - o)));
+    TRY(HcommChannelNotifyRecordOnThread(t, c, HCOLL_DATA));
+    TRY(HcommChannelNotifyWaitOnThread(t, c, HCOLL_DATA, HCOLL_TIMEOUT_S));
+    return 0;
+}
+
+static int staged(const struct run *g)
+{
+    const struct hcoll_pair *mine = &g->a->pairs[g->me];
+    const uint8_t *block = g->a->in + mine->send_off;
+    uint64_t cap = g->a->stage_len, rounds = 0;
+    uint32_t peers = 0, lone = 0;
+
+    for (uint32_t p = 0; p < g->n; p++) {
+        uint64_t r = staged_rounds(g, p);
+        rounds = r > rounds ? r : rounds;
+        if (r > 0) {
+            peers++;
+            lone = p;
+        }
+    }
+    for (uint64_t k = 0; k < rounds; k++) {
+        uint64_t sl = chunk(mine->send_len, k, cap);
+        for (uint64_t o = 0; o < sl; o += g->slot)
+            TRY(HcommLocalCopyOnThread(g->main, (uint8_t *)g->r->buf + o, block + k * cap + o,
+                                       min_u64(g->slot, sl - o)));
+        if (peers == 1) { /* as lone_peer(): no thread to start and join for one peer */
+            TRY(read_round(g, g->main, lone, k));
+            continue;
+        }
+        for (uint32_t p = 0; p < g->n; p++) {
+            if (staged_rounds(g, p) <= k)
+                continue;
+            TRY(start_peer(g, p));
+            TRY(read_round(g, peer_thread(g, p), p, k));
+        }
+        if (k == 0) /* my own block while the peers read theirs */
+            TRY(self_copy(g));
+        for (uint32_t p = 0; p < g->n; p++)
+            if (staged_rounds(g, p) > k)
+                TRY(join_peer(g, p));
+    }
+    if (rounds == 0 || peers == 1)
+        TRY(self_copy(g));
     return 0;
 }
 
@@ -573,6 +675,8 @@ static int orchestrate(const struct run *g)
         return rhd_allgather(g);
     case HCOLL_ENGINE_RING_RS:
         return ring_reduce_scatter(g);
+    case HCOLL_ENGINE_STAGED:
+        return staged(g);
     default:
         return 1;
     }
@@ -592,7 +696,7 @@ uint32_t hcemu_coll_run(void *args)
     g.me = g.r->rank;
     g.n = g.r->size;
     g.slot = a->slot;
-    if (!eager_fits(&g))
+    if (!eager_fits(&g) || !stage_fits(&g))
         return 1; /* the host never plans this */
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;

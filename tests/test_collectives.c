@@ -1022,8 +1022,8 @@ static void user_channels(struct cu_rank *r)
 }
 
 /* Sizes on both sides of the eager limit (64 KiB per pair at the default HCCL buffer),
- * alternating, so eager slots are reused at both parities after slot exchanges; alltoallv
- * mixes both kinds of pair in one launch. */
+ * alternating, so eager slots are reused at both parities after slot exchanges and staged
+ * reads (the larger allgathers); alltoallv mixes both kinds of pair in one launch. */
 static void alternate_body(struct cu_rank *r)
 {
     static const uint64_t counts[] = {37, 16384, 16385, 300001, 5, 16384, 40000, 3};

@@ -346,30 +346,37 @@ static int peer_index(int me, int p)
     return p < me ? p : p - 1;
 }
 
-/* Mesh allgather of S bytes per rank (coll_kernel.c, PAIRS): the main thread copies its own
- * block, then starts the peer threads one after the other (a record each); peer thread j waits
- * for its start, exchanges with its peer (whose thread for me started at its own index),
- * copies the landed block out and reports back; the main thread then waits for them in order.
- * Returns rank me's milliseconds. */
+/* Mesh allgather of S bytes per rank (coll_kernel.c, STAGED, one round): the main thread
+ * copies its block into its HCCL buffer, starts the peer threads one after the other (a
+ * record each), copies its own block to its output, then waits for them in order. Peer thread
+ * j records "staged" to its peer, waits for the peer's, reads the peer's block, records "read"
+ * and waits for the peer's, and reports back. With one peer the main thread does that itself,
+ * before its own block. Returns rank me's milliseconds. */
 static double mesh_allgather_ms(const struct emu_model_params *p, int n, int me)
 {
     double T = p->task_s, N = p->notify_s, S = (double)AG_BYTES;
     double move = T + p->link_lat_s + S / p->link_bw;
-    double k0 = p->launch_s;                  /* from A's end: the launch */
-    double m0 = k0 + T + S / p->copy_bw;      /* own block copied */
-    double joined = m0 + (n - 1) * T;         /* the main thread's last start record */
+    double copy = T + S / p->copy_bw;
+    double m0 = p->launch_s + copy; /* from A's end: the launch, my block staged */
+    double end;
 
-    for (int q = 0; q < n; q++) {
-        if (q == me)
-            continue;
-        int j = peer_index(me, q), jq = peer_index(q, me);
-        double w = m0 + (j + 1) * T + N, wq = m0 + (jq + 1) * T + N; /* both threads start */
-        double ack = max2(w + 2 * T, wq + T + N), ackq = max2(wq + 2 * T, w + T + N);
-        double data = max2(ack + move + T, ackq + move + N);
-        double report = data + T + S / p->copy_bw + T;
-        joined = max2(joined + T, report + N);
+    if (n == 2) { /* every rank stages at the same instant */
+        double ack = max2(m0 + 2 * T, m0 + T + N);
+        double data = max2(ack + move + 2 * T, ack + move + T + N);
+        end = data + copy + T;
+    } else {
+        double joined = m0 + n * T + S / p->copy_bw; /* the start records, my own block */
+        for (int q = 0; q < n; q++) {
+            if (q == me)
+                continue;
+            int j = peer_index(me, q), jq = peer_index(q, me);
+            double w = m0 + (j + 1) * T + N, wq = m0 + (jq + 1) * T + N; /* threads start */
+            double ack = max2(w + 2 * T, wq + T + N), ackq = max2(wq + 2 * T, w + T + N);
+            double data = max2(ack + move + 2 * T, ackq + move + T + N);
+            joined = max2(joined + T, data + T + N);
+        }
+        end = joined + T; /* the record to the host */
     }
-    double end = joined + T; /* the record to the host */
     return (end + max2(p->host_task_s, N) + p->host_task_s) * 1e3; /* host wait, event B */
 }
 

@@ -322,6 +322,11 @@ uint64_t emu_coll_slot(const struct emu_coll_state *st)
     return st->slot;
 }
 
+uint64_t emu_coll_eager_len(const struct emu_coll_state *st)
+{
+    return st->eager_len;
+}
+
 uint8_t *emu_coll_buf(const struct emu_coll_state *st)
 {
     return st->res.buf;
@@ -454,6 +459,10 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
     eager_plan(st, a);
+    /* A STAGED launch fills my buffer up to the eager slots: nobody writes into my slots
+     * while it runs (coll_kernel.c). */
+    if (a->engine == HCOLL_ENGINE_STAGED)
+        a->stage_len = st->eager_off / HCOLL_ALIGN * HCOLL_ALIGN;
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */

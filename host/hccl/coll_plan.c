@@ -62,6 +62,33 @@ static uint64_t pair_rounds(const struct hcoll_pair *p, uint64_t slot)
     return ceil_div(p->send_len > p->recv_len ? p->send_len : p->recv_len, slot);
 }
 
+/* Pairs where every peer gets the same block of mine (allgather; the second half of the
+ * two-shot forms) go STAGED, read from my HCCL buffer (coll_kernel.c: n + 1 copies of each
+ * block instead of 2n - 1), once they are too large for the eager slots. The largest block
+ * decides: every rank computes the same, so both ends of every pair take the same form. */
+static emu_status run_gather(struct emu_coll_state *st, aclrtStream stream,
+                             const struct emu_coll_op *op, const struct hcoll_pair *pairs,
+                             uint8_t *in, uint8_t *out)
+{
+    uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
+    uint64_t biggest = 0;
+    struct hcoll_args a;
+
+    for (uint32_t p = 0; p < n; p++) {
+        if (p == me)
+            continue;
+        biggest = pairs[p].send_len > biggest ? pairs[p].send_len : biggest;
+        biggest = pairs[p].recv_len > biggest ? pairs[p].recv_len : biggest;
+    }
+    if (biggest <= emu_coll_eager_len(st))
+        return run_pairs(st, stream, op, pairs, in, out, HCOLL_RECV_COPY);
+    emu_coll_args_init(&a, op, st, HCOLL_ENGINE_STAGED, HCOLL_RECV_COPY);
+    a.in = in;
+    a.out = out;
+    memcpy(a.pairs, pairs, sizeof(a.pairs));
+    return emu_coll_launch_run(st, stream, &a, op->fn);
+}
+
 /* Reductions the data plane refuses: per round, one exchange launch that leaves every
  * peer's part in the HCCL buffer, then one compute launch that reduces in rank order. */
 static emu_status reduce_by_compute(struct emu_coll_state *st, aclrtStream stream,
@@ -166,7 +193,7 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
     }
     if ((s = run_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE)) != EMU_OK)
         return s;
-    return run_pairs(st, stream, op, ag, op->out, op->out, HCOLL_RECV_COPY);
+    return run_gather(st, stream, op, ag, op->out, op->out);
 }
 
 static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
@@ -223,7 +250,9 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     }
     for (uint32_t p = 0; p < n; p++)
         op->pairs[p] = (struct hcoll_pair){0, bytes, p * bytes, bytes};
-    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+    if (n == 1)
+        return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
+    return run_gather(st, stream, op, op->pairs, op->in, op->out);
 }
 
 /* Reduce-scatter: mesh (planned by the caller), or a ring when asked for and not in place. */
@@ -269,7 +298,7 @@ static emu_status broadcast_twoshot(struct emu_coll_state *st, aclrtStream strea
     }
     if ((s = run_pairs(st, stream, op, sc, op->in, op->out, HCOLL_RECV_COPY)) != EMU_OK)
         return s;
-    return run_pairs(st, stream, op, ag, op->out, op->out, HCOLL_RECV_COPY);
+    return run_gather(st, stream, op, ag, op->out, op->out);
 }
 
 static emu_status broadcast(struct emu_coll_state *st, aclrtStream stream,
