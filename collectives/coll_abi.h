@@ -90,7 +90,8 @@ struct hcoll_args {
     uint64_t eager_off, eager_len;
     uint32_t eager_threads; /* 1: each eager pair on its peer's thread; 0: on the main thread */
     uint32_t pad;
-    uint64_t stage_len; /* STAGED: bytes at the start of my HCCL buffer a round stages */
+    uint64_t stage_len; /* STAGED, and RHD_AR's allgather half (0: recursive doubling):
+                         * bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
     uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel

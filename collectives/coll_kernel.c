@@ -149,11 +149,12 @@ static bool overlaps(const uint8_t *a, const uint8_t *b, uint64_t len)
     return a < b + len && b < a + len;
 }
 
-static int self_copy(const struct run *g)
+/* My own part `pr` from in to out (nothing when in place). */
+static int self_copy(const struct run *g, const struct hcoll_pair *pr, const uint8_t *in,
+                     uint8_t *out)
 {
-    const struct hcoll_pair *pr = &g->a->pairs[g->me];
-    const uint8_t *src = g->a->in + pr->send_off;
-    uint8_t *dst = g->a->out + pr->recv_off;
+    const uint8_t *src = in + pr->send_off;
+    uint8_t *dst = out + pr->recv_off;
     uint64_t len = min_u64(pr->send_len, pr->recv_len);
 
     if (len == 0 || src == dst)
@@ -245,14 +246,15 @@ static bool eager_fits(const struct run *g)
                     g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
 }
 
-/* Whether a STAGED launch's chunks fit my buffer before the eager slots. */
+/* Whether the chunks a launch stages (STAGED, and RHD_AR when stage_len is set) fit my
+ * buffer before the eager slots. */
 static bool stage_fits(const struct run *g)
 {
     const struct hcoll_args *a = g->a;
 
-    return a->engine != HCOLL_ENGINE_STAGED ||
-           (a->recv_mode == HCOLL_RECV_COPY && a->stage_len > 0 && a->stage_len <= g->r->buf_size &&
-            (a->eager_len == 0 || a->stage_len <= a->eager_off));
+    if (a->engine == HCOLL_ENGINE_STAGED && (a->recv_mode != HCOLL_RECV_COPY || a->stage_len == 0))
+        return false;
+    return a->stage_len <= g->r->buf_size && (a->eager_len == 0 || a->stage_len <= a->eager_off);
 }
 
 /* ---- PAIRS ---------------------------------------------------------------------------------- */
@@ -262,7 +264,7 @@ static bool stage_fits(const struct run *g)
 static int pairs_copy(const struct run *g)
 {
     TRY(eager_start(g));
-    TRY(self_copy(g));
+    TRY(self_copy(g, &g->a->pairs[g->me], g->a->in, g->a->out));
     for (uint32_t p = 0; p < g->n; p++) {
         uint64_t rounds = p == g->me || eager(g, p) ? 0 : pair_rounds(g, p);
         if (rounds == 0)
@@ -417,6 +419,19 @@ static int pairs_reduce(const struct run *g)
  * every peer's DATA of this one, so nobody writes into my buffer while a peer still reads it,
  * and I stage again only after every peer said it has read. */
 
+/* What a staged gather moves: pair(g, p) as in struct hcoll_pair, relative to in and out:
+ * the launch's own pairs (STAGED), or the blocks of an allreduce (RHD_AR). */
+struct gather {
+    const uint8_t *in;
+    uint8_t *out;
+    struct hcoll_pair (*pair)(const struct run *g, uint32_t p);
+};
+
+static struct hcoll_pair launch_pair(const struct run *g, uint32_t p)
+{
+    return g->a->pairs[p];
+}
+
 /* Bytes of round k of a `len`-byte block staged `cap` bytes a round. */
 static uint64_t chunk(uint64_t len, uint64_t k, uint64_t cap)
 {
@@ -426,22 +441,22 @@ static uint64_t chunk(uint64_t len, uint64_t k, uint64_t cap)
 }
 
 /* Rounds of the exchange with p: both ends count the larger of the two blocks alike. */
-static uint64_t staged_rounds(const struct run *g, uint32_t p)
+static uint64_t staged_rounds(const struct run *g, const struct gather *x, uint32_t p)
 {
-    const struct hcoll_pair *pr = &g->a->pairs[p];
-
     if (p == g->me)
         return 0;
-    return ceil_div(pr->send_len > pr->recv_len ? pr->send_len : pr->recv_len, g->a->stage_len);
+    struct hcoll_pair pr = x->pair(g, p);
+    return ceil_div(pr.send_len > pr.recv_len ? pr.send_len : pr.recv_len, g->a->stage_len);
 }
 
 /* Round k with p on thread t: p's chunk k read from its buffer to where it goes in mine. */
-static int read_round(const struct run *g, ThreadHandle t, uint32_t p, uint64_t k)
+static int read_round(const struct run *g, const struct gather *x, ThreadHandle t, uint32_t p,
+                      uint64_t k)
 {
-    const struct hcoll_pair *pr = &g->a->pairs[p];
+    struct hcoll_pair pr = x->pair(g, p);
     ChannelHandle c = g->r->chans[p];
-    uint64_t len = chunk(pr->recv_len, k, g->a->stage_len);
-    uint8_t *dst = g->a->out + pr->recv_off + k * g->a->stage_len;
+    uint64_t len = chunk(pr.recv_len, k, g->a->stage_len);
+    uint8_t *dst = x->out + pr.recv_off + k * g->a->stage_len;
     const uint8_t *src = g->r->peer_buf[p];
 
     TRY(HcommChannelNotifyRecordOnThread(t, c, HCOLL_ACK));
@@ -453,15 +468,15 @@ static int read_round(const struct run *g, ThreadHandle t, uint32_t p, uint64_t 
     return 0;
 }
 
-static int staged(const struct run *g)
+static int staged(const struct run *g, const struct gather *x)
 {
-    const struct hcoll_pair *mine = &g->a->pairs[g->me];
-    const uint8_t *block = g->a->in + mine->send_off;
+    struct hcoll_pair mine = x->pair(g, g->me);
+    const uint8_t *block = x->in + mine.send_off;
     uint64_t cap = g->a->stage_len, rounds = 0;
     uint32_t peers = 0, lone = 0;
 
     for (uint32_t p = 0; p < g->n; p++) {
-        uint64_t r = staged_rounds(g, p);
+        uint64_t r = staged_rounds(g, x, p);
         rounds = r > rounds ? r : rounds;
         if (r > 0) {
             peers++;
@@ -469,28 +484,28 @@ static int staged(const struct run *g)
         }
     }
     for (uint64_t k = 0; k < rounds; k++) {
-        uint64_t sl = chunk(mine->send_len, k, cap);
+        uint64_t sl = chunk(mine.send_len, k, cap);
         for (uint64_t o = 0; o < sl; o += g->slot)
             TRY(HcommLocalCopyOnThread(g->main, (uint8_t *)g->r->buf + o, block + k * cap + o,
                                        min_u64(g->slot, sl - o)));
         if (peers == 1) { /* as lone_peer(): no thread to start and join for one peer */
-            TRY(read_round(g, g->main, lone, k));
+            TRY(read_round(g, x, g->main, lone, k));
             continue;
         }
         for (uint32_t p = 0; p < g->n; p++) {
-            if (staged_rounds(g, p) <= k)
+            if (staged_rounds(g, x, p) <= k)
                 continue;
             TRY(start_peer(g, p));
-            TRY(read_round(g, peer_thread(g, p), p, k));
+            TRY(read_round(g, x, peer_thread(g, p), p, k));
         }
         if (k == 0) /* my own block while the peers read theirs */
-            TRY(self_copy(g));
+            TRY(self_copy(g, &mine, x->in, x->out));
         for (uint32_t p = 0; p < g->n; p++)
-            if (staged_rounds(g, p) > k)
+            if (staged_rounds(g, x, p) > k)
                 TRY(join_peer(g, p));
     }
     if (rounds == 0 || peers == 1)
-        TRY(self_copy(g));
+        TRY(self_copy(g, &mine, x->in, x->out));
     return 0;
 }
 
@@ -569,7 +584,19 @@ static int ring_allreduce(const struct run *g)
     return 0;
 }
 
-/* Recursive halving (reduce-scatter) then doubling (allgather); n is a power of two. */
+/* Block p of an allreduce beside my block: what its allgather half moves. */
+static struct hcoll_pair block_pair(const struct run *g, uint32_t p)
+{
+    struct blocks b = {g->a->count, ceil_div(g->a->count, g->n), g->a->esz};
+
+    return (struct hcoll_pair){blk_off(&b, g->me), blk_len(&b, g->me, g->me + 1), blk_off(&b, p),
+                               blk_len(&b, p, p + 1)};
+}
+
+/* Recursive halving (reduce-scatter), which leaves block `me` reduced here, then the
+ * allgather of the blocks: staged reads when the host gave a stage_len (every peer reads
+ * my block once: 1 + (n - 1) copies of a block instead of the 2(n - 1) of doubling's writes
+ * and copies out), else recursive doubling. n is a power of two. */
 static int rhd_allreduce(const struct run *g)
 {
     uint32_t n = g->n, me = g->me;
@@ -584,6 +611,10 @@ static int rhd_allreduce(const struct run *g)
         struct step st = {partner, partner, out + blk_off(&b, slo), sl, out + blk_off(&b, klo),
                           rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
         TRY(run_step(g, &st));
+    }
+    if (g->a->stage_len != 0) {
+        struct gather x = {out, out, block_pair};
+        return staged(g, &x);
     }
     for (uint32_t mask = 1; mask < n; mask *= 2) {
         uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
@@ -675,8 +706,10 @@ static int orchestrate(const struct run *g)
         return rhd_allgather(g);
     case HCOLL_ENGINE_RING_RS:
         return ring_reduce_scatter(g);
-    case HCOLL_ENGINE_STAGED:
-        return staged(g);
+    case HCOLL_ENGINE_STAGED: {
+        struct gather x = {g->a->in, g->a->out, launch_pair};
+        return staged(g, &x);
+    }
     default:
         return 1;
     }
