@@ -602,15 +602,21 @@ static int rhd_allreduce(const struct run *g)
     uint32_t n = g->n, me = g->me;
     struct blocks b = {g->a->count, ceil_div(g->a->count, n), g->a->esz};
     uint8_t *out = g->a->out;
+    const uint8_t *from = g->a->in; /* the first step sends from the input */
 
-    TRY(copy_in_to_out(g, b.count * b.esz));
     for (uint32_t mask = n / 2; mask >= 1; mask /= 2) {
         uint32_t partner = me ^ mask, lo = me & ~(2 * mask - 1), mid = lo + mask;
         uint32_t klo = (me & mask) ? mid : lo, slo = (me & mask) ? lo : mid;
         uint64_t sl = blk_len(&b, slo, slo + mask), rl = blk_len(&b, klo, klo + mask);
-        struct step st = {partner, partner, out + blk_off(&b, slo), sl, out + blk_off(&b, klo),
+        /* Only the half I keep is copied to the output, to be reduced there: the half I
+         * send goes from the input (half of a whole-buffer copy saved). */
+        if (from != out && rl > 0)
+            TRY(HcommLocalCopyOnThread(g->main, out + blk_off(&b, klo), from + blk_off(&b, klo),
+                                       rl));
+        struct step st = {partner, partner, from + blk_off(&b, slo), sl, out + blk_off(&b, klo),
                           rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
         TRY(run_step(g, &st));
+        from = out;
     }
     if (g->a->stage_len != 0) {
         struct gather x = {out, out, block_pair};
