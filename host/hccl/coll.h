@@ -104,6 +104,8 @@ emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream
 uint64_t emu_coll_slot(const struct emu_coll_state *st);
 /* Bytes of an eager slot (0: this communicator has none). */
 uint64_t emu_coll_eager_len(const struct emu_coll_state *st);
+/* Bytes at the start of my HCCL buffer one round of staged reads may fill. */
+uint64_t emu_coll_stage_len(const struct emu_coll_state *st);
 /* My HCCL buffer and its size, as the kernel sees them. */
 uint8_t *emu_coll_buf(const struct emu_coll_state *st);
 uint32_t emu_coll_rank(const struct emu_coll_state *st);

@@ -327,6 +327,13 @@ uint64_t emu_coll_eager_len(const struct emu_coll_state *st)
     return st->eager_len;
 }
 
+uint64_t emu_coll_stage_len(const struct emu_coll_state *st)
+{
+    /* Nobody writes into my slots while I stage (coll_kernel.c): a staged round may fill
+     * the buffer up to the eager slots, which stay free for peers' next calls. */
+    return st->eager_off / HCOLL_ALIGN * HCOLL_ALIGN;
+}
+
 uint8_t *emu_coll_buf(const struct emu_coll_state *st)
 {
     return st->res.buf;
@@ -459,14 +466,6 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
     eager_plan(st, a);
-    /* A STAGED launch, and the allgather half of RHD_AR past the eager slot size (below it
-     * doubling's three steps beat a mesh of reads in the modelled time), fill my buffer up
-     * to the eager slots: nobody writes into my slots meanwhile (coll_kernel.c). Every rank
-     * decides alike: the sizes are the same everywhere. */
-    uint64_t rhd_block = (a->count + st->res.size - 1) / st->res.size * a->esz;
-    if (a->engine == HCOLL_ENGINE_STAGED ||
-        (a->engine == HCOLL_ENGINE_RHD_AR && rhd_block > st->eager_len))
-        a->stage_len = st->eager_off / HCOLL_ALIGN * HCOLL_ALIGN;
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */

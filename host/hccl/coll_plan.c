@@ -62,10 +62,19 @@ static uint64_t pair_rounds(const struct hcoll_pair *p, uint64_t slot)
     return ceil_div(p->send_len > p->recv_len ? p->send_len : p->recv_len, slot);
 }
 
+/* The stage_len of a gather whose largest block is `largest` bytes, or 0. Blocks too large
+ * for the eager slots are gathered by reads of what their owner staged in its HCCL buffer
+ * (coll_kernel.c: n + 1 copies of each block instead of 2n - 1); smaller ones by writes (and,
+ * in halving-doubling, by doubling, whose three steps beat a mesh of reads in the modelled
+ * time there). Every rank computes the same from the sizes, so both ends of every pair take
+ * the same form. */
+static uint64_t stage_for(const struct emu_coll_state *st, uint64_t largest)
+{
+    return largest > emu_coll_eager_len(st) ? emu_coll_stage_len(st) : 0;
+}
+
 /* Pairs where every peer gets the same block of mine (allgather; the second half of the
- * two-shot forms) go STAGED, read from my HCCL buffer (coll_kernel.c: n + 1 copies of each
- * block instead of 2n - 1), once they are too large for the eager slots. The largest block
- * decides: every rank computes the same, so both ends of every pair take the same form. */
+ * two-shot forms): STAGED when stage_for() says so, else PAIRS. */
 static emu_status run_gather(struct emu_coll_state *st, aclrtStream stream,
                              const struct emu_coll_op *op, const struct hcoll_pair *pairs,
                              uint8_t *in, uint8_t *out)
@@ -80,11 +89,13 @@ static emu_status run_gather(struct emu_coll_state *st, aclrtStream stream,
         biggest = pairs[p].send_len > biggest ? pairs[p].send_len : biggest;
         biggest = pairs[p].recv_len > biggest ? pairs[p].recv_len : biggest;
     }
-    if (biggest <= emu_coll_eager_len(st))
+    uint64_t stage = stage_for(st, biggest);
+    if (stage == 0)
         return run_pairs(st, stream, op, pairs, in, out, HCOLL_RECV_COPY);
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_STAGED, HCOLL_RECV_COPY);
     a.in = in;
     a.out = out;
+    a.stage_len = stage;
     memcpy(a.pairs, pairs, sizeof(a.pairs));
     return emu_coll_launch_run(st, stream, &a, op->fn);
 }
@@ -223,6 +234,11 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
                            algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
                            HCOLL_RECV_COPY);
         a.count = op->count;
+        if (algo == EMU_ALGO_RHD) { /* its allgather half; block 0 is the largest */
+            uint64_t off, len;
+            block(op->count, n, 0, op->esz, &off, &len);
+            a.stage_len = stage_for(st, len);
+        }
         return emu_coll_launch_run(st, stream, &a, op->fn);
     default:
         return mesh_reduce(st, stream, op);
