@@ -31,6 +31,13 @@
 /* Eager slots: at most this many bytes per pair, and at most an eighth of the HCCL buffer for
  * all 2 * n of them, so the slots of the ACK protocol keep seven eighths or more. */
 #define MAX_EAGER (64ull << 10)
+/* Two ranks: up to this many. There an eager pair copies a block as often as the staged reads
+ * (three times: written into the peer's slot and copied out, or staged and read, and my own
+ * block to my output) and saves the ACK's hand-off, which costs more than the copy up to
+ * about 1 MiB here (docs/PERFORMANCE.md, session of 2026-12-02 17:15). With more ranks an
+ * eager block is copied 2n - 1 times against n + 1, and larger slots made 4 and 8 ranks slower
+ * from 256 KiB. */
+#define MAX_EAGER_TWO (1ull << 20)
 /* Communicators of more ranks use the ACK protocol only. An eager pair lands in two pages of
  * the peer's buffer besides the slot the first exchange uses, far from it (the eager slots
  * lie at the buffer's end), so each executor keeps three pages and three page-table pages
@@ -189,7 +196,8 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
     }
     /* The eager slots go at the end of the buffer, two per rank (coll_abi.h). */
     st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
-    st->eager_len = st->eager_len < MAX_EAGER ? st->eager_len : MAX_EAGER;
+    uint64_t cap = res.size == 2 ? MAX_EAGER_TWO : MAX_EAGER;
+    st->eager_len = st->eager_len < cap ? st->eager_len : cap;
     if (res.size > MAX_EAGER_RANKS)
         st->eager_len = 0;
     st->eager_off = res.buf_size - 2ull * res.size * st->eager_len;
