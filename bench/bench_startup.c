@@ -141,12 +141,13 @@ int main(int argc, char **argv)
     }
     double t_done = (double)since_start() / 1e6;
     aclrtResetDevice(0);
-    aclFinalize();
+    aclFinalize(); /* ends the executors */
+    double t_fini = (double)since_start() / 1e6;
     printf("startup %3u ranks: aclInit %.1f ms, devices up %.1f ms, comm init %.1f ms, "
-           "first kernel done %.1f ms, all torn down %.1f ms%s\n",
+           "first kernel done %.1f ms, all torn down %.1f ms, executors ended %.1f ms%s\n",
            n, t_init, slowest_ms(rs, n, offsetof(struct rank, t_dev)),
            slowest_ms(rs, n, offsetof(struct rank, t_comm)),
-           slowest_ms(rs, n, offsetof(struct rank, t_kernel)), t_done,
+           slowest_ms(rs, n, offsetof(struct rank, t_kernel)), t_done, t_fini,
            failed ? " (FAILED)" : "");
     double exec_ms = cpu_ms(RUSAGE_CHILDREN);
     printf("startup %3u ranks: CPU time: host process %.1f ms, executors %.1f ms (%.2f ms each)\n",

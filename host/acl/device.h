@@ -48,6 +48,8 @@ emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
 void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q);
 /* Disconnect (the executor ends when its last host disconnects). */
 void emu_device_close(struct emu_hdev *d);
+/* emu_device_close() of devs[0..n), their executors ending side by side. */
+void emu_device_close_all(struct emu_hdev *devs, uint32_t n);
 /* Sleep on a futex word of device d's control block while it equals `seen`, waking at least
  * every 50 ms to notice a dead executor. EMU_EDEVLOST when the device failed. */
 emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t seen,

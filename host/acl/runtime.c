@@ -246,8 +246,7 @@ void emu_runtime_fini(void)
 {
     pthread_mutex_lock(&emu_rt.lock);
     if (emu_rt.job_ready) {
-        for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++)
-            emu_device_close(&emu_rt.devs[i]);
+        emu_device_close_all(emu_rt.devs, EMU_MAX_DEVICES);
         emu_pin_fini();
         if (emu_rt.own_job_dir)
             emu_secure_dir_remove(emu_rt.job_dir);
