@@ -7,7 +7,9 @@
  * Prints the slowest rank's time at each step, then the CPU time spent: by this process (the
  * host library and the ranks) and by the executors (its children, reaped by aclFinalize), a
  * figure the machine's load does not change much, and the mean CPU time of a rank's thread in
- * each step. Not a test: it asserts nothing. */
+ * each step; the page faults of both; then the machine's floor under those figures
+ * (startup_floor.c): the CPU time of as many executors that only start and exit, and the
+ * cost of a page's first touch. Not a test: it asserts nothing. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,8 @@
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
+
+#include "startup_floor.h"
 
 #define MAX_RANKS 256
 
@@ -55,6 +59,13 @@ static double cpu_ms(int who)
         return 0;
     return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static long page_faults(int who)
+{
+    struct rusage ru;
+
+    return getrusage(who, &ru) == 0 ? ru.ru_minflt + ru.ru_majflt : 0;
 }
 
 static int first_kernel(struct rank *r, HcclComm comm)
@@ -160,5 +171,16 @@ int main(int argc, char **argv)
     }
     printf("startup %3u ranks: CPU time of a rank's thread (mean): device up %.2f ms, comm init "
            "%.2f ms, first kernel %.2f ms\n", n, dev / n, comm / n, kernel / n);
+    long host_faults = page_faults(RUSAGE_SELF), exec_faults = page_faults(RUSAGE_CHILDREN);
+    printf("startup %3u ranks: page faults: host process %ld, executors %ld (%ld each)\n", n,
+           host_faults, exec_faults, exec_faults / (long)n);
+    /* The floor, measured after the job so that it does not compete with it. */
+    double floor_cpu = 0, floor_wall = 0, touch_us = startup_floor_touch_us();
+    if (startup_floor_spawn(n, &floor_cpu, &floor_wall) == 0 && touch_us >= 0)
+        printf("startup %3u ranks: this machine: %u executors that only start and exit take "
+               "%.1f ms of CPU (%.2f ms each), %.1f ms; a first touch of a shared page costs "
+               "%.2f us (so the executors' faults, %.1f ms of CPU)\n",
+               n, n, floor_cpu, floor_cpu / n, floor_wall, touch_us,
+               (double)exec_faults * touch_us / 1e3);
     return failed ? 1 : 0;
 }
