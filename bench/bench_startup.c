@@ -11,6 +11,7 @@
  * (startup_floor.c): the CPU time of as many executors that only start and exit, and the
  * cost of a page's first touch. Not a test: it asserts nothing. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct rank {
 };
 
 static uint64_t t0;
+static pthread_barrier_t kernels_done;
 
 static uint64_t since_start(void)
 {
@@ -92,19 +94,26 @@ static void *rank_main(void *arg)
 {
     struct rank *r = arg;
     HcclComm comm = NULL;
+    bool set = aclrtSetDevice((int32_t)r->id) == ACL_SUCCESS;
 
     r->failed = 1;
-    if (aclrtSetDevice((int32_t)r->id) != ACL_SUCCESS)
-        return NULL;
-    r->t_dev = since_start();
-    r->c_dev = thread_cpu_ns();
-    if (HcclCommInitRootInfo(r->n, r->root, r->id, &comm) == HCCL_SUCCESS) {
+    if (set) {
+        r->t_dev = since_start();
+        r->c_dev = thread_cpu_ns();
+    }
+    if (set && HcclCommInitRootInfo(r->n, r->root, r->id, &comm) == HCCL_SUCCESS) {
         r->t_comm = since_start();
         r->c_comm = thread_cpu_ns();
         r->failed = first_kernel(r, comm);
-        HcclCommDestroy(comm);
     }
-    aclrtResetDevice((int32_t)r->id);
+    /* Every rank, failed or not, tears down only when all have their first kernel done: the
+     * first ranks' clean-up would take the cores from the last ones, whose first kernel this
+     * measures (a job goes on with more work after its first kernel, not with clean-up). */
+    pthread_barrier_wait(&kernels_done);
+    if (comm != NULL)
+        HcclCommDestroy(comm);
+    if (set)
+        aclrtResetDevice((int32_t)r->id);
     return NULL;
 }
 
@@ -139,6 +148,8 @@ int main(int argc, char **argv)
         return 1;
     double t_init = (double)since_start() / 1e6;
     if (aclrtSetDevice(0) != ACL_SUCCESS || HcclGetRootInfo(&root) != HCCL_SUCCESS)
+        return 1;
+    if (pthread_barrier_init(&kernels_done, NULL, n) != 0)
         return 1;
     for (uint32_t i = 0; i < n; i++) {
         rs[i] = (struct rank){.id = i, .n = n, .root = &root};
@@ -177,10 +188,10 @@ int main(int argc, char **argv)
     /* The floor, measured after the job so that it does not compete with it. */
     double floor_cpu = 0, floor_wall = 0, touch_us = startup_floor_touch_us();
     if (startup_floor_spawn(n, &floor_cpu, &floor_wall) == 0 && touch_us >= 0)
-        printf("startup %3u ranks: this machine: %u executors that only start and exit take "
+        printf("startup %3u ranks: this machine: %u executor%s that only start and exit take "
                "%.1f ms of CPU (%.2f ms each), %.1f ms; a first touch of a shared page costs "
                "%.2f us (so the executors' faults, %.1f ms of CPU)\n",
-               n, n, floor_cpu, floor_cpu / n, floor_wall, touch_us,
+               n, n, n == 1 ? "" : "s", floor_cpu, floor_cpu / n, floor_wall, touch_us,
                (double)exec_faults * touch_us / 1e3);
     return failed ? 1 : 0;
 }
