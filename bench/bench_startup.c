@@ -188,7 +188,7 @@ int main(int argc, char **argv)
     /* The floor, measured after the job so that it does not compete with it. */
     double floor_cpu = 0, floor_wall = 0, touch_us = startup_floor_touch_us();
     if (startup_floor_spawn(n, &floor_cpu, &floor_wall) == 0 && touch_us >= 0)
-        printf("startup %3u ranks: this machine: starting %u executor%s that exit at once costs "
+        printf("startup %3u ranks: this machine: starting %u executor%s (each exits at once) costs "
                "%.1f ms of CPU (%.2f ms each) and %.1f ms; a first touch of a shared page "
                "costs %.2f us (so the executors' faults, %.1f ms of CPU)\n",
                n, n, n == 1 ? "" : "s", floor_cpu, floor_cpu / n, floor_wall, touch_us,
