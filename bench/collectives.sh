@@ -5,15 +5,20 @@
 # count, since every emulated device shares the same two cores) and, when OpenMPI's mpicc and
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
-# Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, MAXB, RANKS, MPI_TIMEOUT override)
-# 20 timed calls after 5 warm-up ones per size: with 5 after 2, each size's first calls
-# (fresh pages of the buffers and HCCL buffer slots) weighed on the mean, up to 10x on a VM
-# where a page fault costs microseconds.
+# Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
+# MAXB, RANKS, MPI_TIMEOUT override)
+# Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5:
+# each size's first calls touch fresh pages of the buffers and of the HCCL buffer's slots, and
+# on a VM where a page fault costs 15-20 us (bench_startup measures it) they weighed on the
+# mean of a short loop up to 10x (with 5 after 2) and still 2-4x at 1 KiB-1 MiB with 20 after 5.
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
+SMALL_ITERS=${SMALL_ITERS:-200}
+SMALL_WARMUP=${SMALL_WARMUP:-20}
+SMALL_MAX=${SMALL_MAX:-1M}
 MAXB=${MAXB:-64M}
 RANKS=${RANKS:-"2 4 8"}
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
@@ -31,12 +36,16 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
 fi
 [ -n "$mpi" ] || echo "OpenMPI (mpicc, mpirun) not installed: no MPI column"
 
-case $MAXB in
-*K) maxbytes=$((${MAXB%K} * 1024)) ;;
-*M) maxbytes=$((${MAXB%M} * 1048576)) ;;
-*G) maxbytes=$((${MAXB%G} * 1073741824)) ;;
-*) maxbytes=$MAXB ;;
-esac
+bytes_of() {
+    case $1 in
+    *K) echo $((${1%K} * 1024)) ;;
+    *M) echo $((${1%M} * 1048576)) ;;
+    *G) echo $((${1%G} * 1073741824)) ;;
+    *) echo "$1" ;;
+    esac
+}
+maxbytes=$(bytes_of "$MAXB")
+smallmax=$(bytes_of "$SMALL_MAX")
 # OpenMPI refuses to start as root unless told; the benchmark runs as whoever runs make.
 asroot=""
 [ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
@@ -47,15 +56,25 @@ for n in $RANKS; do
     copy=$("$BIN/coll_copy_bound")
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
-        "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" >"$TMP/mpi.txt" 2>"$TMP/mpi.err"; then
+        "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" \
+        >"$TMP/mpi.txt" 2>"$TMP/mpi.err"; then
         echo "mpirun -n $n failed or timed out (rows it finished are kept): $(head -c 300 "$TMP/mpi.err")"
     fi
     for tool in all_reduce_test all_gather_test; do
         name=$(echo $tool | sed 's/_test$//;s/_//')
-        if ! "$BIN/hcemu-run" -n "$n" -- "$BIN/$tool" -b 1K -e "$MAXB" -f 4 -n "$ITERS" \
-            -w "$WARMUP" -c 0 -B 1 >"$TMP/out.txt" 2>&1; then
-            echo "$tool at $n ranks failed:"; grep -v '^\[rank [0-9]*\] [0-9]' "$TMP/out.txt" | head -5
-        fi
+        : >"$TMP/out.txt"
+        # The sizes of one sweep from 1 KiB, x4: the small ones, then the rest with fewer calls.
+        big=$((smallmax * 4))
+        for sweep in "1024 $smallmax $SMALL_ITERS $SMALL_WARMUP" "$big $maxbytes $ITERS $WARMUP"; do
+            set -- $sweep
+            [ "$1" -le "$2" ] || continue
+            if ! "$BIN/hcemu-run" -n "$n" -- "$BIN/$tool" -b "$1" -e "$2" -f 4 -n "$3" -w "$4" \
+                -c 0 -B 1 >"$TMP/sweep.txt" 2>&1; then
+                echo "$tool at $n ranks failed:"
+                grep -v '^\[rank [0-9]*\] [0-9]' "$TMP/sweep.txt" | head -5
+            fi
+            cat "$TMP/sweep.txt" >>"$TMP/out.txt"
+        done
         grep -E '^\[rank 0\] [0-9]+ +\|' "$TMP/out.txt" | sed 's/^\[rank 0\] //' |
         while IFS='|' read -r bytes us alg bus res; do
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")

@@ -2,10 +2,12 @@
  * MPI_Allgather at the sizes of the hccl_test sweep (1 KiB, x4, up to maxbytes), timed the
  * way the tools time (a barrier, then the iterations after the warm-up). Compiled by the
  * script with mpicc when OpenMPI is installed; never part of the CMake build.
- * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP
+ * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]
+ * (sizes up to SMALLMAX: SMALLITERS timed calls after SMALLWARMUP, as collectives.sh runs them)
  * Prints on rank 0: "allreduce|allgather BYTES MICROSECONDS" per size, where BYTES is what
  * hccl_test reports as data_size (allgather: the gathered output). */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,21 +33,26 @@ int main(int argc, char **argv)
 {
     int me, n;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: mpi_coll MAXBYTES ITERS WARMUP\n");
+    if (argc != 4 && argc != 7) {
+        fprintf(stderr,
+                "usage: mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]\n");
         return 2;
     }
-    long maxb = atol(argv[1]);
+    long maxb = atol(argv[1]), small_max = argc == 7 ? atol(argv[4]) : 0;
     int iters = atoi(argv[2]), warmup = atoi(argv[3]);
+    int small_iters = argc == 7 ? atoi(argv[5]) : iters;
+    int small_warmup = argc == 7 ? atoi(argv[6]) : warmup;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     float *a = calloc((size_t)maxb / 4 + 1, 4), *b = calloc((size_t)maxb / 4 + 1, 4);
-    if (a == NULL || b == NULL || iters < 1 || warmup < 0)
+    if (a == NULL || b == NULL || iters < 1 || warmup < 0 || small_iters < 1 || small_warmup < 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int op = 0; op < 2; op++)
         for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
-            double us = time_one(op, bytes, n, iters, warmup, a, b);
+            bool small = bytes <= small_max;
+            double us = time_one(op, bytes, n, small ? small_iters : iters,
+                                 small ? small_warmup : warmup, a, b);
             if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
                 printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
                 fflush(stdout);
