@@ -63,9 +63,20 @@ for n in $RANKS; do
     for tool in all_reduce_test all_gather_test; do
         name=$(echo $tool | sed 's/_test$//;s/_//')
         : >"$TMP/out.txt"
-        # The sizes of one sweep from 1 KiB, x4: the small ones, then the rest with fewer calls.
+        # The sizes from 1 KiB, x4: the small ones in one sweep, then each larger one in a job
+        # of its own. In one sweep with buffers of 64 MiB, the size after the first ran at
+        # half speed at 8 ranks, whichever it was (16 MiB allgather after 4 MiB: 13-16 ms;
+        # first, or after 1 MiB: 6.5-7.5 ms); docs/PERFORMANCE.md, session of 17:15.
+        small_end=$smallmax
+        [ "$maxbytes" -ge "$smallmax" ] || small_end=$maxbytes
+        sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"
         big=$((smallmax * 4))
-        for sweep in "1024 $smallmax $SMALL_ITERS $SMALL_WARMUP" "$big $maxbytes $ITERS $WARMUP"; do
+        while [ "$big" -le "$maxbytes" ]; do
+            sweeps="$sweeps
+$big $big $ITERS $WARMUP"
+            big=$((big * 4))
+        done
+        echo "$sweeps" | while read -r sweep; do
             set -- $sweep
             [ "$1" -le "$2" ] || continue
             if ! "$BIN/hcemu-run" -n "$n" -- "$BIN/$tool" -b "$1" -e "$2" -f 4 -n "$3" -w "$4" \
