@@ -4,6 +4,7 @@
 #define HCEMU_COMMON_OS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,11 @@ void emu_os_zero(void *addr, size_t len);
  * the memory available (MemAvailable + SwapFree) and the free space of dir's file system
  * (tmpfs pages are memory; a full /dev/shm refuses them however much memory is free). */
 uint64_t emu_os_mem_room(const char *dir);
+
+/* Wait up to `ms` for child `pid` to end and collect it: woken at its exit by a pidfd (by a
+ * look every millisecond where the kernel has none). True when it was collected, or is not
+ * our child (any more). Async-signal-safe: signal handlers' clean-up uses it. */
+bool emu_os_wait_child(int pid, int ms);
 
 /* Number of online CPUs (>= 1), read again at most once a second. */
 unsigned emu_os_cpu_count(void);

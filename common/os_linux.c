@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,6 +154,40 @@ void emu_os_zero(void *addr, size_t len)
     }
     memset(addr, 0, lo - a);
     memset((void *)hi, 0, end - hi);
+}
+
+bool emu_os_wait_child(int pid, int ms)
+{
+    /* Only system calls and a monotonic clock read: safe in a signal handler. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t end_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + ms;
+    int pidfd = -1;
+    bool done = false;
+#ifdef SYS_pidfd_open
+    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+    for (;;) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR)) {
+            done = true;
+            break;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t left = end_ms - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+        if (left <= 0)
+            break;
+        if (pidfd >= 0) {
+            struct pollfd p = {.fd = pidfd, .events = POLLIN};
+            (void)poll(&p, 1, (int)left);
+        } else {
+            struct timespec ms1 = {0, 1000000};
+            nanosleep(&ms1, NULL);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return done;
 }
 
 /* A "Name:   N kB" line of /proc/meminfo, in bytes; 0 when missing. */

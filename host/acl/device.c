@@ -21,7 +21,6 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,35 +286,13 @@ emu_status emu_device_open(uint32_t id, struct emu_hdev **out)
     return s;
 }
 
-/* Collect the executor we started. It ends promptly once its hosts hang up: a pidfd wakes us
- * at its exit (where the kernel has none, a look every millisecond), so closing many devices
- * costs about one executor's exit, not a sleep each. One that outlives its hang-up by
- * REAP_MS is left to be collected when this process ends. */
+/* Collect the executor we started: it ends promptly once its hosts hang up (closing many
+ * devices then costs about one executor's exit, not a sleep each). One that outlives its
+ * hang-up by REAP_MS is left to be collected when this process ends. */
 static void reap(struct emu_hdev *d)
 {
-    if (d->child_pid <= 0)
-        return;
-    uint64_t deadline = emu_os_deadline_ms(REAP_MS);
-    int pidfd = -1;
-#ifdef SYS_pidfd_open
-    pidfd = (int)syscall(SYS_pidfd_open, d->child_pid, 0);
-#endif
-    for (;;) {
-        pid_t r = waitpid(d->child_pid, NULL, WNOHANG);
-        if (r == d->child_pid || (r < 0 && errno != EINTR))
-            break;
-        uint64_t now = emu_os_now_ns();
-        if (now >= deadline)
-            break;
-        if (pidfd >= 0) {
-            struct pollfd p = {.fd = pidfd, .events = POLLIN};
-            (void)poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
-        } else {
-            usleep(1000);
-        }
-    }
-    if (pidfd >= 0)
-        close(pidfd);
+    if (d->child_pid > 0)
+        (void)emu_os_wait_child(d->child_pid, REAP_MS);
     d->child_pid = 0;
 }
 

@@ -110,21 +110,15 @@ static void wait_cleanup_done(void)
         usleep(5000);
 }
 
-/* Wait (bounded) for the executors we started; one that does not end (stopped, or stuck in
- * a kernel's constructor) is killed, so none outlives us. waitpid, kill and usleep are
- * async-signal-safe: this also runs from signal handlers. */
+/* Wait (bounded) for the executors we started, all hung up on already, so they end side by
+ * side; one that does not end within 2 s (stopped, or stuck in a kernel's constructor) is
+ * killed, so none outlives us. Async-signal-safe (emu_os_wait_child, kill, waitpid): this
+ * also runs from signal handlers. */
 static void reap_all(void)
 {
     for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
         pid_t pid = emu_rt.devs[i].child_pid;
-        int k = 0;
-        for (; pid > 0 && k < 200; k++) {
-            pid_t r = waitpid(pid, NULL, WNOHANG);
-            if (r == pid || r < 0)
-                break;
-            usleep(10000);
-        }
-        if (pid > 0 && k == 200) {
+        if (pid > 0 && !emu_os_wait_child(pid, 2000)) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
