@@ -64,9 +64,9 @@ for n in $RANKS; do
         name=$(echo $tool | sed 's/_test$//;s/_//')
         : >"$TMP/out.txt"
         # The sizes from 1 KiB, x4: the small ones in one sweep, then each larger one in a job
-        # of its own. In one sweep with buffers of 64 MiB, the size after the first ran at
-        # half speed at 8 ranks, whichever it was (16 MiB allgather after 4 MiB: 13-16 ms;
-        # first, or after 1 MiB: 6.5-7.5 ms); docs/PERFORMANCE.md, session of 17:15.
+        # of its own, so that no row depends on the sizes before it (one such dependence, a
+        # peer mapping that moved between two sizes, was found this way: docs/PERFORMANCE.md,
+        # session of 17:15).
         small_end=$smallmax
         [ "$maxbytes" -ge "$smallmax" ] || small_end=$maxbytes
         sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"

@@ -19,7 +19,8 @@ struct emu_devmap {
     struct emu_devctl *ctl;
     /* Where the device's memory is mapped in this process: this device's own at its window,
      * in full; a peer's at a private alias of its first `reach` bytes, mapped on first use
-     * and grown when needed (emu_devmap_at). Read both through emu_devmap_at. */
+     * to the end of the allocation touched and grown (moved) when needed (emu_devmap_at).
+     * Read both through emu_devmap_at. */
     uint8_t *mem;
     uint64_t mem_size;
     _Atomic uint64_t reach;
