@@ -53,16 +53,6 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static double cpu_ms(int who)
-{
-    struct rusage ru;
-
-    if (getrusage(who, &ru) != 0)
-        return 0;
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
 static long page_faults(int who)
 {
     struct rusage ru;
@@ -171,9 +161,9 @@ int main(int argc, char **argv)
            slowest_ms(rs, n, offsetof(struct rank, t_comm)),
            slowest_ms(rs, n, offsetof(struct rank, t_kernel)), t_done, t_fini,
            failed ? " (FAILED)" : "");
-    double exec_ms = cpu_ms(RUSAGE_CHILDREN);
+    double exec_ms = startup_cpu_ms(RUSAGE_CHILDREN);
     printf("startup %3u ranks: CPU time: host process %.1f ms, executors %.1f ms (%.2f ms each)\n",
-           n, cpu_ms(RUSAGE_SELF), exec_ms, exec_ms / n);
+           n, startup_cpu_ms(RUSAGE_SELF), exec_ms, exec_ms / n);
     double dev = 0, comm = 0, kernel = 0;
     for (uint32_t i = 0; i < n; i++) {
         dev += (double)rs[i].c_dev / 1e6;

@@ -32,11 +32,11 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static double children_cpu_ms(void)
+double startup_cpu_ms(int who)
 {
     struct rusage ru;
 
-    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+    if (getrusage(who, &ru) != 0)
         return 0;
     return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
@@ -74,14 +74,14 @@ int startup_floor_spawn(uint32_t n, double *cpu_ms, double *wall_ms)
      * its constructors, the part of its start that no change inside hcemu can remove. */
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     char *argv[] = {bin, NULL};
-    double cpu0 = children_cpu_ms(), t0 = now_ms();
+    double cpu0 = startup_cpu_ms(RUSAGE_CHILDREN), t0 = now_ms();
     for (; started < n; started++)
         if (posix_spawn(&pids[started], bin, &fa, NULL, argv, environ) != 0)
             break;
     for (uint32_t i = 0; i < started; i++)
         waitpid(pids[i], NULL, 0);
     *wall_ms = now_ms() - t0;
-    *cpu_ms = children_cpu_ms() - cpu0;
+    *cpu_ms = startup_cpu_ms(RUSAGE_CHILDREN) - cpu0;
     posix_spawn_file_actions_destroy(&fa);
     return started == n ? 0 : -1;
 }

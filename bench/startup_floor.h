@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+/* CPU time in ms of getrusage's `who` (RUSAGE_SELF, RUSAGE_CHILDREN); 0 when unreadable. */
+double startup_cpu_ms(int who);
+
 /* Start n executors at once that exit without doing anything; their CPU time and the wall
  * time until the last ended, in ms. 0, or -1 when the executor cannot be found or started. */
 int startup_floor_spawn(uint32_t n, double *cpu_ms, double *wall_ms);

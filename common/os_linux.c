@@ -158,10 +158,8 @@ void emu_os_zero(void *addr, size_t len)
 
 bool emu_os_wait_child(int pid, int ms)
 {
-    /* Only system calls and a monotonic clock read: safe in a signal handler. */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t end_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + ms;
+    /* Only system calls and monotonic clock reads: safe in a signal handler. */
+    uint64_t deadline = emu_os_deadline_ms(ms);
     int pidfd = -1;
     bool done = false;
 #ifdef SYS_pidfd_open
@@ -173,13 +171,12 @@ bool emu_os_wait_child(int pid, int ms)
             done = true;
             break;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        int64_t left = end_ms - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
-        if (left <= 0)
+        uint64_t now = emu_os_now_ns();
+        if (now >= deadline)
             break;
         if (pidfd >= 0) {
             struct pollfd p = {.fd = pidfd, .events = POLLIN};
-            (void)poll(&p, 1, (int)left);
+            (void)poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
         } else {
             struct timespec ms1 = {0, 1000000};
             nanosleep(&ms1, NULL);
