@@ -1,6 +1,8 @@
 /* test_copy.c - emu_copy (common/copy.h) copies exactly what memcpy copies: every size class
- * (below 2 KiB, the backward range up to 1 MiB, above) at destinations 0 to 64 bytes ahead of
- * the source modulo 4096 and beyond, with the bytes around the destination untouched. */
+ * (below 2 KiB, the backward range up to 1 MiB, the streaming copy from HCEMU_COPY_STREAM_KB)
+ * at destinations 0 to 64 bytes ahead of the source modulo 4096 and beyond, with the bytes
+ * around the destination untouched; and the streaming copy itself at every alignment of
+ * either end and sizes around its 64-byte step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,10 +48,43 @@ static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **sta
     free(dst);
 }
 
+/* emu_copy_stream at small sizes too (emu_copy uses it only from 64 KiB): the unaligned head
+ * before the first whole destination line, the 64-byte loop, the tail after it. */
+static void streaming_copy_at_every_alignment_copies_the_bytes_and_nothing_else(void **state)
+{
+    static const size_t sizes[] = {0, 1, 15, 63, 64, 65, 127, 128, 200, 4096 + 13, 65536 + 63};
+    size_t cap = 65536 + 63 + 2 * 64 + 2 * GUARD + 4096;
+    uint8_t *src = aligned_alloc(4096, cap), *dst = aligned_alloc(4096, cap);
+    (void)state;
+
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < cap; i++)
+        src[i] = (uint8_t)(i * 37u + 11u);
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+        for (size_t da = 0; da < 64; da += 7)
+            for (size_t sa = 0; sa < 64; sa += 13) {
+                size_t n = sizes[k];
+                const uint8_t *s = src + sa;
+                uint8_t *d = dst + GUARD + da;
+                memset(dst, 0xEE, cap);
+                emu_copy_stream(d, s, n);
+                if (memcmp(d, s, n) != 0)
+                    fail_msg("%zu bytes, dst +%zu, src +%zu: the copy differs", n, da, sa);
+                for (size_t g = 1; g <= GUARD; g++)
+                    if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
+                        fail_msg("%zu bytes, dst +%zu, src +%zu: a byte outside was written", n,
+                                 da, sa);
+            }
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_distance_and_size_copies_the_bytes_and_nothing_else),
+        cmocka_unit_test(streaming_copy_at_every_alignment_copies_the_bytes_and_nothing_else),
     };
     return cmocka_run_group_tests_name("copy", tests, NULL, NULL);
 }
