@@ -25,7 +25,8 @@ MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partia
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
-echo "copy bound: two threads' memcpy rate (measured again before each rank count) / n"
+echo "copy bound: two threads' memcpy rate (measured again before each rank count) / n;"
+echo "of_stream: the same with the streaming copy of hcemu's data plane (common/copy.h) instead"
 
 # Optional MPI baseline: bench/mpi_coll.c compiled here with mpicc, never part of the build.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -50,10 +51,12 @@ smallmax=$(bytes_of "$SMALL_MAX")
 asroot=""
 [ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
 
-printf '\n%-10s %5s %10s %11s %11s %10s %8s %11s %11s %9s\n' collective ranks bytes hcemu_us \
-    busbw_GB/s bound_GB/s of_bound mpi_us mpi_busbw hcemu/mpi
+printf '\n%-10s %5s %10s %11s %11s %10s %8s %9s %11s %11s %9s\n' collective ranks bytes hcemu_us \
+    busbw_GB/s bound_GB/s of_bound of_stream mpi_us mpi_busbw hcemu/mpi
 for n in $RANKS; do
-    copy=$("$BIN/coll_copy_bound")
+    # shellcheck disable=SC2046
+    set -- $("$BIN/coll_copy_bound")
+    copy=$1 stream=$2
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" \
@@ -90,11 +93,12 @@ $big $big $ITERS $WARMUP"
         while IFS='|' read -r bytes us alg bus res; do
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
-                -v m="${m:-}" 'BEGIN {
+                -v st="$stream" -v m="${m:-}" 'BEGIN {
                     bound = cp / n;
+                    sbound = st / n;
                     f = c == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
-                    printf("%-10s %5d %10d %11.1f %11.4f %10.3f %8.3f ", c, n, b, us, bus, bound,
-                           (bound > 0 ? bus / bound : 0));
+                    printf("%-10s %5d %10d %11.1f %11.4f %10.3f %8.3f %9.3f ", c, n, b, us, bus,
+                           bound, (bound > 0 ? bus / bound : 0), (sbound > 0 ? bus / sbound : 0));
                     if (m != "" && m > 0)
                         printf("%11.1f %11.4f %9.2f\n", m, b / (m * 1000) * f, us / m);
                     else
