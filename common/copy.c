@@ -1,4 +1,5 @@
-/* copy.c - the streaming half of emu_copy (copy.h): large copies with non-temporal stores. */
+/* copy.c - the streaming half of emu_copy_shared (copy.h): large data-plane transfers with
+ * non-temporal stores. */
 #include "copy.h"
 
 #include <stdatomic.h>

@@ -1,5 +1,6 @@
-/* copy.h - memcpy, except where the destination runs just ahead of the source, and except
- * for large copies, which bypass the caches.
+/* copy.h - memcpy, except where the destination runs just ahead of the source (emu_copy),
+ * and except for large transfers of the data plane, which bypass the caches
+ * (emu_copy_shared).
  *
  * When the destination lies 1 to 63 bytes past the source modulo 4096 ((dst - src) mod
  * 4096 in [1, 64)), the CPU may see a false dependency between a copy's stores and its next
@@ -10,14 +11,17 @@
  * memcpy). Copying those sizes backwards, 64 bytes at a time, loads below what was just
  * stored: 25 GB/s. From 1 MiB glibc takes another path that is as fast or faster.
  *
- * Copies of at least HCEMU_COPY_STREAM_KB (1 MiB by default) use non-temporal stores
- * (emu_copy_stream, copy.c): what the data plane moves that far is read next by another
- * device's process, on another core, or not at all, so keeping it in the writer's cache buys
- * nothing, and an ordinary store first reads every destination line it writes (and takes it
- * from the core that read it last). glibc streams only above its own threshold, derived from
- * the last-level cache the CPU reports; a virtual machine may report an L3 of hundreds of MiB
- * (508 MiB on the machine of docs/PERFORMANCE.md, hence 127 MiB), which leaves every copy of
- * a collective on the slow path. */
+ * What the data plane moves (HcommLocalCopy, Write, Read) is read next by another device's
+ * process, on another core, or not at all. From HCEMU_COPY_STREAM_KB (1 MiB by default) such
+ * a transfer uses non-temporal stores (emu_copy_stream, copy.c): an ordinary store first
+ * reads every destination line it writes, and takes it from the core that read it last,
+ * while a block that large leaves the writer's L2 anyway. glibc streams only above its own
+ * threshold, three quarters of the last-level cache the CPU reports; a virtual machine may
+ * report an L3 of hundreds of MiB (508 MiB on the machine of docs/PERFORMANCE.md, hence
+ * 127 MiB), which left every large copy of a collective on the slow path. A host's own
+ * copies (aclrtMemcpy, memcpy tasks) stay cached: its program reads the bytes next, on the
+ * same core, often from the L3 (streaming them made `bench_memcpy`'s 1-16 MiB copies
+ * 0.74-0.87 of memcpy). */
 #ifndef HCEMU_COMMON_COPY_H
 #define HCEMU_COMMON_COPY_H
 
@@ -25,10 +29,11 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Copies below this never stream, whatever the setting: their lines fit any cache. */
+/* Transfers below this never stream, whatever the setting: their lines fit any cache. */
 #define EMU_COPY_STREAM_FLOOR (64u << 10)
 
-/* The size from which emu_copy streams (HCEMU_COPY_STREAM_KB, read once); SIZE_MAX = never. */
+/* The size from which emu_copy_shared streams (HCEMU_COPY_STREAM_KB, read once); SIZE_MAX =
+ * never. */
 size_t emu_copy_stream_min(void);
 /* memcpy with non-temporal stores, ordered before the caller's later stores (a notify that
  * publishes the bytes) by a store fence. dst and src must not overlap. */
@@ -38,10 +43,6 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
 {
     uintptr_t ahead = ((uintptr_t)dst - (uintptr_t)src) & 4095u;
 
-    if (n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min()) {
-        emu_copy_stream(dst, src, n);
-        return;
-    }
     if (n < 2048 || n >= (1u << 20) || ahead == 0 || ahead >= 64) {
         memcpy(dst, src, n);
         return;
@@ -58,6 +59,15 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
         memcpy(d + n, &t, sizeof(t));
     }
     memcpy(d, s, head);
+}
+
+/* A copy whose bytes another process reads next (the data plane's transfers). */
+static inline void emu_copy_shared(void *dst, const void *src, size_t n)
+{
+    if (n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min())
+        emu_copy_stream(dst, src, n);
+    else
+        emu_copy(dst, src, n);
 }
 
 #endif

@@ -104,7 +104,7 @@ enum emu_setting_reader {
     X(POLL_US, "HCEMU_POLL_US", EMU_SET_U64, "0", 0, 10000, "", EMU_SET_BOTH,                      \
       "how long a waiting thread polls, yielding its core, before it sleeps, in us (0 = off)")   \
     X(COPY_STREAM_KB, "HCEMU_COPY_STREAM_KB", EMU_SET_U64, "1024", 0, 1u << 22, "", EMU_SET_BOTH,  \
-      "copies of at least this many KiB bypass the caches (0 = never)")                           \
+      "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \

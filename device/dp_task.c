@@ -82,7 +82,7 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
     if (reduce)
         emu_reduce(dst, src, o->count, o->dtype, o->op);
     else
-        emu_copy(dst, src, o->len);
+        emu_copy_shared(dst, src, o->len);
     return EMU_RUN_DONE;
 }
 

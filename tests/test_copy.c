@@ -1,10 +1,11 @@
-/* test_copy.c - emu_copy (common/copy.h) copies exactly what memcpy copies: every size class
- * (below 2 KiB, the backward range up to 1 MiB, the streaming copy from HCEMU_COPY_STREAM_KB)
- * at destinations 0 to 64 bytes ahead of the source modulo 4096 and beyond, with the bytes
- * around the destination untouched; and the streaming copy itself at every alignment of
- * either end and sizes around its 64-byte step. */
+/* test_copy.c - emu_copy and emu_copy_shared (common/copy.h) copy exactly what memcpy copies:
+ * every size class (below 2 KiB, the backward range up to 1 MiB, above, where emu_copy_shared
+ * streams from HCEMU_COPY_STREAM_KB) at destinations 0 to 64 bytes ahead of the source modulo
+ * 4096 and beyond, with the bytes around the destination untouched; and the streaming copy
+ * itself at every alignment of either end and sizes around its 64-byte step. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,27 @@
 #include "common/copy.h"
 
 #define GUARD 128u
+
+/* One copy of n bytes `ahead` bytes past the source modulo 4096, checked byte for byte. */
+static void copy_at(uint8_t *src, uint8_t *dst, size_t n, size_t ahead, bool shared)
+{
+    /* The source at a page boundary + 8; the destination `ahead` bytes further mod 4096. */
+    const uint8_t *s = (const uint8_t *)(((uintptr_t)src + 4095) & ~(uintptr_t)4095) + 8;
+    uint8_t *page = (uint8_t *)(((uintptr_t)dst + GUARD + 4095) & ~(uintptr_t)4095);
+    uint8_t *d = page + 8 + ahead;
+
+    memset(d - GUARD, 0xEE, n + 2 * GUARD);
+    if (shared)
+        emu_copy_shared(d, s, n);
+    else
+        emu_copy(d, s, n);
+    if (memcmp(d, s, n) != 0)
+        fail_msg("%zu bytes %zu ahead (shared %d): the copy differs", n, ahead, shared);
+    for (size_t g = 1; g <= GUARD; g++)
+        if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
+            fail_msg("%zu bytes %zu ahead (shared %d): a byte outside was written", n, ahead,
+                     shared);
+}
 
 static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **state)
 {
@@ -29,21 +51,10 @@ static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **sta
     assert_non_null(dst);
     for (size_t i = 0; i < cap; i++)
         src[i] = (uint8_t)(i * 131u + 7u);
-    for (size_t a = 0; a < sizeof(ahead) / sizeof(ahead[0]); a++)
-        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-            size_t n = sizes[k];
-            /* The source at a page boundary + 8; the destination `ahead` bytes further mod 4096. */
-            const uint8_t *s = (const uint8_t *)(((uintptr_t)src + 4095) & ~(uintptr_t)4095) + 8;
-            uint8_t *page = (uint8_t *)(((uintptr_t)dst + GUARD + 4095) & ~(uintptr_t)4095);
-            uint8_t *d = page + 8 + ahead[a];
-            memset(d - GUARD, 0xEE, n + 2 * GUARD);
-            emu_copy(d, s, n);
-            if (memcmp(d, s, n) != 0)
-                fail_msg("%zu bytes %zu ahead: the copy differs", n, ahead[a]);
-            for (size_t g = 1; g <= GUARD; g++)
-                if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
-                    fail_msg("%zu bytes %zu ahead: a byte outside was written", n, ahead[a]);
-        }
+    for (int shared = 0; shared < 2; shared++)
+        for (size_t a = 0; a < sizeof(ahead) / sizeof(ahead[0]); a++)
+            for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+                copy_at(src, dst, sizes[k], ahead[a], shared != 0);
     free(src);
     free(dst);
 }
@@ -73,8 +84,8 @@ static void streaming_copy_at_every_alignment_copies_the_bytes_and_nothing_else(
                     fail_msg("%zu bytes, dst +%zu, src +%zu: the copy differs", n, da, sa);
                 for (size_t g = 1; g <= GUARD; g++)
                     if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
-                        fail_msg("%zu bytes, dst +%zu, src +%zu: a byte outside was written", n,
-                                 da, sa);
+                        fail_msg("%zu bytes, dst +%zu, src +%zu: a byte outside was written", n, da,
+                                 sa);
             }
     free(src);
     free(dst);
