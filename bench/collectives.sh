@@ -7,10 +7,12 @@
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
 # MAXB, RANKS, MPI_TIMEOUT override)
-# Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5:
-# each size's first calls touch fresh pages of the buffers and of the HCCL buffer's slots, and
-# on a VM where a page fault costs 15-20 us (bench_startup measures it) they weighed on the
-# mean of a short loop up to 10x (with 5 after 2) and still 2-4x at 1 KiB-1 MiB with 20 after 5.
+# Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
+# and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
+# first calls touch fresh pages of the buffers and of the HCCL buffer's slots, and on a VM
+# where a page fault costs 15-20 us (bench_startup measures it) they weighed on the mean of a
+# short loop up to 10x (with 5 after 2) and still 2-4x at 1 KiB-1 MiB with 20 after 5; a
+# 20-call 4 MiB loop (5 ms) varied 240-600 us a call between runs.
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
@@ -75,8 +77,10 @@ for n in $RANKS; do
         sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"
         big=$((smallmax * 4))
         while [ "$big" -le "$maxbytes" ]; do
+            iters=$((ITERS * 16777216 / big))
+            [ "$iters" -ge "$ITERS" ] || iters=$ITERS
             sweeps="$sweeps
-$big $big $ITERS $WARMUP"
+$big $big $iters $WARMUP"
             big=$((big * 4))
         done
         echo "$sweeps" | while read -r sweep; do

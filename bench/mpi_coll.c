@@ -3,7 +3,8 @@
  * way the tools time (a barrier, then the iterations after the warm-up). Compiled by the
  * script with mpicc when OpenMPI is installed; never part of the CMake build.
  * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]
- * (sizes up to SMALLMAX: SMALLITERS timed calls after SMALLWARMUP, as collectives.sh runs them)
+ * (sizes up to SMALLMAX: SMALLITERS timed calls after SMALLWARMUP, as collectives.sh runs them;
+ * above it ITERS, or more for sizes below 16 MiB: big_iters)
  * Prints on rank 0: "allreduce|allgather BYTES MICROSECONDS" per size, where BYTES is what
  * hccl_test reports as data_size (allgather: the gathered output). */
 #include <mpi.h>
@@ -29,6 +30,15 @@ static double time_one(int op, long bytes, int n, int iters, int warmup, float *
     return (MPI_Wtime() - t0) * 1e6 / iters;
 }
 
+/* Timed calls of a size above SMALLMAX: ITERS, and at least ITERS x 16 MiB of data, so that
+ * a 4 MiB row is no 20-call loop of 5 ms (collectives.sh, big_iters, counts alike). */
+static int big_iters(int iters, long bytes)
+{
+    long floor = (long)iters * (16l << 20) / bytes;
+
+    return floor > iters ? (int)floor : iters;
+}
+
 int main(int argc, char **argv)
 {
     int me, n;
@@ -51,7 +61,7 @@ int main(int argc, char **argv)
     for (int op = 0; op < 2; op++)
         for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
             bool small = bytes <= small_max;
-            double us = time_one(op, bytes, n, small ? small_iters : iters,
+            double us = time_one(op, bytes, n, small ? small_iters : big_iters(iters, bytes),
                                  small ? small_warmup : warmup, a, b);
             if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
                 printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
