@@ -51,6 +51,32 @@ uint32_t emu_devctl_streams_span(const struct emu_devctl *ctl)
     return n < EMU_MAX_STREAMS ? n : EMU_MAX_STREAMS;
 }
 
+/* `completed` wraps, so "lower" and "reached" are signed distances, as everywhere else. A
+ * stale or initial `wake_at` behind every target only wakes a waiter early; it never delays
+ * one, and the waiter then lowers it again. */
+void emu_stream_ctl_want(struct emu_stream_ctl *sc, uint32_t target)
+{
+    uint32_t w = emu_load_relaxed(&sc->wake_at);
+
+    /* Ordered before the caller's count in `waiters` (its read-modify-write), which the
+     * executor reads after raising `completed` (sched.c, account). */
+    while ((int32_t)(target - w) < 0 && !emu_cas_acq_rel(&sc->wake_at, &w, target))
+        ;
+}
+
+bool emu_stream_ctl_wake_due(struct emu_stream_ctl *sc, uint32_t done)
+{
+    uint32_t w = emu_load_acquire(&sc->wake_at);
+
+    if ((int32_t)(done - w) < 0)
+        return false;
+    /* As far ahead as the signed distance allows: every target lowers it. A waiter that
+     * lowered it meanwhile keeps its value (the exchange fails) and is woken now, early at
+     * worst. */
+    (void)emu_cas_acq_rel(&sc->wake_at, &w, done + (uint32_t)INT32_MAX);
+    return true;
+}
+
 void emu_devctl_lock(pthread_mutex_t *m)
 {
     int rc = pthread_mutex_lock(m);

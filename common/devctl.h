@@ -98,6 +98,10 @@ struct emu_stream_ctl {
     _Atomic uint32_t submitted; /* host tasks accepted; bumped under sq.lock */
     _Atomic uint32_t completed; /* tasks retired; futex word for stream synchronisation */
     _Atomic uint32_t waiters;   /* host threads asleep on `completed` */
+    /* With waiters: the lowest `completed` one of them waits for. A retirement short of it
+     * wakes nobody (emu_stream_ctl_wake_due), so a host waiting for the 4000th queued launch
+     * to retire sleeps through the 3999 before it. */
+    _Atomic uint32_t wake_at;
     _Atomic int32_t error;      /* first failure since the last synchronisation, emu_status */
     _Atomic uint32_t origin;    /* device threads: host stream slot of the last feeding kernel */
     /* What the stream is parked on, published by the executor for the hang watchdog. */
@@ -333,5 +337,11 @@ uint32_t emu_devctl_streams_span(const struct emu_devctl *ctl);
  * job to see a stop logs the one report of it; a running executor clears the claim. */
 bool emu_devctl_check_stopped(struct emu_devctl *ctl);
 int emu_devctl_stream_is_live(struct emu_devctl *ctl, uint32_t slot, uint32_t gen);
+/* A host thread about to sleep until `completed` reaches target: lower `wake_at` to it. Call
+ * before counting in `waiters`. */
+void emu_stream_ctl_want(struct emu_stream_ctl *sc, uint32_t target);
+/* The executor, after raising `completed` to done with waiters counted: whether one of them
+ * waits for that much; if so, `wake_at` moves out of the way until a waiter lowers it again. */
+bool emu_stream_ctl_wake_due(struct emu_stream_ctl *sc, uint32_t done);
 
 #endif

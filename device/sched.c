@@ -283,8 +283,10 @@ static void account(uint32_t s, uint32_t n)
     emu_fetch_add_relaxed(&ctl->progress, n);
     /* Pairs with the acquire load in the host's stream synchronisation: the effects of the
      * retired tasks are visible once `completed` is. */
-    emu_fetch_add_release(&sc->completed, n);
-    if (emu_load_acquire(&sc->waiters) != 0)
+    uint32_t done = emu_fetch_add_release(&sc->completed, n) + n;
+    /* Pairs with the waiter's count in `waiters` after lowering `wake_at` (host stream.c):
+     * either it sees the new `completed` before it sleeps, or this sees it counted. */
+    if (emu_load_acquire(&sc->waiters) != 0 && emu_stream_ctl_wake_due(sc, done))
         emu_os_futex_wake(&sc->completed, INT32_MAX);
 }
 

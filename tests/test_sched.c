@@ -6,8 +6,8 @@
  * the worker once the task is parked, and held rings (a task's ring of its own device wakes
  * nobody; the worker that ran it polls the parked heads), and yielding polls (a poll sees a
  * write or ends in time; idle workers poll the doorbell only while HCEMU_POLL_US is not 0:
- * the test runs with the default, 0, and as sched_poll with 300). The control block lives in
- * plain memory. */
+ * the test runs with the default, 0, and as sched_poll with 300), and whom a retirement wakes
+ * (wake_at). The control block lives in plain memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -519,9 +519,43 @@ static void test_register_after_start_refused(void **state)
     assert_int_equal(emu_sched_register(&late), EMU_EINVAL);
 }
 
+/* wake_at (common/devctl.c): a retirement wakes sleeping hosts only once `completed` reaches
+ * the lowest target any of them waits for, then moves out of the way until a waiter lowers
+ * it again; the zeroed initial value only wakes early; signed distances across the wrap. */
+static void test_wake_at_wakes_only_at_the_lowest_target(void **state)
+{
+    struct emu_stream_ctl sc;
+    (void)state;
+
+    memset(&sc, 0, sizeof(sc));
+    emu_stream_ctl_want(&sc, 100); /* behind every target: left alone ... */
+    assert_true(emu_stream_ctl_wake_due(&sc, 1)); /* ... so the first retirement wakes early */
+    assert_false(emu_stream_ctl_wake_due(&sc, 2)); /* and then nobody until a waiter asks */
+    emu_stream_ctl_want(&sc, 100);
+    assert_false(emu_stream_ctl_wake_due(&sc, 50));
+    assert_false(emu_stream_ctl_wake_due(&sc, 99));
+    assert_true(emu_stream_ctl_wake_due(&sc, 100));
+    assert_false(emu_stream_ctl_wake_due(&sc, 101));
+    emu_stream_ctl_want(&sc, 300); /* two waiters: the lower target counts */
+    emu_stream_ctl_want(&sc, 200);
+    emu_stream_ctl_want(&sc, 250);
+    assert_false(emu_stream_ctl_wake_due(&sc, 199));
+    assert_true(emu_stream_ctl_wake_due(&sc, 230)); /* past it: due */
+    emu_stream_ctl_want(&sc, 300); /* the one still waiting asks again */
+    assert_false(emu_stream_ctl_wake_due(&sc, 299));
+    assert_true(emu_stream_ctl_wake_due(&sc, 300));
+    /* Across the wrap of `completed`: 2^31 retirements with nobody asking bring it round. */
+    assert_true(emu_stream_ctl_wake_due(&sc, 0xFFFFFFF0u));
+    emu_stream_ctl_want(&sc, 5);
+    assert_false(emu_stream_ctl_wake_due(&sc, 0xFFFFFFF1u));
+    assert_false(emu_stream_ctl_wake_due(&sc, 0xFFFFFFFFu));
+    assert_true(emu_stream_ctl_wake_due(&sc, 5));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wake_at_wakes_only_at_the_lowest_target),
         cmocka_unit_test_setup(test_order_on_a_stream, reset),
         cmocka_unit_test_setup(test_park_and_wake, reset),
         cmocka_unit_test_setup(test_own_ring_is_served, reset),

@@ -90,6 +90,22 @@ static uint64_t room_at(struct emu_args_ring *r, uint64_t span)
     return start;
 }
 
+/* Wait until the launch counted as `seq` retired, for as long as the stream keeps
+ * retiring: false after ROOM_WAIT_NS without a retirement, or when the device failed. */
+static bool room_retired(struct emu_hstream *s, uint32_t seq)
+{
+    _Atomic uint32_t *completed = &s->d->ctl->streams[s->slot].completed;
+
+    for (;;) {
+        uint32_t before = emu_load_acquire(completed);
+        emu_status st = emu_stream_wait_retired(s, seq, emu_os_now_ns() + ROOM_WAIT_NS);
+        if (st == EMU_OK)
+            return true;
+        if (st != EMU_ETIMEOUT || emu_load_acquire(completed) == before)
+            return false;
+    }
+}
+
 emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr)
 {
     struct emu_args_ring *r = &s->args;
@@ -108,15 +124,16 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
     reclaim(r, emu_load_acquire(completed));
     uint64_t start;
     while ((start = room_at(r, span)) == UINT64_MAX) {
-        /* Full of queued launches: wait for the oldest to retire, as a launch into a full
-         * task queue waits on the card, so a host may queue any number of launches (before,
-         * 24,000 queued 8-rank collectives used up the ring, then the allocation table, and
-         * the next launch failed). A stream that retires nothing for ROOM_WAIT_NS (blocked on
-         * an event this very thread records later, say) lends the launch a block of the
-         * table instead. */
-        if (r->count == 0 ||
-            emu_stream_wait_retired(s, pending_at(r, 0)->seq, emu_os_now_ns() + ROOM_WAIT_NS) !=
-                EMU_OK)
+        /* Full of queued launches: wait for the oldest quarter to retire, as a launch into a
+         * full task queue waits on the card, so a host may queue any number of launches
+         * (before, 24,000 queued 8-rank collectives used up the ring, then the allocation
+         * table, and the next launch failed). A quarter, not one: waiting for the oldest
+         * alone woke this thread once per launch for as long as it ran ahead (a 30,000-call
+         * 2-rank loop: 2.6 context switches a call, twice the time of a 3,000-call one),
+         * while three quarters of the ring keep the device busy meanwhile. A stream that
+         * retires nothing for ROOM_WAIT_NS (blocked on an event this very thread records
+         * later, say) lends the launch a block of the table instead. */
+        if (r->count == 0 || !room_retired(s, pending_at(r, r->count / 4)->seq))
             return EMU_ENOMEM;
         reclaim(r, emu_load_acquire(completed));
     }

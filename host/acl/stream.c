@@ -297,6 +297,9 @@ emu_status emu_stream_wait_retired(struct emu_hstream *s, uint32_t target, uint6
         uint32_t done = emu_load_acquire(&sc->completed);
         if ((int32_t)(done - target) >= 0)
             return EMU_OK;
+        /* Woken only once `completed` reaches target (or at the liveness slice), not at each
+         * retirement before it. */
+        emu_stream_ctl_want(sc, target);
         emu_fetch_add_acq_rel(&sc->waiters, 1);
         emu_status st = emu_device_wait(s->d, &sc->completed, done, deadline);
         emu_fetch_sub_acq_rel(&sc->waiters, 1);

@@ -405,6 +405,7 @@ void emu_thread_quiesce(struct emu_comm *c)
             /* Counted in `waiters`, a job-wide run queue runner that finishes the thread's
              * last tasks wakes its device to retire them; the ring covers one that looked
              * before we counted (docs/ARCHITECTURE.md, "One job-wide run queue"). */
+            emu_stream_ctl_want(sc, sub);
             emu_fetch_add_acq_rel(&sc->waiters, 1);
             emu_devctl_ring(ctl);
             emu_status st = emu_device_wait(c->d, &sc->completed, done, deadline);
