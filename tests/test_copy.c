@@ -64,7 +64,8 @@ static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **sta
 static void streaming_copy_at_every_alignment_copies_the_bytes_and_nothing_else(void **state)
 {
     static const size_t sizes[] = {0, 1, 15, 63, 64, 65, 127, 128, 200, 4096 + 13, 65536 + 63};
-    size_t cap = 65536 + 63 + 2 * 64 + 2 * GUARD + 4096;
+    /* A multiple of the alignment, as aligned_alloc requires. */
+    size_t cap = (65536 + 63 + 2 * 64 + 2 * GUARD + 4096 + 4095) / 4096 * 4096;
     uint8_t *src = aligned_alloc(4096, cap), *dst = aligned_alloc(4096, cap);
     (void)state;
 
