@@ -49,6 +49,7 @@ int main(int argc, char **argv)
         return 2;
     }
     long maxb = atol(argv[1]), small_max = argc == 7 ? atol(argv[4]) : 0;
+    bool per_size = argc == 7; /* the collectives.sh form: iterations per size class */
     int iters = atoi(argv[2]), warmup = atoi(argv[3]);
     int small_iters = argc == 7 ? atoi(argv[5]) : iters;
     int small_warmup = argc == 7 ? atoi(argv[6]) : warmup;
@@ -61,7 +62,9 @@ int main(int argc, char **argv)
     for (int op = 0; op < 2; op++)
         for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
             bool small = bytes <= small_max;
-            double us = time_one(op, bytes, n, small ? small_iters : big_iters(iters, bytes),
+            /* The 3-argument form times every size ITERS times, as before. */
+            int it = small ? small_iters : per_size ? big_iters(iters, bytes) : iters;
+            double us = time_one(op, bytes, n, it,
                                  small ? small_warmup : warmup, a, b);
             if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
                 printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
