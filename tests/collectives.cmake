@@ -45,6 +45,12 @@ add_test(NAME collectives_procs_poll COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:test_collectives>)
 set_tests_properties(collectives_procs_poll PROPERTIES TIMEOUT 300 ENVIRONMENT
     "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_POLL_US=300;HCEMU_LOG_LEVEL=warn")
+# Streaming transfers from 64 KiB instead of 1 MiB (HCEMU_COPY_STREAM_KB, common/copy.h):
+# every exchange of the sizes these tests use then moves its bytes with non-temporal stores,
+# which the notify after them must not overtake; the same bytes as the default run.
+add_test(NAME collectives_stream COMMAND test_collectives)
+set_tests_properties(collectives_stream PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "HCEMU_HANG_MS=30000;HCEMU_COPY_STREAM_KB=64;HCEMU_LOG_LEVEL=warn")
 # The hccl_test tools under hcemu-run, checking every row.
 foreach(tool all_reduce_test reduce_scatter_test alltoallv_test send_recv_test)
     add_test(NAME collectives_procs_${tool} COMMAND $<TARGET_FILE:hcemu-run> -n 3 --
