@@ -38,6 +38,9 @@ size_t emu_copy_stream_min(void);
 /* memcpy with non-temporal stores, ordered before the caller's later stores (a notify that
  * publishes the bytes) by a store fence. dst and src must not overlap. */
 void emu_copy_stream(void *dst, const void *src, size_t n);
+/* The 16-byte form emu_copy_stream uses on x86-64 CPUs without AVX2 (it takes the 32-byte one
+ * where it can); tests call it to check both. memcpy elsewhere. */
+void emu_copy_stream_sse2(void *dst, const void *src, size_t n);
 
 static inline void emu_copy(void *dst, const void *src, size_t n)
 {
