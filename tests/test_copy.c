@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,25 +18,31 @@
 
 #define GUARD 128u
 
-/* One copy of n bytes `ahead` bytes past the source modulo 4096, checked byte for byte. */
+typedef void copy_fn(void *dst, const void *src, size_t n);
+
+/* n bytes from s to d with `copy`, checked byte for byte, and the GUARD bytes on either side
+ * of d untouched; `what` names the case in a failure. */
+static void check_copy(copy_fn *copy, uint8_t *d, const uint8_t *s, size_t n, const char *what)
+{
+    memset(d - GUARD, 0xEE, n + 2 * GUARD);
+    copy(d, s, n);
+    if (memcmp(d, s, n) != 0)
+        fail_msg("%s, %zu bytes: the copy differs", what, n);
+    for (size_t g = 1; g <= GUARD; g++)
+        if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
+            fail_msg("%s, %zu bytes: a byte outside was written", what, n);
+}
+
+/* One copy of n bytes `ahead` bytes past the source modulo 4096. */
 static void copy_at(uint8_t *src, uint8_t *dst, size_t n, size_t ahead, bool shared)
 {
     /* The source at a page boundary + 8; the destination `ahead` bytes further mod 4096. */
     const uint8_t *s = (const uint8_t *)(((uintptr_t)src + 4095) & ~(uintptr_t)4095) + 8;
     uint8_t *page = (uint8_t *)(((uintptr_t)dst + GUARD + 4095) & ~(uintptr_t)4095);
-    uint8_t *d = page + 8 + ahead;
+    char what[64];
 
-    memset(d - GUARD, 0xEE, n + 2 * GUARD);
-    if (shared)
-        emu_copy_shared(d, s, n);
-    else
-        emu_copy(d, s, n);
-    if (memcmp(d, s, n) != 0)
-        fail_msg("%zu bytes %zu ahead (shared %d): the copy differs", n, ahead, shared);
-    for (size_t g = 1; g <= GUARD; g++)
-        if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
-            fail_msg("%zu bytes %zu ahead (shared %d): a byte outside was written", n, ahead,
-                     shared);
+    snprintf(what, sizeof(what), "%s, %zu ahead", shared ? "emu_copy_shared" : "emu_copy", ahead);
+    check_copy(shared ? emu_copy_shared : emu_copy, page + 8 + ahead, s, n, what);
 }
 
 static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **state)
@@ -60,7 +67,7 @@ static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **sta
 }
 
 /* One streaming form at every alignment of either end, checked byte for byte. */
-static void stream_everywhere(void (*copy)(void *, const void *, size_t), const char *form)
+static void stream_everywhere(copy_fn *copy, const char *form)
 {
     static const size_t sizes[] = {0, 1, 15, 63, 64, 65, 127, 128, 200, 4096 + 13, 65536 + 63};
     /* A multiple of the alignment, as aligned_alloc requires. */
@@ -74,18 +81,9 @@ static void stream_everywhere(void (*copy)(void *, const void *, size_t), const 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
         for (size_t da = 0; da < 64; da += 7)
             for (size_t sa = 0; sa < 64; sa += 13) {
-                size_t n = sizes[k];
-                const uint8_t *s = src + sa;
-                uint8_t *d = dst + GUARD + da;
-                memset(dst, 0xEE, cap);
-                copy(d, s, n);
-                if (memcmp(d, s, n) != 0)
-                    fail_msg("%s, %zu bytes, dst +%zu, src +%zu: the copy differs", form, n, da,
-                             sa);
-                for (size_t g = 1; g <= GUARD; g++)
-                    if (d[-(ptrdiff_t)g] != 0xEE || d[n + g - 1] != 0xEE)
-                        fail_msg("%s, %zu bytes, dst +%zu, src +%zu: a byte outside was written",
-                                 form, n, da, sa);
+                char what[96];
+                snprintf(what, sizeof(what), "%s, dst +%zu, src +%zu", form, da, sa);
+                check_copy(copy, dst + GUARD + da, src + sa, sizes[k], what);
             }
     free(src);
     free(dst);
