@@ -39,7 +39,6 @@
 #define START_MAX_MS 300000
 #define LIVENESS_SLICE_NS 50000000ull
 #define HANGUP_POLL_NS 1000000ull
-#define REAP_MS 2000
 
 static emu_status find_executor(char *out, size_t len)
 {
@@ -288,11 +287,11 @@ emu_status emu_device_open(uint32_t id, struct emu_hdev **out)
 
 /* Collect the executor we started: it ends promptly once its hosts hang up (closing many
  * devices then costs about one executor's exit, not a sleep each). One that outlives its
- * hang-up by REAP_MS is left to be collected when this process ends. */
+ * hang-up by EMU_DEVICE_REAP_MS is left to be collected when this process ends. */
 static void reap(struct emu_hdev *d)
 {
     if (d->child_pid > 0)
-        (void)emu_os_wait_child(d->child_pid, REAP_MS);
+        (void)emu_os_wait_child(d->child_pid, EMU_DEVICE_REAP_MS);
     d->child_pid = 0;
 }
 

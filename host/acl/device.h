@@ -46,6 +46,9 @@ emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
 /* Send a request whose answer nobody needs (best effort, or clean-up whose state a dead
  * executor took with it). */
 void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q);
+/* How long an executor may take to end after its hosts hung up: closing a device waits that
+ * long for it (then leaves it to the process exit), the exit's clean-up too (then kills it). */
+#define EMU_DEVICE_REAP_MS 2000
 /* Disconnect (the executor ends when its last host disconnects). */
 void emu_device_close(struct emu_hdev *d);
 /* emu_device_close() of devs[0..n), their executors ending side by side. */

@@ -111,14 +111,14 @@ static void wait_cleanup_done(void)
 }
 
 /* Wait (bounded) for the executors we started, all hung up on already, so they end side by
- * side; one that does not end within 2 s (stopped, or stuck in a kernel's constructor) is
- * killed, so none outlives us. Async-signal-safe (emu_os_wait_child, kill, waitpid): this
- * also runs from signal handlers. */
+ * side; one that does not end within EMU_DEVICE_REAP_MS (stopped, or stuck in a kernel's
+ * constructor) is killed, so none outlives us. Async-signal-safe (emu_os_wait_child, kill,
+ * waitpid): this also runs from signal handlers. */
 static void reap_all(void)
 {
     for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
         pid_t pid = emu_rt.devs[i].child_pid;
-        if (pid > 0 && !emu_os_wait_child(pid, 2000)) {
+        if (pid > 0 && !emu_os_wait_child(pid, EMU_DEVICE_REAP_MS)) {
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
         }
