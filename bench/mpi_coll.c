@@ -48,11 +48,11 @@ int main(int argc, char **argv)
                 "usage: mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]\n");
         return 2;
     }
-    long maxb = atol(argv[1]), small_max = argc == 7 ? atol(argv[4]) : 0;
     bool per_size = argc == 7; /* the collectives.sh form: iterations per size class */
+    long maxb = atol(argv[1]), small_max = per_size ? atol(argv[4]) : 0;
     int iters = atoi(argv[2]), warmup = atoi(argv[3]);
-    int small_iters = argc == 7 ? atoi(argv[5]) : iters;
-    int small_warmup = argc == 7 ? atoi(argv[6]) : warmup;
+    int small_iters = per_size ? atoi(argv[5]) : iters;
+    int small_warmup = per_size ? atoi(argv[6]) : warmup;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -64,8 +64,7 @@ int main(int argc, char **argv)
             bool small = bytes <= small_max;
             /* The 3-argument form times every size ITERS times, as before. */
             int it = small ? small_iters : per_size ? big_iters(iters, bytes) : iters;
-            double us = time_one(op, bytes, n, it,
-                                 small ? small_warmup : warmup, a, b);
+            double us = time_one(op, bytes, n, it, small ? small_warmup : warmup, a, b);
             if (me == 0) { /* flushed: a sweep stopped by a time limit keeps its rows */
                 printf("%s %ld %.2f\n", op == 0 ? "allreduce" : "allgather", bytes, us);
                 fflush(stdout);
