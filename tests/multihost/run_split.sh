@@ -18,9 +18,6 @@ n=$((a + b))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# A free loopback port: the kernel picks one for a throw-away listener.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-root=127.0.0.1:$port
 host_a="" host_b=""
 if [ "${MH_NET:-0}" = 1 ]; then
     [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hcemu was built without UCX: skipped"; exit 77; }
@@ -34,35 +31,49 @@ read -r -a more_a <<<"${MH_ENV_A:-}"
 read -r -a more_b <<<"${MH_ENV_B:-}"
 env_a+=("${more_a[@]}") env_b+=("${more_b[@]}")
 
-case $launcher in
-hcemu-run)
-    env "${env_a[@]}" "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
-        --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
-    pa=$!
-    secret_b=split-$$
-    [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
-    env "${env_b[@]}" "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
-        --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
-    pb=$!
-    wait $pa; ra=$?
-    wait $pb; rb=$?
-    cat "$out/a" "$out/b"
-    ;;
-mpirun)
-    command -v mpirun >/dev/null || { echo "mpirun is not installed: skipped"; exit 77; }
-    asroot=""
-    [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
-    # rtc_hwloc_vmhole none: see run_netns.sh. Each app context is one host; -x would reach only the first, so env sets the variables.
-    common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
-    timeout 200 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none \
-        -np "$a" env $common "${env_a[@]}" "$@" : -np "$b" env $common "${env_b[@]}" "$@" \
-        >"$out/a" 2>&1
-    ra=$? rb=0
-    cat "$out/a"
-    ;;
-*)
-    echo "unknown launcher $launcher"; exit 2 ;;
-esac
+# One run of the job at root $root: sets ra, rb and the output files.
+launch() {
+    case $launcher in
+    hcemu-run)
+        env "${env_a[@]}" "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
+            --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
+        pa=$!
+        secret_b=split-$$
+        [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
+        env "${env_b[@]}" "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
+            --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
+        pb=$!
+        wait $pa; ra=$?
+        wait $pb; rb=$?
+        cat "$out/a" "$out/b"
+        ;;
+    mpirun)
+        command -v mpirun >/dev/null || { echo "mpirun is not installed: skipped"; exit 77; }
+        asroot=""
+        [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
+        # rtc_hwloc_vmhole none: see run_netns.sh. Each app context is one host; -x would reach only the first, so env sets the variables.
+        common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
+        timeout 200 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none \
+            -np "$a" env $common "${env_a[@]}" "$@" : -np "$b" env $common "${env_b[@]}" "$@" \
+            >"$out/a" 2>&1
+        ra=$? rb=0
+        cat "$out/a"
+        ;;
+    *)
+        echo "unknown launcher $launcher"; exit 2 ;;
+    esac
+}
+
+# A free loopback port: the kernel picks one for a throw-away listener. Another test running
+# beside this one (or its mpirun) may take it before the root listens on it, so a run whose
+# root found its port taken is run again on a fresh one, up to three times.
+for attempt in 1 2 3; do
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    root=127.0.0.1:$port
+    launch "$@"
+    grep -q "cannot listen on $root: Address already in use" "$out"/* || break
+    echo "run_split: port $port was taken before the root listened on it (attempt $attempt)"
+done
 # MH_EXPECT=refused: host b has another secret; the root's listener must refuse each of its
 # ranks with one line, they fail, and host a's ranks give up at HCCL_CONNECT_TIMEOUT.
 if [ "${MH_EXPECT:-}" = refused ]; then
