@@ -1,0 +1,167 @@
+/* bench_exchange_floor.c - the least an N-rank small collective can cost on this machine when
+ * every rank is a process that must run once per call, so that hcemu's and OpenMPI's times
+ * for a 1 KiB allreduce can be read against it (README, "Where the targets stand").
+ *
+ * Each of N processes, per call, writes 1 KiB of floats into its slot of a shared page (two
+ * sets of slots, used in turn, as hcemu's eager slots are, so one barrier per call is enough),
+ * arrives at a barrier, waits for the other N - 1, and sums the N slots into its result: one
+ * exchange, the fewest hand-offs and the least work any allreduce can have. No kernel, no
+ * task, no launch. A process that has to wait does it one of two ways:
+ *   futex - it sleeps, and the last to arrive wakes it (what hcemu does whenever the job has
+ *           more runnable threads than cores: no spinning, docs/ARCHITECTURE.md);
+ *   yield - it calls sched_yield() between looks (what OpenMPI's shared-memory transport
+ *           does), so nobody sleeps, no core goes idle and nobody needs a wake-up.
+ * Prints time, CPU time and context switches per call. Not a test: asserts nothing, but says
+ * so when a sum is wrong. Run: build/bin/bench_exchange_floor [calls] */
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/atomic.h"
+#include "common/os.h"
+
+#define MAX_RANKS 8
+#define FLOATS 256                   /* 1 KiB per rank */
+#define WAIT_MS 10000                /* a barrier that takes this long has lost a rank */
+
+struct floor_page {
+    _Atomic uint32_t arrived;
+    _Atomic uint32_t gen;            /* bumped by the last to arrive: the futex word */
+    _Atomic uint32_t wrong;          /* sums that came out wrong */
+    uint64_t ns;                     /* rank 0's time for the timed calls */
+    float slot[2][MAX_RANKS][FLOATS];
+};
+
+enum wait_kind { WAIT_FUTEX, WAIT_YIELD };
+
+/* All n arrive; false when the others did not come within WAIT_MS (a rank died). */
+static bool barrier(struct floor_page *p, uint32_t n, enum wait_kind how)
+{
+    uint32_t gen = emu_load_acquire(&p->gen);
+
+    if (emu_fetch_add_acq_rel(&p->arrived, 1) == n - 1) {
+        emu_store_relaxed(&p->arrived, 0);
+        emu_store_release(&p->gen, gen + 1);
+        if (how == WAIT_FUTEX)
+            emu_os_futex_wake(&p->gen, INT32_MAX);
+        return true;
+    }
+    uint64_t deadline = emu_os_deadline_ms(WAIT_MS);
+    while (emu_load_acquire(&p->gen) == gen) {
+        if (emu_os_now_ns() >= deadline)
+            return false;
+        if (how == WAIT_FUTEX)
+            (void)emu_os_futex_wait(&p->gen, gen, deadline);
+        else
+            sched_yield();
+    }
+    return true;
+}
+
+static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls, enum wait_kind how)
+{
+    uint64_t t0 = 0;
+
+    /* Call -1 lines everyone up, so the clock starts with all processes running. */
+    for (long c = -1; c < calls; c++) {
+        if (c == 0)
+            t0 = emu_os_now_ns();
+        float(*set)[FLOATS] = p->slot[c & 1];
+        for (int i = 0; i < FLOATS; i++)
+            set[me][i] = (float)(me + 1) * (float)(i + c);
+        if (!barrier(p, n, how))
+            _exit(2);
+        float sum[FLOATS];
+        for (int i = 0; i < FLOATS; i++) {
+            float a = 0;
+            for (uint32_t k = 0; k < n; k++)
+                a += set[k][i];
+            sum[i] = a;
+        }
+        /* 1 + 2 + ... + n = n(n+1)/2 of the same (i + c); small integers, exact in float. */
+        if (sum[FLOATS - 1] != (float)(n * (n + 1) / 2) * (float)(FLOATS - 1 + c))
+            emu_fetch_add_relaxed(&p->wrong, 1);
+    }
+    if (me == 0)
+        p->ns = emu_os_now_ns() - t0;
+    _exit(0);
+}
+
+static double cpu_us(const struct rusage *r)
+{
+    return (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e6 +
+           (double)(r->ru_utime.tv_usec + r->ru_stime.tv_usec);
+}
+
+/* One configuration in fresh processes; false when a rank failed. */
+static bool run(uint32_t n, enum wait_kind how, long calls)
+{
+    struct floor_page *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct rusage before, after;
+    pid_t pids[MAX_RANKS];
+    bool ok = true;
+
+    if (p == MAP_FAILED) {
+        perror("bench_exchange_floor: mmap");
+        return false;
+    }
+    getrusage(RUSAGE_CHILDREN, &before);
+    for (uint32_t r = 0; r < n; r++) {
+        pids[r] = fork();
+        if (pids[r] == 0)
+            rank_main(p, r, n, calls, how);
+        if (pids[r] < 0) {
+            perror("bench_exchange_floor: fork");
+            for (uint32_t k = 0; k < r; k++)
+                kill(pids[k], SIGKILL);
+            n = r;
+            ok = false;
+            break;
+        }
+    }
+    /* Bounded: every rank leaves its barrier within WAIT_MS of the last arrival. */
+    for (uint32_t r = 0; r < n; r++) {
+        int st;
+        if (waitpid(pids[r], &st, 0) != pids[r] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            ok = false;
+    }
+    getrusage(RUSAGE_CHILDREN, &after);
+    if (ok) {
+        double switches = (double)(after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw -
+                                   before.ru_nivcsw);
+        printf("%u ranks, %-5s  %8.1f us/call  %8.1f CPU-us/call  %5.1f switches/call%s\n", n,
+               how == WAIT_FUTEX ? "futex" : "yield", (double)p->ns / 1e3 / (double)calls,
+               (cpu_us(&after) - cpu_us(&before)) / (double)calls, switches / (double)calls,
+               p->wrong != 0 ? "  (SUMS WRONG)" : "");
+    } else {
+        printf("%u ranks, %-5s  failed: a rank did not finish\n", n,
+               how == WAIT_FUTEX ? "futex" : "yield");
+    }
+    munmap(p, sizeof(*p));
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    long calls = argc > 1 ? atol(argv[1]) : 5000;
+    bool ok = true;
+
+    if (calls <= 0) {
+        fprintf(stderr, "usage: bench_exchange_floor [calls > 0]\n");
+        return 2;
+    }
+    printf("exchange floor: 1 KiB fp32 allreduce, one barrier per call, %ld calls, %u CPUs\n",
+           calls, emu_os_cpu_count());
+    for (uint32_t n = 2; n <= MAX_RANKS; n *= 2) {
+        ok &= run(n, WAIT_FUTEX, calls);
+        ok &= run(n, WAIT_YIELD, calls);
+    }
+    return ok ? 0 : 1;
+}
