@@ -73,8 +73,9 @@ static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls,
         if (c == 0)
             t0 = emu_os_now_ns();
         float(*set)[FLOATS] = p->slot[c & 1];
+        long phase = c & 1023; /* keeps every sum below 2^24, exact in float */
         for (int i = 0; i < FLOATS; i++)
-            set[me][i] = (float)(me + 1) * (float)(i + c);
+            set[me][i] = (float)(me + 1) * (float)(i + phase);
         if (!barrier(p, n, how))
             _exit(2);
         float sum[FLOATS];
@@ -84,8 +85,8 @@ static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls,
                 a += set[k][i];
             sum[i] = a;
         }
-        /* 1 + 2 + ... + n = n(n+1)/2 of the same (i + c); small integers, exact in float. */
-        if (sum[FLOATS - 1] != (float)(n * (n + 1) / 2) * (float)(FLOATS - 1 + c))
+        /* 1 + 2 + ... + n = n(n+1)/2 of the same (i + phase). */
+        if (sum[FLOATS - 1] != (float)(n * (n + 1) / 2) * (float)(FLOATS - 1 + phase))
             emu_fetch_add_relaxed(&p->wrong, 1);
     }
     if (me == 0)
