@@ -25,6 +25,7 @@
 
 #include "common/atomic.h"
 #include "common/os.h"
+#include "startup_floor.h"
 
 #define MAX_RANKS 8
 #define FLOATS 256                   /* 1 KiB per rank */
@@ -94,17 +95,12 @@ static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls,
     _exit(0);
 }
 
-static double cpu_us(const struct rusage *r)
-{
-    return (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e6 +
-           (double)(r->ru_utime.tv_usec + r->ru_stime.tv_usec);
-}
-
 /* One configuration in fresh processes; false when a rank failed. */
 static bool run(uint32_t n, enum wait_kind how, long calls)
 {
     struct floor_page *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    const char *name = how == WAIT_FUTEX ? "futex" : "yield";
     struct rusage before, after;
     pid_t pids[MAX_RANKS];
     bool ok = true;
@@ -113,6 +109,7 @@ static bool run(uint32_t n, enum wait_kind how, long calls)
         perror("bench_exchange_floor: mmap");
         return false;
     }
+    double cpu_before = startup_cpu_ms(RUSAGE_CHILDREN);
     getrusage(RUSAGE_CHILDREN, &before);
     for (uint32_t r = 0; r < n; r++) {
         pids[r] = fork();
@@ -134,16 +131,16 @@ static bool run(uint32_t n, enum wait_kind how, long calls)
             ok = false;
     }
     getrusage(RUSAGE_CHILDREN, &after);
+    double cpu_ms = startup_cpu_ms(RUSAGE_CHILDREN) - cpu_before;
     if (ok) {
         double switches = (double)(after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw -
                                    before.ru_nivcsw);
         printf("%u ranks, %-5s  %8.1f us/call  %8.1f CPU-us/call  %5.1f switches/call%s\n", n,
-               how == WAIT_FUTEX ? "futex" : "yield", (double)p->ns / 1e3 / (double)calls,
-               (cpu_us(&after) - cpu_us(&before)) / (double)calls, switches / (double)calls,
+               name, (double)p->ns / 1e3 / (double)calls, cpu_ms * 1e3 / (double)calls,
+               switches / (double)calls,
                p->wrong != 0 ? "  (SUMS WRONG)" : "");
     } else {
-        printf("%u ranks, %-5s  failed: a rank did not finish\n", n,
-               how == WAIT_FUTEX ? "futex" : "yield");
+        printf("%u ranks, %-5s  failed: a rank did not finish\n", n, name);
     }
     munmap(p, sizeof(*p));
     return ok;
