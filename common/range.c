@@ -80,12 +80,12 @@ void emu_range_remove(struct emu_range_set *set, struct emu_range *recs, int ind
 }
 
 int emu_range_read(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off,
-                   struct emu_range *out)
+                   struct emu_range *out, uint64_t *version)
 {
     for (int attempt = 0; attempt < 64; attempt++) {
         /* Pairs with the release in write_end(): a stable even value means the records read
          * below belong to one version of the table. */
-        uint32_t before = atomic_load_explicit(&set->seq, memory_order_acquire);
+        uint64_t before = atomic_load_explicit(&set->seq, memory_order_acquire);
         if (before & 1u)
             continue;
         /* count never exceeds cap, so even a torn read stays inside the array. */
@@ -108,6 +108,7 @@ int emu_range_read(const struct emu_range_set *set, const struct emu_range *recs
         out->size = r.size;
         out->kind = r.kind;
         out->gen = r.gen;
+        *version = before;
         return 1;
     }
     return -1;

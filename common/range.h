@@ -24,7 +24,10 @@ struct emu_range_set {
     uint32_t count; /* records in use, sorted by off */
     uint32_t cap;
     uint32_t next_gen;
-    _Atomic uint32_t seq; /* odd while a writer changes the records (seqlock for readers) */
+    /* Odd while a writer changes the records (seqlock for readers); raised by two for every
+     * change, so an even value names one version of the table. 64 bits: it never wraps, so
+     * a version seen twice means no change in between (emu_range_version). */
+    _Atomic uint64_t seq;
     uint64_t limit; /* size of the space */
     uint64_t used;  /* sum of spans */
 };
@@ -52,10 +55,19 @@ emu_status emu_range_alloc(struct emu_range_set *set, struct emu_range *recs, ui
 int emu_range_find(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off);
 /* Drop record `index`. */
 void emu_range_remove(struct emu_range_set *set, struct emu_range *recs, int index);
-/* Lock-free read for hot paths: copy the record containing `off` into *out. Returns 1 when
- * found, 0 when not, -1 when a writer kept the table busy (take the lock and use
- * emu_range_find instead). Writers are emu_range_alloc/remove under the table's lock. */
+/* Lock-free read for hot paths: copy the record containing `off` into *out and the table's
+ * version it was read at into *version. Returns 1 when found, 0 when not, -1 when a writer
+ * kept the table busy (take the lock and use emu_range_find instead). Writers are
+ * emu_range_alloc/remove under the table's lock. */
 int emu_range_read(const struct emu_range_set *set, const struct emu_range *recs, uint64_t off,
-                   struct emu_range *out);
+                   struct emu_range *out, uint64_t *version);
+
+/* The table's current version: odd while a writer is at work. A record read at version v is
+ * still the table's as long as the version is still v. */
+static inline uint64_t emu_range_version(const struct emu_range_set *set)
+{
+    /* Pairs with the release in the writers' end: the records of this version are visible. */
+    return atomic_load_explicit(&set->seq, memory_order_acquire);
+}
 
 #endif

@@ -62,10 +62,43 @@ emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c, const char
     return EMU_ENOTSUP;
 }
 
+/* The AICPU_TS threads this OS thread queued tasks on last, each after a full check: a
+ * kernel names the same few handles call after call, and the full check (decoding, the
+ * device, the engine) was a sixth of a small copy's cost. A remembered handle decodes the
+ * same as before, so it is still good while its slot holds the same thread: live as an
+ * AICPU_TS thread of the same generation, which is what the full check reads of the slot. */
+#define KNOWN_THREADS 8u
+
+struct known_thread {
+    uint64_t h;
+    const struct emu_stream_ctl *s;
+};
+
+static _Thread_local struct known_thread known[KNOWN_THREADS];
+static _Thread_local uint32_t known_next;
+
+static bool known_thread(uint64_t h)
+{
+    for (uint32_t i = 0; i < KNOWN_THREADS; i++) {
+        const struct emu_stream_ctl *s = known[i].s;
+        if (known[i].h == h && s != NULL &&
+            emu_load_acquire(&s->kind) == EMU_STREAM_DEVICE &&
+            s->engine == (int32_t)EMU_ENGINE_AICPU_TS &&
+            (s->gen & EMU_HANDLE_GEN_MASK) == ((h >> 30) & EMU_HANDLE_GEN_MASK))
+            return true;
+    }
+    return false;
+}
+
 emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot)
 {
     struct emu_handle dh;
     struct emu_stream_ctl *s;
+
+    if (h != 0 && known_thread(h)) {
+        c->thread = *slot = (uint32_t)h & EMU_HANDLE_INDEX_MASK;
+        return EMU_OK;
+    }
     emu_status st = emu_hcomm_check_thread(c, "thread", h, &dh, &s);
 
     if (st != EMU_OK)
@@ -80,6 +113,8 @@ emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *s
     }
     c->thread = dh.index;
     *slot = dh.index;
+    known[known_next] = (struct known_thread){.h = h, .s = s};
+    known_next = (known_next + 1) % KNOWN_THREADS;
     return EMU_OK;
 }
 
@@ -116,8 +151,6 @@ emu_status emu_dp_check_ptr(const struct emu_hcomm_call *c, const char *what, co
 emu_status emu_dp_check_local(const struct emu_hcomm_call *c, const char *what, uint64_t addr,
                               uint64_t len)
 {
-    struct emu_range r;
-
     if (len == 0)
         return EMU_OK;
     if (addr + len < addr) {
@@ -125,7 +158,7 @@ emu_status emu_dp_check_local(const struct emu_hcomm_call *c, const char *what, 
                                (unsigned long long)addr, (unsigned long long)len);
         return EMU_EINVAL;
     }
-    if (emu_devmem_lookup(addr, len, &r) == EMU_OK)
+    if (emu_dp_check_range_alive(&emu_exec_g.self, addr, len))
         return EMU_OK;
     int dev = emu_window_device(addr);
     if (dev >= 0 && (uint32_t)dev != emu_exec_g.dev)
@@ -231,14 +264,12 @@ emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t chs,
 bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
     uint64_t base = emu_window_base(m->dev);
-    struct emu_range r;
 
     if (len == 0)
         return true;
     if (addr < base || addr - base >= m->mem_size || len > m->mem_size - (addr - base))
         return false;
-    uint64_t rel = addr - base;
     /* An allocation of another size may have taken the offset since the call: the range
      * must lie in its first `size` bytes, not in its padding. */
-    return emu_devmem_alloc_of(m->ctl, rel, &r) && emu_range_holds(&r, rel, len);
+    return emu_devmem_holds(m->ctl, addr - base, len);
 }

@@ -62,9 +62,9 @@ void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len);
 /* The allocation record of `ctl`'s device containing offset `rel` of its memory, copied to
  * *out; false when none does. Lock-free unless a writer is busy. */
 bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out);
-/* The allocation record containing [addr, addr+len) on this device, copied to *out;
- * EMU_EINVAL when the range is not inside one live allocation. */
-emu_status emu_devmem_lookup(uint64_t addr, uint64_t len, struct emu_range *out) EMU_MUST_CHECK;
+/* Whether [rel, rel+len) of `ctl`'s device memory lies inside one live allocation (in the
+ * bytes its owner asked for). Lock-free unless a writer is busy. */
+bool emu_devmem_holds(struct emu_devctl *ctl, uint64_t rel, uint64_t len);
 /* Free an allocation made on behalf of a task (kernel arguments, staging). */
 void emu_devmem_free_internal(uint64_t addr);
 

@@ -687,23 +687,34 @@ static uint64_t nearest_deadline(void)
     return d;
 }
 
-static void append_locked(uint32_t s, struct emu_task *t)
+/* Queue the tasks linked from `head` (a NULL-terminated list) on stream s, numbered in
+ * order. The list is numbered first and linked behind the tail in one store, so a batch of a
+ * kernel's tasks costs one link, not one per task. Lock held. */
+static void append_locked(uint32_t s, struct emu_task *head)
 {
     struct stream_rt *r = &streams[s];
+    struct emu_task *last = head;
+    uint32_t n = 0, from_kernels = 0;
 
-    t->next = NULL;
-    t->stream = s;
-    t->seq = ++next_seq;
-    if (hook_mask & H_SUBMIT)
-        hook_task(H_SUBMIT, t);
-    if (t->from_kernel)
-        emu_fetch_add_relaxed(&dc->kernel_submits, 1);
+    for (struct emu_task *t = head; t != NULL; t = t->next) {
+        t->stream = s;
+        t->seq = ++next_seq;
+        if (hook_mask & H_SUBMIT)
+            hook_task(H_SUBMIT, t);
+        from_kernels += t->from_kernel != 0;
+        last = t;
+        n++;
+    }
+    /* For the watchdog; once per list, since the counter shares its line with the doorbell,
+     * which the stream's runner reads before every task. */
+    if (from_kernels > 0)
+        emu_fetch_add_relaxed(&dc->kernel_submits, from_kernels);
     if (r->tail == NULL)
-        r->head = t;
+        r->head = head;
     else /* release: a worker running the stream reads `next` without the lock (run_stream) */
-        __atomic_store_n(&r->tail->next, t, __ATOMIC_RELEASE);
-    r->tail = t;
-    r->count++;
+        __atomic_store_n(&r->tail->next, head, __ATOMIC_RELEASE);
+    r->tail = last;
+    r->count += n;
     /* Sequentially consistent with a runner's return (runq.c): either it sees this and
      * wakes us, or our next scan (the submitter rings) sees the entry returned. */
     if (r->published)
@@ -739,6 +750,7 @@ static void intake(void)
             continue;
         }
         t->origin = w->stream;
+        t->next = NULL;
         append_locked(w->stream, t);
     }
     /* Pairs with the acquire load of `head` by a host waiting for ring space. */
@@ -963,6 +975,7 @@ static void publish_appended(uint32_t s)
 
 void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
 {
+    t->next = NULL;
     pthread_mutex_lock(&lock);
     append_locked(slot, t);
     publish_appended(slot);
@@ -973,12 +986,10 @@ void emu_sched_submit(uint32_t slot, struct emu_task *t, bool wake)
 
 void emu_sched_submit_list(uint32_t slot, struct emu_task *head, bool wake)
 {
+    if (head == NULL)
+        return;
     pthread_mutex_lock(&lock);
-    while (head != NULL) {
-        struct emu_task *next = head->next;
-        append_locked(slot, head);
-        head = next;
-    }
+    append_locked(slot, head);
     publish_appended(slot);
     pthread_mutex_unlock(&lock);
     if (wake)

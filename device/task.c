@@ -57,10 +57,13 @@ struct emu_task *emu_task_create(void)
     cache.head = t->next;
     cache.n--;
     /* Recycled tasks were last written by the worker that retired them, on another core:
-     * ask for the next one's lines now, so they arrive while this one is built instead of
-     * stalling the next create (the small-task profile's largest single cost). */
-    if (cache.head != NULL)
-        emu_task_prefetch(cache.head);
+     * ask for the lines of the task after next now, for writing, so they are this core's
+     * by the time it is built (the small-task profile's largest single cost). One task ahead
+     * was too close when the two cores sit far apart (a line then takes longer to come than
+     * a task takes to build), and a read prefetch left each line to be asked for again at
+     * the first write. Its address is in the next task's first line, fetched a create ago. */
+    if (cache.head != NULL && cache.head->next != NULL)
+        emu_task_prefetch_write(cache.head->next);
     memset(t, 0, EMU_TASK_HOT_BYTES); /* note's first byte: an empty string */
     return t;
 }

@@ -81,6 +81,13 @@ static inline void emu_task_prefetch(const struct emu_task *t)
         __builtin_prefetch((const char *)t + off);
 }
 
+/* The same, for lines this core is about to write (a recycled task it will build). */
+static inline void emu_task_prefetch_write(const struct emu_task *t)
+{
+    for (size_t off = 0; off < EMU_TASK_HOT_BYTES; off += 64)
+        __builtin_prefetch((const char *)t + off, 1);
+}
+
 /* A new zeroed task; NULL when out of memory. Freed by the scheduler after it retires. */
 struct emu_task *emu_task_create(void);
 /* Release what t owns (its `release`), tell the free hooks, and recycle it. NULL is ignored. */
