@@ -62,9 +62,11 @@ struct emu_task {
     uint32_t vt_index;           /* HCEMU_SEED traces: 1-based index of the task in its stream */
     void *diag;                  /* race clocks; released by the race detector's free hook */
     uint32_t model_node;         /* HCEMU_TIME=model: its node in model.shm, plus one */
+    /* No larger than the wire task: every byte more would be a line more to zero, write and
+     * carry to the running core for each task (the hot part ends at note's first byte). */
     union {
-        struct emu_wire_task wire; /* host tasks, verbatim */
-        uint8_t raw[160];          /* data-plane payloads */
+        struct emu_wire_task wire;                   /* host tasks, verbatim */
+        uint8_t raw[sizeof(struct emu_wire_task)]; /* data-plane payloads */
     } u;
     /* Last, and only its first byte zeroed by emu_task_create: a task is built by one core
      * and run by another, and lines nobody writes do not travel between them. */
