@@ -11,6 +11,11 @@
  *           more runnable threads than cores: no spinning, docs/ARCHITECTURE.md);
  *   yield - it calls sched_yield() between looks (what OpenMPI's shared-memory transport
  *           does), so nobody sleeps, no core goes idle and nobody needs a wake-up.
+ * Then the same exchange launched, as a launch-based flow has to: each rank is two processes,
+ * a host that launches the call and waits for its end, and a device that waits for the
+ * launch, exchanges, and tells its host (hcemu's host program and executor; the card's host
+ * and AICPU). That is the least any design can spend when the kernel must run in its device's
+ * own process: 2N processes run once per call instead of N.
  * Prints time, CPU time and context switches per call. Not a test: asserts nothing, but says
  * so when a sum is wrong. Run: build/bin/bench_exchange_floor [calls] */
 #include <sched.h>
@@ -31,7 +36,16 @@
 #define FLOATS 256                   /* 1 KiB per rank */
 #define WAIT_MS 10000                /* a barrier that takes this long has lost a rank */
 
+/* A launch or an end, posted by one process to one other; on a line of its own. */
+struct flag {
+    _Atomic uint32_t value;
+    _Atomic uint32_t sleeping; /* the waiter sleeps on `value`: a post wakes it */
+    char pad[56];
+};
+
 struct floor_page {
+    struct flag launch[MAX_RANKS]; /* host -> device: call c starts (c + 2) */
+    struct flag done[MAX_RANKS];   /* device -> host: call c ended (c + 2) */
     _Atomic uint32_t arrived;
     _Atomic uint32_t gen;            /* bumped by the last to arrive: the futex word */
     _Atomic uint32_t wrong;          /* sums that came out wrong */
@@ -65,7 +79,58 @@ static bool barrier(struct floor_page *p, uint32_t n, enum wait_kind how)
     return true;
 }
 
-static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls, enum wait_kind how)
+static void post(struct flag *f, uint32_t v, enum wait_kind how)
+{
+    emu_store_release(&f->value, v);
+    /* Sequentially consistent with the waiter's: either it sees v before it sleeps, or this
+     * sees it asleep (a wake-up only when someone sleeps, as hcemu's rings). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (how == WAIT_FUTEX && emu_load_relaxed(&f->sleeping) != 0)
+        emu_os_futex_wake(&f->value, 1);
+}
+
+/* Wait for f to read v; false when it did not within WAIT_MS (its poster died). */
+static bool await(struct flag *f, uint32_t v, enum wait_kind how)
+{
+    uint64_t deadline = emu_os_deadline_ms(WAIT_MS);
+    uint32_t cur;
+
+    while ((cur = emu_load_acquire(&f->value)) != v) {
+        if (emu_os_now_ns() >= deadline)
+            return false;
+        if (how == WAIT_YIELD) {
+            sched_yield();
+            continue;
+        }
+        emu_store_relaxed(&f->sleeping, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (emu_load_acquire(&f->value) == cur)
+            (void)emu_os_futex_wait(&f->value, cur, deadline);
+        emu_store_relaxed(&f->sleeping, 0);
+    }
+    return true;
+}
+
+/* A launching rank's host: launch each call on its device and wait for its end. */
+static void host_main(struct floor_page *p, uint32_t me, long calls, enum wait_kind how)
+{
+    uint64_t t0 = 0;
+
+    for (long c = -1; c < calls; c++) {
+        if (c == 0)
+            t0 = emu_os_now_ns();
+        post(&p->launch[me], (uint32_t)(c + 2), how);
+        if (!await(&p->done[me], (uint32_t)(c + 2), how))
+            _exit(2);
+    }
+    if (me == 0)
+        p->ns = emu_os_now_ns() - t0;
+    _exit(0);
+}
+
+/* A rank (launched: a rank's device). */
+static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls, enum wait_kind how,
+                      bool launched)
 {
     uint64_t t0 = 0;
 
@@ -73,6 +138,8 @@ static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls,
     for (long c = -1; c < calls; c++) {
         if (c == 0)
             t0 = emu_os_now_ns();
+        if (launched && !await(&p->launch[me], (uint32_t)(c + 2), how))
+            _exit(2);
         float(*set)[FLOATS] = p->slot[c & 1];
         long phase = c & 1023; /* keeps every sum below 2^24, exact in float */
         for (int i = 0; i < FLOATS; i++)
@@ -89,20 +156,23 @@ static void rank_main(struct floor_page *p, uint32_t me, uint32_t n, long calls,
         /* 1 + 2 + ... + n = n(n+1)/2 of the same (i + phase). */
         if (sum[FLOATS - 1] != (float)(n * (n + 1) / 2) * (float)(FLOATS - 1 + phase))
             emu_fetch_add_relaxed(&p->wrong, 1);
+        if (launched)
+            post(&p->done[me], (uint32_t)(c + 2), how);
     }
-    if (me == 0)
+    if (me == 0 && !launched)
         p->ns = emu_os_now_ns() - t0;
     _exit(0);
 }
 
 /* One configuration in fresh processes; false when a rank failed. */
-static bool run(uint32_t n, enum wait_kind how, long calls)
+static bool run(uint32_t n, enum wait_kind how, bool launched, long calls)
 {
     struct floor_page *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     const char *name = how == WAIT_FUTEX ? "futex" : "yield";
     struct rusage before, after;
-    pid_t pids[MAX_RANKS];
+    pid_t pids[2 * MAX_RANKS];
+    uint32_t procs = launched ? 2 * n : n;
     bool ok = true;
 
     if (p == MAP_FAILED) {
@@ -111,21 +181,23 @@ static bool run(uint32_t n, enum wait_kind how, long calls)
     }
     double cpu_before = startup_cpu_ms(RUSAGE_CHILDREN);
     getrusage(RUSAGE_CHILDREN, &before);
-    for (uint32_t r = 0; r < n; r++) {
+    for (uint32_t r = 0; r < procs; r++) {
         pids[r] = fork();
+        if (pids[r] == 0 && r < n)
+            rank_main(p, r, n, calls, how, launched);
         if (pids[r] == 0)
-            rank_main(p, r, n, calls, how);
+            host_main(p, r - n, calls, how);
         if (pids[r] < 0) {
             perror("bench_exchange_floor: fork");
             for (uint32_t k = 0; k < r; k++)
                 kill(pids[k], SIGKILL);
-            n = r;
+            procs = r;
             ok = false;
             break;
         }
     }
-    /* Bounded: every rank leaves its barrier within WAIT_MS of the last arrival. */
-    for (uint32_t r = 0; r < n; r++) {
+    /* Bounded: every process leaves its waits within WAIT_MS of what it waits for. */
+    for (uint32_t r = 0; r < procs; r++) {
         int st;
         if (waitpid(pids[r], &st, 0) != pids[r] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             ok = false;
@@ -135,12 +207,13 @@ static bool run(uint32_t n, enum wait_kind how, long calls)
     if (ok) {
         double switches = (double)(after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw -
                                    before.ru_nivcsw);
-        printf("%u ranks, %-5s  %8.1f us/call  %8.1f CPU-us/call  %5.1f switches/call%s\n", n,
-               name, (double)p->ns / 1e3 / (double)calls, cpu_ms * 1e3 / (double)calls,
+        printf("%u ranks, %-5s %-8s  %8.1f us/call  %8.1f CPU-us/call  %5.1f switches/call%s\n",
+               n, name, launched ? "launched" : "", (double)p->ns / 1e3 / (double)calls, cpu_ms * 1e3 / (double)calls,
                switches / (double)calls,
                p->wrong != 0 ? "  (SUMS WRONG)" : "");
     } else {
-        printf("%u ranks, %-5s  failed: a rank did not finish\n", n, name);
+        printf("%u ranks, %-5s %-8s  failed: a rank did not finish\n", n, name,
+               launched ? "launched" : "");
     }
     munmap(p, sizeof(*p));
     return ok;
@@ -158,8 +231,10 @@ int main(int argc, char **argv)
     printf("exchange floor: 1 KiB fp32 allreduce, one barrier per call, %ld calls, %u CPUs\n",
            calls, emu_os_cpu_count());
     for (uint32_t n = 2; n <= MAX_RANKS; n *= 2) {
-        ok &= run(n, WAIT_FUTEX, calls);
-        ok &= run(n, WAIT_YIELD, calls);
+        ok &= run(n, WAIT_FUTEX, false, calls);
+        ok &= run(n, WAIT_YIELD, false, calls);
+        ok &= run(n, WAIT_FUTEX, true, calls);
+        ok &= run(n, WAIT_YIELD, true, calls);
     }
     return ok ? 0 : 1;
 }

@@ -613,6 +613,7 @@ static void wait_timeout_fails_the_host_stream_that_waits_for_the_kernel(void **
     struct prog p = {.n = 0};
     int32_t r[16];
     struct dpf_run run;
+    long mark = dpf_log_mark(&F);
 
     (void)state;
     struct dp_op *o = add(&p, DPF_SET_WAIT, 0);
@@ -627,6 +628,9 @@ static void wait_timeout_fails_the_host_stream_that_waits_for_the_kernel(void **
     assert_int_not_equal(dpf_finish(&run, r), 0);
     expect_ok(&p, r);
     assert_true((uint64_t)time(NULL) - t0 < 20);
+    /* The failure names the notify and the timeout (written when the deadline passes). */
+    assert_int_equal(dpf_log_count(&F, mark, "notify slot"), 1);
+    assert_int_equal(dpf_log_count(&F, mark, "was not recorded within 1 s (timeOut)"), 1);
     /* The host wait itself times out too (1 s) when nobody records. */
     assert_int_equal(HcommThreadNotifyWaitOnThread(CPU[1], 1, 1), 0);
     assert_int_not_equal(aclrtSynchronizeStream(F.stream[1]), 0);
