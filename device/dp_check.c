@@ -62,32 +62,46 @@ emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c, const char
     return EMU_ENOTSUP;
 }
 
-/* The AICPU_TS threads this OS thread queued tasks on last, each after a full check: a
- * kernel names the same few handles call after call, and the full check (decoding, the
- * device, the engine) was a sixth of a small copy's cost. A remembered handle decodes the
- * same as before, so it is still good while its slot holds the same thread: live as an
- * AICPU_TS thread of the same generation, which is what the full check reads of the slot. */
-#define KNOWN_THREADS 8u
+/* The thread handles this OS thread's calls named last, each after a full check: a kernel
+ * names the same few handles call after call, and the full check (decoding, the device, the
+ * engine) was a sixth of a small copy's cost. A remembered handle decodes the same as before,
+ * so it is still good while its slot holds the same thread: live, of the same generation and
+ * of the kind the check asked for, which is what the full check reads of the slot. */
+#define KNOWN_THREADS 16u /* by the slot index's low bits: one look per call */
 
 struct known_thread {
     uint64_t h;
-    const struct emu_stream_ctl *s;
+    struct emu_stream_ctl *s;
 };
 
 static _Thread_local struct known_thread known[KNOWN_THREADS];
-static _Thread_local uint32_t known_next;
 
-static bool known_thread(uint64_t h)
+/* Whether slot s still holds the thread of handle h: an AICPU_TS thread of this kernel's
+ * (own), or for a notify destination (dst) also the CPU_TS thread an exported handle names. */
+static bool still_holds(const struct emu_stream_ctl *s, uint64_t h, bool dst)
 {
-    for (uint32_t i = 0; i < KNOWN_THREADS; i++) {
-        const struct emu_stream_ctl *s = known[i].s;
-        if (known[i].h == h && s != NULL &&
-            emu_load_acquire(&s->kind) == EMU_STREAM_DEVICE &&
-            s->engine == (int32_t)EMU_ENGINE_AICPU_TS &&
-            (s->gen & EMU_HANDLE_GEN_MASK) == ((h >> 30) & EMU_HANDLE_GEN_MASK))
-            return true;
-    }
-    return false;
+    struct emu_handle dh;
+
+    (void)emu_handle_decode(h, EMU_HANDLE_THREAD, &dh);
+    if ((s->gen & EMU_HANDLE_GEN_MASK) != dh.gen)
+        return false;
+    uint32_t kind = emu_load_acquire(&s->kind);
+    if (!dh.exported)
+        return kind == EMU_STREAM_DEVICE && s->engine == (int32_t)EMU_ENGINE_AICPU_TS;
+    return dst && kind == EMU_STREAM_ACL && s->engine == (int32_t)EMU_ENGINE_CPU_TS;
+}
+
+/* The slot of a remembered handle that still holds its thread; NULL when there is none. */
+static struct emu_stream_ctl *known_thread(uint64_t h, bool dst)
+{
+    const struct known_thread *k = &known[(uint32_t)h % KNOWN_THREADS];
+
+    return k->h == h && h != 0 && still_holds(k->s, h, dst) ? k->s : NULL;
+}
+
+static void remember_thread(uint64_t h, struct emu_stream_ctl *s)
+{
+    known[(uint32_t)h % KNOWN_THREADS] = (struct known_thread){.h = h, .s = s};
 }
 
 emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot)
@@ -95,7 +109,7 @@ emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *s
     struct emu_handle dh;
     struct emu_stream_ctl *s;
 
-    if (h != 0 && known_thread(h)) {
+    if (known_thread(h, false) != NULL) {
         c->thread = *slot = (uint32_t)h & EMU_HANDLE_INDEX_MASK;
         return EMU_OK;
     }
@@ -113,8 +127,7 @@ emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *s
     }
     c->thread = dh.index;
     *slot = dh.index;
-    known[known_next] = (struct known_thread){.h = h, .s = s};
-    known_next = (known_next + 1) % KNOWN_THREADS;
+    remember_thread(h, s);
     return EMU_OK;
 }
 
@@ -122,19 +135,22 @@ emu_status emu_dp_check_dst_thread(struct emu_hcomm_call *c, uint64_t h, uint32_
                                    uint32_t *notify_base, uint32_t *notify_num)
 {
     struct emu_handle dh;
-    struct emu_stream_ctl *s;
-    emu_status st = emu_hcomm_check_thread(c, "dstThread", h, &dh, &s);
+    struct emu_stream_ctl *s = known_thread(h, true);
 
-    if (st != EMU_OK)
-        return st;
-    if (!emu_hcomm_check_notify_dst(c->side, &dh, s)) {
-        emu_hcomm_check_refuse(c, "dstThread 0x%016llx is neither an AICPU_TS thread nor a "
-                               "CPU_TS thread exported to AICPU_TS (stream kind %u, engine %d, "
-                               "exported %d)", (unsigned long long)h, (unsigned)s->kind,
-                               s->engine, dh.exported);
-        return EMU_EHANDLE;
+    if (s == NULL) {
+        emu_status st = emu_hcomm_check_thread(c, "dstThread", h, &dh, &s);
+        if (st != EMU_OK)
+            return st;
+        if (!emu_hcomm_check_notify_dst(c->side, &dh, s)) {
+            emu_hcomm_check_refuse(c, "dstThread 0x%016llx is neither an AICPU_TS thread nor a "
+                                   "CPU_TS thread exported to AICPU_TS (stream kind %u, engine "
+                                   "%d, exported %d)", (unsigned long long)h, (unsigned)s->kind,
+                                   s->engine, dh.exported);
+            return EMU_EHANDLE;
+        }
+        remember_thread(h, s);
     }
-    *slot = dh.index;
+    *slot = (uint32_t)h & EMU_HANDLE_INDEX_MASK;
     *notify_base = s->notify_base;
     *notify_num = s->notify_num;
     return EMU_OK;
