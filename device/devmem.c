@@ -266,21 +266,17 @@ struct seen_alloc {
 static _Thread_local struct seen_alloc seen[SEEN_WAYS];
 static _Thread_local uint32_t seen_next;
 
-static bool seen_find(const struct emu_devctl *ctl, uint64_t version, uint64_t rel,
-                      struct emu_range *out)
+/* The remembered allocation of ctl's device whose span holds offset rel, if it was read at
+ * `version` (the table's current one); NULL otherwise. */
+static const struct seen_alloc *seen_find(const struct emu_devctl *ctl, uint64_t version,
+                                          uint64_t rel)
 {
     for (uint32_t i = 0; i < SEEN_WAYS; i++) {
         const struct seen_alloc *a = &seen[i];
-        if (a->ctl == ctl && a->version == version && rel - a->off < a->span) {
-            out->off = a->off;
-            out->span = a->span;
-            out->size = a->size;
-            out->kind = a->kind;
-            out->gen = a->gen;
-            return true;
-        }
+        if (a->ctl == ctl && a->version == version && rel - a->off < a->span)
+            return a;
     }
-    return false;
+    return NULL;
 }
 
 static void seen_add(const struct emu_devctl *ctl, uint64_t version, const struct emu_range *r)
@@ -294,9 +290,16 @@ static void seen_add(const struct emu_devctl *ctl, uint64_t version, const struc
 bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out)
 {
     uint64_t version = emu_range_version(&ctl->alloc.set);
+    const struct seen_alloc *a = seen_find(ctl, version, rel);
 
-    if (seen_find(ctl, version, rel, out))
+    if (a != NULL) {
+        out->off = a->off;
+        out->span = a->span;
+        out->size = a->size;
+        out->kind = a->kind;
+        out->gen = a->gen;
         return true;
+    }
     /* Every data-plane task checks its ranges, twice, on whichever executor runs it: read
      * the table lock-free (the lock's line would travel between the job's processes each
      * time), and take the lock only when a writer keeps it busy (or died mid-update). */
@@ -320,16 +323,12 @@ bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range 
 
 bool emu_devmem_holds(struct emu_devctl *ctl, uint64_t rel, uint64_t len)
 {
-    uint64_t version = emu_range_version(&ctl->alloc.set);
+    const struct seen_alloc *a = seen_find(ctl, emu_range_version(&ctl->alloc.set), rel);
     struct emu_range r;
 
     /* The common case, answered from what this thread saw last without copying a record. */
-    for (uint32_t i = 0; i < SEEN_WAYS; i++) {
-        const struct seen_alloc *a = &seen[i];
-        if (a->ctl == ctl && a->version == version && rel - a->off < a->size &&
-            len <= a->size - (rel - a->off))
-            return true;
-    }
+    if (a != NULL)
+        return rel - a->off < a->size && len <= a->size - (rel - a->off);
     return emu_devmem_alloc_of(ctl, rel, &r) && emu_range_holds(&r, rel, len);
 }
 
