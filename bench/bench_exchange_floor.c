@@ -11,11 +11,13 @@
  *           more runnable threads than cores: no spinning, docs/ARCHITECTURE.md);
  *   yield - it calls sched_yield() between looks (what OpenMPI's shared-memory transport
  *           does), so nobody sleeps, no core goes idle and nobody needs a wake-up.
- * Then the same exchange launched, as a launch-based flow has to: each rank is two processes,
- * a host that launches the call and waits for its end, and a device that waits for the
- * launch, exchanges, and tells its host (hcemu's host program and executor; the card's host
- * and AICPU). That is the least any design can spend when the kernel must run in its device's
- * own process: 2N processes run once per call instead of N.
+ * Then the same exchange launched: each rank is two processes, a host that launches the call
+ * and waits for its end, and a device that waits for the launch, exchanges, and tells its
+ * host (hcemu's host program and executor; the card's host and AICPU). That is the least any
+ * design can spend when the kernel runs in its device's own process and the host program
+ * synchronises after every call: 2N processes run once per call instead of N. (A host that
+ * queues its calls and synchronises once, as hccl_test's loop does, is bound by the first
+ * figure instead.)
  * Prints time, CPU time and context switches per call. Not a test: asserts nothing, but says
  * so when a sum is wrong. Run: build/bin/bench_exchange_floor [calls] */
 #include <sched.h>
