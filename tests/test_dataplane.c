@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "common/handle.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_primitives.h"
 #include "kernels/dp_fixture.h"
@@ -789,6 +790,45 @@ static void timeout_setters_validate_their_argument(void **state)
     assert_int_equal(dpf_log_count(&F, mark, "refused"), 3);
 }
 
+/* The executor remembers the thread handles a kernel's calls checked (dp_check.c, per OS
+ * thread). A handle used by kernels and then released is refused by the next kernels all the
+ * same, as a thread and as a notify destination, while the thread acquired in its slot after
+ * it (a new generation) is accepted. Several kernels each way, so the executor's workers have
+ * the handle remembered whichever of them runs a kernel. */
+static void a_remembered_thread_handle_is_refused_once_released(void **state)
+{
+    uint64_t old = dpf_thread(&F, 0, 4, 0, 9);
+    int32_t r[8];
+
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        struct prog p = {.n = 0};
+        copy_op(&p, old, UB[0], UB[0] + 64, 4);
+        rec_op(&p, T[0][0], old, 0);
+        wait_op(&p, old, 0, 60);
+        assert_int_equal(dpf_run(&F, 0, p.ops, p.n, r), 0);
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(r[k], 0);
+    }
+    dpf_thread_release(&F, old);
+    uint64_t fresh = dpf_thread(&F, 0, 4, 0, 9);
+    assert_int_not_equal(fresh, old);
+    assert_int_equal(fresh & EMU_HANDLE_INDEX_MASK, old & EMU_HANDLE_INDEX_MASK); /* same slot */
+    long mark = dpf_log_mark(&F);
+    for (int i = 0; i < 4; i++) {
+        struct prog p = {.n = 0};
+        copy_op(&p, old, UB[0], UB[0] + 64, 4);
+        rec_op(&p, T[0][0], old, 0);
+        copy_op(&p, fresh, UB[0], UB[0] + 64, 4);
+        assert_int_equal(dpf_run(&F, 0, p.ops, p.n, r), 0);
+        assert_int_equal(r[0], HCCL_E_PARA);
+        assert_int_equal(r[1], HCCL_E_PARA);
+        assert_int_equal(r[2], 0);
+    }
+    assert_int_equal(dpf_log_count(&F, mark, "is stale"), 8);
+    dpf_thread_release(&F, fresh);
+}
+
 /* --- validation: each refusal returns the documented code and logs exactly one line -------- */
 
 static void every_bad_argument_is_refused_with_one_line(void **state)
@@ -945,6 +985,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(task_cache_replays_with_new_addresses),
         cmocka_unit_test(host_only_and_roce_calls_are_not_supported_in_a_kernel),
         cmocka_unit_test(timeout_setters_validate_their_argument),
+        cmocka_unit_test(a_remembered_thread_handle_is_refused_once_released),
         cmocka_unit_test(every_bad_argument_is_refused_with_one_line),
         cmocka_unit_test(host_calls_validate_and_refuse_device_only_ones),
         cmocka_unit_test(absorbed_record_is_lost_and_logged),
