@@ -103,6 +103,8 @@ enum emu_setting_reader {
       "job-wide run queue: a record for a parked peer thread runs its tasks in place")            \
     X(POLL_US, "HCEMU_POLL_US", EMU_SET_U64, "0", 0, 10000, "", EMU_SET_BOTH,                      \
       "how long a waiting thread polls, yielding its core, before it sleeps, in us (0 = off)")   \
+    X(BIND, "HCEMU_BIND", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_EXEC,                               \
+      "bind each device's workers to one core while the job has more executors than cores")       \
     X(COPY_STREAM_KB, "HCEMU_COPY_STREAM_KB", EMU_SET_U64, "1024", 0, 1u << 22, "", EMU_SET_BOTH,  \
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \

@@ -82,6 +82,11 @@ void emu_spin_executor(int delta)
     emu_fetch_add_relaxed(&job->executors, delta);
 }
 
+int32_t emu_spin_executors(void)
+{
+    return emu_load_relaxed(&job->executors);
+}
+
 bool emu_spin_begin(_Atomic uint32_t *gate)
 {
     uint32_t none = 0;

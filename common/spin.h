@@ -21,6 +21,8 @@ void emu_spin_busy(int delta);
  * with a gate (executor workers, network progress) never spin. A crashed executor's count
  * stays: that only disables spinning. */
 void emu_spin_executor(int delta);
+/* How many executors of the job run now (core placement, placement.h). */
+int32_t emu_spin_executors(void);
 /* Enter a spin: false when no core is free for it or, with `gate` (a per-device word such as
  * the control block's `spinners`), when another thread already spins for the same thing.
  * emu_spin_end() with the same gate leaves it. */

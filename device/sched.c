@@ -18,6 +18,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "common/placement.h"
 #include "common/spin.h"
 
 #define NONE UINT32_MAX
@@ -861,6 +862,7 @@ static void *worker_main(void *arg)
     unsigned me = (unsigned)(uintptr_t)arg;
 
     on_worker = true;
+    emu_place_worker(ctl->dev);
     emu_spin_busy(1);
     pthread_mutex_lock(&lock);
     while (!stopping) {
@@ -900,6 +902,8 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&lock);
         emu_spin_busy(-1);
         idle_wait(bell, deadline);
+        /* The job's executor count moves while this worker sleeps (ranks start and end). */
+        emu_place_worker(ctl->dev);
         emu_spin_busy(1);
         pthread_mutex_lock(&lock);
         idle_until[me] = 0;

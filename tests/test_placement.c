@@ -1,0 +1,157 @@
+/* test_placement.c - core placement (common/placement.c): a worker is bound to its device's
+ * core exactly while the job has more executors than the cores the process may use, devices
+ * spread over those cores, and is given all of them back when the count falls; with
+ * HCEMU_BIND=0 (run as placement_off) nothing is ever bound. The process first restricts
+ * itself to two CPUs, so the expectations do not depend on the machine's size; on a
+ * one-CPU machine there is nothing to place and the tests say so. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "common/placement.h"
+#include "common/settings.h"
+#include "common/spin.h"
+
+static int cpu_a = -1, cpu_b = -1; /* the two CPUs this process keeps */
+
+struct probe {
+    unsigned dev;
+    cpu_set_t set; /* the worker's CPU set after emu_place_worker() */
+    bool bound;
+};
+
+/* Each probe is a fresh thread, as every worker is: it starts with the process's set. */
+static void *probe_main(void *arg)
+{
+    struct probe *p = arg;
+
+    emu_place_worker(p->dev);
+    p->bound = emu_place_bound();
+    CPU_ZERO(&p->set);
+    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(p->set), &p->set), 0);
+    return NULL;
+}
+
+static struct probe run_probe(unsigned dev)
+{
+    struct probe p = {.dev = dev};
+    pthread_t t;
+
+    assert_int_equal(pthread_create(&t, NULL, probe_main, &p), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    return p;
+}
+
+static bool only(const cpu_set_t *s, int cpu)
+{
+    return CPU_COUNT(s) == 1 && CPU_ISSET(cpu, s);
+}
+
+static bool both(const cpu_set_t *s)
+{
+    return CPU_COUNT(s) == 2 && CPU_ISSET(cpu_a, s) && CPU_ISSET(cpu_b, s);
+}
+
+static int setup(void **state)
+{
+    cpu_set_t s, two;
+    (void)state;
+
+    if (sched_getaffinity(0, sizeof(s), &s) != 0 || CPU_COUNT(&s) < 2)
+        return 0;
+    for (int c = 0; c < CPU_SETSIZE && cpu_b < 0; c++)
+        if (CPU_ISSET(c, &s))
+            *(cpu_a < 0 ? &cpu_a : &cpu_b) = c;
+    CPU_ZERO(&two);
+    CPU_SET(cpu_a, &two);
+    CPU_SET(cpu_b, &two);
+    return sched_setaffinity(0, sizeof(two), &two);
+}
+
+/* Three executors on two cores: devices 0, 1, 2 go to the first, second and first CPU. */
+static void test_bound_while_oversubscribed(void **state)
+{
+    (void)state;
+    if (cpu_b < 0)
+        skip();
+    emu_spin_executor(3);
+    struct probe p0 = run_probe(0), p1 = run_probe(1), p2 = run_probe(2);
+    emu_spin_executor(-3);
+
+    if (!emu_settings_bool(EMU_SET_BIND)) {
+        assert_false(p0.bound || p1.bound || p2.bound);
+        assert_true(both(&p0.set) && both(&p1.set) && both(&p2.set));
+        return;
+    }
+    assert_true(p0.bound && p1.bound && p2.bound);
+    assert_true(only(&p0.set, cpu_a));
+    assert_true(only(&p1.set, cpu_b));
+    assert_true(only(&p2.set, cpu_a));
+}
+
+/* As many executors as cores: nothing to share, nobody bound. */
+static void test_unbound_within_the_cores(void **state)
+{
+    (void)state;
+    if (cpu_b < 0)
+        skip();
+    emu_spin_executor(2);
+    struct probe p = run_probe(1);
+    emu_spin_executor(-2);
+    assert_false(p.bound);
+    assert_true(both(&p.set));
+}
+
+struct follow {
+    cpu_set_t during, after;
+    bool bound_during, bound_after;
+};
+
+/* One thread across a change of the count: bound while 3 executors run, given both CPUs back
+ * once 2 remain (the next call, as after a worker's next wake-up). */
+static void *follow_main(void *arg)
+{
+    struct follow *f = arg;
+
+    emu_spin_executor(3);
+    emu_place_worker(1);
+    f->bound_during = emu_place_bound();
+    pthread_getaffinity_np(pthread_self(), sizeof(f->during), &f->during);
+    emu_spin_executor(-1);
+    emu_place_worker(1);
+    f->bound_after = emu_place_bound();
+    pthread_getaffinity_np(pthread_self(), sizeof(f->after), &f->after);
+    emu_spin_executor(-2);
+    return NULL;
+}
+
+static void test_binding_follows_the_count(void **state)
+{
+    struct follow f;
+    pthread_t t;
+    (void)state;
+
+    if (cpu_b < 0)
+        skip();
+    assert_int_equal(pthread_create(&t, NULL, follow_main, &f), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(f.bound_during, emu_settings_bool(EMU_SET_BIND));
+    assert_true(emu_settings_bool(EMU_SET_BIND) ? only(&f.during, cpu_b) : both(&f.during));
+    assert_false(f.bound_after);
+    assert_true(both(&f.after));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_while_oversubscribed),
+        cmocka_unit_test(test_unbound_within_the_cores),
+        cmocka_unit_test(test_binding_follows_the_count),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
