@@ -45,6 +45,16 @@ add_test(NAME collectives_procs_poll COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:test_collectives>)
 set_tests_properties(collectives_procs_poll PROPERTIES TIMEOUT 300 ENVIRONMENT
     "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_POLL_US=300;HCEMU_LOG_LEVEL=warn")
+# Small mesh exchanges on a thread per peer (HCEMU_PEER_THREADS=on), the card's form, which
+# the default runs only when the time is modelled: the same bytes and codes as threads (1-8
+# ranks) and as 8 rank processes.
+add_test(NAME collectives_peer_threads COMMAND test_collectives)
+set_tests_properties(collectives_peer_threads PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_PEER_THREADS=on;HCEMU_LOG_LEVEL=warn")
+add_test(NAME collectives_procs_peer_threads COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_procs_peer_threads PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_PEER_THREADS=on;HCEMU_LOG_LEVEL=warn")
 # Streaming transfers from 64 KiB instead of 1 MiB (HCEMU_COPY_STREAM_KB, common/copy.h):
 # every exchange of the sizes these tests use then moves its bytes with non-temporal stores,
 # which the notify after them must not overtake; the same bytes as the default run.

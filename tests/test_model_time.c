@@ -34,6 +34,8 @@
 /* The built-in mesh allgather: bytes per rank, above the eager slots of two ranks (1 MiB
  * with this test's HCCL_BUFFSIZE), so that 2, 4 and 8 ranks all read staged blocks. */
 #define MESH_AG_BYTES (2ull << 20)
+/* The small allgather whose second call goes through the eager slots. */
+#define EAGER_AG_BYTES 1024ull
 #define START_IDX 1u
 
 static char self[CU_PATH];
@@ -145,6 +147,41 @@ static void mesh_allgather_body(struct cu_rank *r)
     CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
 }
 
+/* hcemu's HcclAllGather of 1 KiB per rank, twice: the first call exchanges through the slots
+ * (a pair's first exchange in a communicator), the second, between events, through the eager
+ * slots, where HCEMU_PEER_THREADS decides which threads run it. */
+static void eager_allgather_body(struct cu_rank *r)
+{
+    struct job *x = r->arg;
+    aclrtStream st = NULL;
+    aclrtEvent a = NULL, b = NULL;
+    void *in = NULL, *out = NULL;
+
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&in, EAGER_AG_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&out, EAGER_AG_BYTES * r->n, ACL_MEM_MALLOC_HUGE_FIRST) ==
+                    ACL_SUCCESS);
+    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
+    if (r->failures != 0)
+        return;
+    fill(r, in, EAGER_AG_BYTES, (float)(r->rank + 1));
+    for (int call = 0; call < 2; call++) {
+        CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+        CU_CHECK(r, HcclAllGather(in, out, EAGER_AG_BYTES / 4, HCCL_DATA_TYPE_FP32, r->comm,
+                                  st) == HCCL_SUCCESS);
+        CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+        CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    }
+    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
+    for (int q = 0; q < r->n; q++)
+        expect(r, out, (uint64_t)q * EAGER_AG_BYTES, EAGER_AG_BYTES, (float)(q + 1));
+    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(out) == ACL_SUCCESS);
+    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
+    r->keep = true;
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
 /* Threads, channels to both neighbours and the argument block of the held-out kernel. */
 static void ag_setup(struct cu_rank *r, aclrtStream st, ThreadHandle *cpu, ThreadHandle *main_on_cpu,
                      struct mra_args *args, void **hb)
@@ -218,7 +255,7 @@ static void allgather_body(struct cu_rank *r)
     CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
 }
 
-/* The child: "<allreduce|allgather|mesh> <n> <out>"; writes every rank's milliseconds to out. */
+/* The child: "<allreduce|allgather|mesh|eager> <n> <out>"; writes every rank's milliseconds to out. */
 static int child_run(const char *what, int n, const char *out)
 {
     struct cu_rank ranks[MAX_N];
@@ -238,6 +275,8 @@ static int child_run(const char *what, int n, const char *out)
     cu_rank_fn body = ag ? allgather_body : allreduce_body;
     if (strcmp(what, "mesh") == 0)
         body = mesh_allgather_body;
+    if (strcmp(what, "eager") == 0)
+        body = eager_allgather_body;
     cu_run_ranks(ranks, n, &root, body, &x);
     FILE *f = fopen(out, "w");
     bad = f == NULL;
@@ -256,11 +295,11 @@ static int child_run(const char *what, int n, const char *out)
 }
 
 /* Run a child; its ranks' elapsed milliseconds into ms[0..n). `algo` is HCEMU_ALGO; `topo`
- * a topology file's text (HCEMU_TOPOLOGY) or NULL. */
+ * a topology file's text (HCEMU_TOPOLOGY) or NULL; `peer` is HCEMU_PEER_THREADS. */
 static void run_child_with(const char *what, int n, uint64_t seed, bool file, const char *algo,
-                           const char *topo, double *ms)
+                           const char *topo, const char *peer, double *ms)
 {
-    static char env[9][CU_PATH * 2];
+    static char env[10][CU_PATH * 2];
     char arg[CU_PATH * 2], out[CU_PATH * 2], model[CU_PATH * 2];
 
     cu_write(tmp, "model.json", model_json, model, sizeof(model));
@@ -277,7 +316,8 @@ static void run_child_with(const char *what, int n, uint64_t seed, bool file, co
     if (topo != NULL)
         cu_write(tmp, "topo.json", topo, topo_path, sizeof(topo_path));
     snprintf(env[7], sizeof(env[7]), "HCEMU_TOPOLOGY=%s", topo_path);
-    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], env[6], env[7], NULL};
+    snprintf(env[8], sizeof(env[8]), "HCEMU_PEER_THREADS=%s", peer);
+    char *e[] = {env[0], env[1], env[2], env[3], env[4], env[5], env[6], env[7], env[8], NULL};
     int st = cu_wait(cu_spawn(self, "run", arg, e), 120000);
     if (st != 0)
         fail_msg("child %s n=%d HCEMU_SEED=%llu exited with %d", what, n,
@@ -293,7 +333,7 @@ static void run_child_with(const char *what, int n, uint64_t seed, bool file, co
 
 static void run_child(const char *what, int n, uint64_t seed, bool file, double *ms)
 {
-    run_child_with(what, n, seed, file, "allreduce:ring,allgather:mesh", NULL, ms);
+    run_child_with(what, n, seed, file, "allreduce:ring,allgather:mesh", NULL, "auto", ms);
 }
 
 /* ---- closed forms -------------------------------------------------------------------------
@@ -451,6 +491,30 @@ static void held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_see
     }
 }
 
+/* A small mesh allgather's eager exchanges run, when the time is modelled, on a thread per
+ * peer as the card dispatches them: HCEMU_PEER_THREADS=auto gives the figures of =on bit for
+ * bit, and =off (every exchange on the main thread, the emulator's form when nothing is
+ * modelled) gives others, so the comparison can tell the forms apart. */
+static void modelled_small_mesh_runs_a_thread_per_peer(void **state)
+{
+    double automatic[MAX_N], on[MAX_N], off[MAX_N];
+    bool differ = false;
+
+    (void)state;
+    run_child_with("eager", 4, 7, false, "allgather:mesh", NULL, "auto", automatic);
+    run_child_with("eager", 4, 7, false, "allgather:mesh", NULL, "on", on);
+    run_child_with("eager", 4, 7, false, "allgather:mesh", NULL, "off", off);
+    for (int r = 0; r < 4; r++) {
+        if (automatic[r] != on[r])
+            fail_msg("rank %d: auto %.9g ms, a thread per peer %.9g ms", r, automatic[r], on[r]);
+        differ |= off[r] != on[r];
+    }
+    if (!differ)
+        fail_msg("the main-thread form gave the same modelled times as a thread per peer");
+    print_message("1 KiB allgather, 4 ranks, modelled ms on rank 0: a thread per peer %.6f, "
+                  "main thread %.6f\n", on[0], off[0]);
+}
+
 /* Two servers of four devices (HCEMU_TOPOLOGY): the inter-server ports have their own cost,
  * so the flat one-shot allreduce (every rank sends the whole buffer to four ranks of the other
  * server through one port) takes longer than on one server; the hierarchical allreduce sends
@@ -477,11 +541,11 @@ static void hierarchical_allreduce_over_two_servers_beats_flat_and_is_determinis
         print_message("skipped under HCEMU_HOST_SPLIT (servers of unequal sizes)\n");
         return;
     }
-    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", NULL, one);
-    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", two_servers, flat);
-    run_child_with("allreduce", 8, 5, false, "allreduce:rhd", two_servers, two);
-    run_child_with("allreduce", 8, 5, false, "allreduce:hier", two_servers, hier);
-    run_child_with("allreduce", 8, 9191, false, "allreduce:hier", two_servers, again);
+    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", NULL, "auto", one);
+    run_child_with("allreduce", 8, 5, false, "allreduce:twoshot", two_servers, "auto", flat);
+    run_child_with("allreduce", 8, 5, false, "allreduce:rhd", two_servers, "auto", two);
+    run_child_with("allreduce", 8, 5, false, "allreduce:hier", two_servers, "auto", hier);
+    run_child_with("allreduce", 8, 9191, false, "allreduce:hier", two_servers, "auto", again);
     if (!(slowest(flat, 8) > slowest(one, 8)))
         fail_msg("two-shot: %.6f ms over two servers, %.6f ms on one: the ports cost nothing",
                  slowest(flat, 8), slowest(one, 8));
@@ -511,6 +575,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(builtin_mesh_allgather_events_give_the_closed_form_at_2_4_8_ranks),
         cmocka_unit_test(held_out_ring_allgather_kernel_elapsed_is_its_closed_form_across_seeds),
         cmocka_unit_test(hierarchical_allreduce_over_two_servers_beats_flat_and_is_deterministic),
+        cmocka_unit_test(modelled_small_mesh_runs_a_thread_per_peer),
     };
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0)

@@ -23,6 +23,8 @@
 
 #include "common/devctl.h"
 #include "common/log.h"
+#include "common/settings.h"
+#include "host/acl/model_time.h"
 
 #define STATE_TAG "hcemu.collectives"
 #define STATE_MAGIC 0x4c4c4f43u /* "COLL" */
@@ -433,6 +435,23 @@ static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args 
  * my bytes of exchange k and consumed my notify. Every pair exchanges in both directions in
  * one launch (a bare notify when one side sends nothing), and both ends decide alike whether
  * it goes eager, so both count alike. */
+/* Several eager peers: whether each gets its own thread (HCEMU_PEER_THREADS). The card gives
+ * each its own and dispatches them in parallel (on the main thread alone the modelled 8-rank
+ * 1 KiB allgather takes 59 us instead of 38), so that is the form when the time is modelled.
+ * Otherwise the main thread runs them all: the same bytes and notifies, without the start
+ * and join of a thread per peer (25 tasks a device instead of 53 at 8 ranks), which cost the
+ * emulator a sixth of an 8-rank 1 KiB call (docs/ARCHITECTURE.md, "Eager pairs"). */
+static bool peer_threads(void)
+{
+    enum { AUTO, ON, OFF };
+
+    switch (emu_settings_enum(EMU_SET_PEER_THREADS)) {
+    case ON: return true;
+    case OFF: return false;
+    default: return emu_model_time_on();
+    }
+}
+
 static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
 {
     if (st->eager_len == 0)
@@ -453,11 +472,7 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
         flip_bit(st->parity, p);
         eager_peers++;
     }
-    /* One eager peer: the main thread exchanges with it itself. Several: each on its peer's
-     * thread, which the card dispatches in parallel: on the main thread alone the modelled
-     * 8-rank 1 KiB allgather took 59 us instead of 38 (HCEMU_TIME=model), although the
-     * emulator ran it 10-15 % faster that way (fewer thread hand-offs). */
-    a->eager_threads = eager_peers > 1;
+    a->eager_threads = eager_peers > 1 && peer_threads();
 }
 
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
