@@ -115,9 +115,10 @@ static void allreduce_body(struct cu_rank *r)
     CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
 }
 
-/* hcemu's HcclAllGather (mesh), the first call on a fresh stream between events: every rank's
- * stream starts at the same modelled instant, so the closed form needs no earlier call. */
-static void mesh_allgather_body(struct cu_rank *r)
+/* hcemu's HcclAllGather of `bytes` per rank, `calls` times, each between events A and B
+ * (synchronised after each); the elapsed time of the last. Every rank's stream starts at the
+ * same modelled instant, so a first call's closed form needs no earlier call. */
+static void allgather_calls(struct cu_rank *r, uint64_t bytes, int calls)
 {
     struct job *x = r->arg;
     aclrtStream st = NULL;
@@ -125,21 +126,22 @@ static void mesh_allgather_body(struct cu_rank *r)
     void *in = NULL, *out = NULL;
 
     CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtMalloc(&in, MESH_AG_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtMalloc(&out, MESH_AG_BYTES * r->n, ACL_MEM_MALLOC_HUGE_FIRST) ==
-                    ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&in, bytes, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CU_CHECK(r, aclrtMalloc(&out, bytes * r->n, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
     CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
     if (r->failures != 0)
         return;
-    fill(r, in, MESH_AG_BYTES, (float)(r->rank + 1));
-    CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
-    CU_CHECK(r, HcclAllGather(in, out, MESH_AG_BYTES / 4, HCCL_DATA_TYPE_FP32, r->comm, st) ==
-                    HCCL_SUCCESS);
-    CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    fill(r, in, bytes, (float)(r->rank + 1));
+    for (int call = 0; call < calls; call++) {
+        CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
+        CU_CHECK(r, HcclAllGather(in, out, bytes / 4, HCCL_DATA_TYPE_FP32, r->comm, st) ==
+                        HCCL_SUCCESS);
+        CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
+        CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
+    }
     CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
     for (int q = 0; q < r->n; q++)
-        expect(r, out, (uint64_t)q * MESH_AG_BYTES, MESH_AG_BYTES, (float)(q + 1));
+        expect(r, out, (uint64_t)q * bytes, bytes, (float)(q + 1));
     CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
     CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(out) == ACL_SUCCESS);
     CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
@@ -147,39 +149,18 @@ static void mesh_allgather_body(struct cu_rank *r)
     CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
 }
 
-/* hcemu's HcclAllGather of 1 KiB per rank, twice: the first call exchanges through the slots
- * (a pair's first exchange in a communicator), the second, between events, through the eager
- * slots, where HCEMU_PEER_THREADS decides which threads run it. */
+/* The mesh allgather's first call (staged reads at 2, 4 and 8 ranks). */
+static void mesh_allgather_body(struct cu_rank *r)
+{
+    allgather_calls(r, MESH_AG_BYTES, 1);
+}
+
+/* 1 KiB per rank, twice: the first call exchanges through the slots (a pair's first exchange
+ * in a communicator), the second through the eager slots, where HCEMU_PEER_THREADS decides
+ * which threads run it. */
 static void eager_allgather_body(struct cu_rank *r)
 {
-    struct job *x = r->arg;
-    aclrtStream st = NULL;
-    aclrtEvent a = NULL, b = NULL;
-    void *in = NULL, *out = NULL;
-
-    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtMalloc(&in, EAGER_AG_BYTES, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtMalloc(&out, EAGER_AG_BYTES * r->n, ACL_MEM_MALLOC_HUGE_FIRST) ==
-                    ACL_SUCCESS);
-    CU_CHECK(r, aclrtCreateEvent(&a) == ACL_SUCCESS && aclrtCreateEvent(&b) == ACL_SUCCESS);
-    if (r->failures != 0)
-        return;
-    fill(r, in, EAGER_AG_BYTES, (float)(r->rank + 1));
-    for (int call = 0; call < 2; call++) {
-        CU_CHECK(r, aclrtRecordEvent(a, st) == ACL_SUCCESS);
-        CU_CHECK(r, HcclAllGather(in, out, EAGER_AG_BYTES / 4, HCCL_DATA_TYPE_FP32, r->comm,
-                                  st) == HCCL_SUCCESS);
-        CU_CHECK(r, aclrtRecordEvent(b, st) == ACL_SUCCESS);
-        CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS);
-    }
-    CU_CHECK(r, aclrtEventElapsedTime(&x->ms[r->rank], a, b) == ACL_SUCCESS);
-    for (int q = 0; q < r->n; q++)
-        expect(r, out, (uint64_t)q * EAGER_AG_BYTES, EAGER_AG_BYTES, (float)(q + 1));
-    CU_CHECK(r, aclrtDestroyEvent(a) == ACL_SUCCESS && aclrtDestroyEvent(b) == ACL_SUCCESS);
-    CU_CHECK(r, aclrtFree(in) == ACL_SUCCESS && aclrtFree(out) == ACL_SUCCESS);
-    CU_CHECK(r, HcclCommDestroy(r->comm) == HCCL_SUCCESS);
-    r->keep = true;
-    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+    allgather_calls(r, EAGER_AG_BYTES, 2);
 }
 
 /* Threads, channels to both neighbours and the argument block of the held-out kernel. */
