@@ -184,7 +184,7 @@ static uint64_t reach_for(struct emu_devmap *m, uint64_t off, uint64_t len)
     struct emu_range r;
     uint64_t end = off + len;
 
-    if (emu_devmem_alloc_of(m->ctl, off, &r) && r.off + r.span > end)
+    if (emu_devmem_alloc_of(m, off, &r) && r.off + r.span > end)
         end = r.off + r.span < m->mem_size ? r.off + r.span : m->mem_size;
     return end;
 }
@@ -252,8 +252,13 @@ void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len)
  * A data-plane call checks its ranges when it is made and its task again when it runs, and
  * a kernel's calls go to a few buffers over and over: while a table's version has not moved,
  * the record found at that version is still there, and the binary search (about a third of a
- * small copy's cost, call and run together) is skipped. Four ways: a copy names two
- * allocations, a reduction's peer a third. */
+ * small copy's cost, call and run together) is skipped. A set per device (by index, so the
+ * devices of a job up to SEEN_SETS never share one), four ways each: a kernel's own device
+ * holds its input, output, HCCL buffer and arguments; a peer is reached in its HCCL buffer.
+ * With one set of four ways for every device, a worker of an 8-rank mesh call (its own
+ * buffers, seven peers' HCCL buffers, and the tasks of peers it runs from the job-wide run
+ * queue) missed on a quarter of its checks, each miss a search and a record copy. */
+#define SEEN_SETS 16u
 #define SEEN_WAYS 4u
 
 struct seen_alloc {
@@ -263,34 +268,39 @@ struct seen_alloc {
     uint32_t kind, gen;
 };
 
-static _Thread_local struct seen_alloc seen[SEEN_WAYS];
-static _Thread_local uint32_t seen_next;
+static _Thread_local struct seen_alloc seen[SEEN_SETS][SEEN_WAYS];
+static _Thread_local uint8_t seen_next[SEEN_SETS];
 
-/* The remembered allocation of ctl's device whose span holds offset rel, if it was read at
+/* The remembered allocation of m's device whose span holds offset rel, if it was read at
  * `version` (the table's current one); NULL otherwise. */
-static const struct seen_alloc *seen_find(const struct emu_devctl *ctl, uint64_t version,
+static const struct seen_alloc *seen_find(const struct emu_devmap *m, uint64_t version,
                                           uint64_t rel)
 {
+    const struct seen_alloc *set = seen[m->dev % SEEN_SETS];
+
     for (uint32_t i = 0; i < SEEN_WAYS; i++) {
-        const struct seen_alloc *a = &seen[i];
-        if (a->ctl == ctl && a->version == version && rel - a->off < a->span)
+        const struct seen_alloc *a = &set[i];
+        if (a->ctl == m->ctl && a->version == version && rel - a->off < a->span)
             return a;
     }
     return NULL;
 }
 
-static void seen_add(const struct emu_devctl *ctl, uint64_t version, const struct emu_range *r)
+static void seen_add(const struct emu_devmap *m, uint64_t version, const struct emu_range *r)
 {
-    seen[seen_next] = (struct seen_alloc){.ctl = ctl, .version = version, .off = r->off,
-                                          .span = r->span, .size = r->size, .kind = r->kind,
-                                          .gen = r->gen};
-    seen_next = (seen_next + 1) % SEEN_WAYS;
+    uint32_t s = m->dev % SEEN_SETS;
+
+    seen[s][seen_next[s]] = (struct seen_alloc){.ctl = m->ctl, .version = version,
+                                                .off = r->off, .span = r->span,
+                                                .size = r->size, .kind = r->kind, .gen = r->gen};
+    seen_next[s] = (uint8_t)((seen_next[s] + 1) % SEEN_WAYS);
 }
 
-bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out)
+bool emu_devmem_alloc_of(const struct emu_devmap *m, uint64_t rel, struct emu_range *out)
 {
+    struct emu_devctl *ctl = m->ctl;
     uint64_t version = emu_range_version(&ctl->alloc.set);
-    const struct seen_alloc *a = seen_find(ctl, version, rel);
+    const struct seen_alloc *a = seen_find(m, version, rel);
 
     if (a != NULL) {
         out->off = a->off;
@@ -305,7 +315,7 @@ bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range 
      * time), and take the lock only when a writer keeps it busy (or died mid-update). */
     int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, rel, out, &version);
     if (found > 0)
-        seen_add(ctl, version, out);
+        seen_add(m, version, out);
     if (found >= 0)
         return found > 0;
     emu_devctl_lock(&ctl->alloc.lock);
@@ -321,15 +331,15 @@ bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range 
     return i >= 0;
 }
 
-bool emu_devmem_holds(struct emu_devctl *ctl, uint64_t rel, uint64_t len)
+bool emu_devmem_holds(const struct emu_devmap *m, uint64_t rel, uint64_t len)
 {
-    const struct seen_alloc *a = seen_find(ctl, emu_range_version(&ctl->alloc.set), rel);
+    const struct seen_alloc *a = seen_find(m, emu_range_version(&m->ctl->alloc.set), rel);
     struct emu_range r;
 
     /* The common case, answered from what this thread saw last without copying a record. */
     if (a != NULL)
         return rel - a->off < a->size && len <= a->size - (rel - a->off);
-    return emu_devmem_alloc_of(ctl, rel, &r) && emu_range_holds(&r, rel, len);
+    return emu_devmem_alloc_of(m, rel, &r) && emu_range_holds(&r, rel, len);
 }
 
 void emu_devmem_free_internal(uint64_t addr)

@@ -287,5 +287,5 @@ bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_
         return false;
     /* An allocation of another size may have taken the offset since the call: the range
      * must lie in its first `size` bytes, not in its padding. */
-    return emu_devmem_holds(m->ctl, addr - base, len);
+    return emu_devmem_holds(m, addr - base, len);
 }

@@ -59,12 +59,12 @@ void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
  * memory of host process `space`. Checks only that the range is inside the device memory
  * (or pinned file), not that it is allocated. NULL with a log line otherwise. */
 void *emu_devmem_ptr(uint64_t addr, uint32_t space, uint64_t len);
-/* The allocation record of `ctl`'s device containing offset `rel` of its memory, copied to
+/* The allocation record of m's device containing offset `rel` of its memory, copied to
  * *out; false when none does. Lock-free unless a writer is busy. */
-bool emu_devmem_alloc_of(struct emu_devctl *ctl, uint64_t rel, struct emu_range *out);
-/* Whether [rel, rel+len) of `ctl`'s device memory lies inside one live allocation (in the
- * bytes its owner asked for). Lock-free unless a writer is busy. */
-bool emu_devmem_holds(struct emu_devctl *ctl, uint64_t rel, uint64_t len);
+bool emu_devmem_alloc_of(const struct emu_devmap *m, uint64_t rel, struct emu_range *out);
+/* Whether [rel, rel+len) of m's device memory lies inside one live allocation (in the bytes
+ * its owner asked for). Lock-free unless a writer is busy. */
+bool emu_devmem_holds(const struct emu_devmap *m, uint64_t rel, uint64_t len);
 /* Free an allocation made on behalf of a task (kernel arguments, staging). */
 void emu_devmem_free_internal(uint64_t addr);
 
