@@ -88,6 +88,11 @@ emu_status emu_coll_hier_allgather(struct emu_coll_state *st, aclrtStream stream
                                    const struct emu_coll_op *op,
                                    const struct emu_coll_servers *sv) EMU_MUST_CHECK;
 
+/* Pair tables hold HCOLL_MAX_RANKS entries (8 KiB), a call uses the communicator's first n:
+ * zeroing and copying whole tables (an operator, its launch arguments, their pairs) wrote
+ * about 40 KiB per call, more than a core's L1 data cache, whatever the rank count. */
+void emu_coll_pairs_zero(struct hcoll_pair *p, uint32_t n);
+void emu_coll_pairs_copy(struct hcoll_pair *dst, const struct hcoll_pair *src, uint32_t n);
 /* coll_plan.c: a launch's argument block for `op` (engine, receive mode, slot, in/out). */
 void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
                         const struct emu_coll_state *st, uint32_t engine, uint32_t mode);

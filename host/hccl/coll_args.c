@@ -7,6 +7,7 @@
  * HCCL_E_PARA; fp8/hif8/int128 -> HCCL_E_NOT_SUPPORT. Zero counts succeed without work. */
 #include <hccl/hccl.h>
 
+#include <stddef.h>
 #include <string.h>
 
 #include "coll.h"
@@ -121,7 +122,9 @@ static bool overlap(const void *a, uint64_t alen, const void *b, uint64_t blen)
 static void op_init(struct emu_coll_op *op, const struct emu_comm *c, enum emu_coll_kind kind,
                     const char *fn)
 {
-    memset(op, 0, sizeof(*op));
+    memset(op, 0, offsetof(struct emu_coll_op, peers));
+    emu_coll_pairs_zero(op->pairs, c->size);
+    op->npeers = 0;
     op->kind = kind;
     op->fn = fn;
     for (uint32_t p = 0; p < c->size; p++)

@@ -82,7 +82,7 @@ static emu_status pairs(struct emu_coll_state *st, aclrtStream stream, const str
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
     a.in = in;
     a.out = out;
-    memcpy(a.pairs, p, sizeof(a.pairs));
+    emu_coll_pairs_copy(a.pairs, p, emu_coll_size(st));
     return emu_coll_launch_run(st, stream, &a, op->fn);
 }
 
@@ -95,9 +95,9 @@ emu_status emu_coll_hier_allreduce(struct emu_coll_state *st, aclrtStream stream
     uint64_t moff, mlen;
     emu_status e;
 
-    memset(rs, 0, sizeof(rs));
-    memset(ar, 0, sizeof(ar));
-    memset(ag, 0, sizeof(ag));
+    emu_coll_pairs_zero(rs, n);
+    emu_coll_pairs_zero(ar, n);
+    emu_coll_pairs_zero(ag, n);
     block(op->count, m, l, op->esz, &moff, &mlen);
     for (uint32_t q = 0; q < n; q++) {
         uint64_t off, len;
@@ -128,7 +128,7 @@ emu_status emu_coll_hier_allgather(struct emu_coll_state *st, aclrtStream stream
     emu_status e;
 
     /* My block to my server peers and to my counterparts; theirs to me. */
-    memset(p, 0, sizeof(p));
+    emu_coll_pairs_zero(p, n);
     for (uint32_t q = 0; q < n; q++)
         if (q == me || sv->server[q] == s || sv->local[q] == l)
             p[q] = (struct hcoll_pair){0, bytes, q * bytes, bytes};
@@ -139,7 +139,7 @@ emu_status emu_coll_hier_allgather(struct emu_coll_state *st, aclrtStream stream
     for (uint32_t t = 0; t < sv->n; t++) {
         if (t == s)
             continue;
-        memset(p, 0, sizeof(p));
+        emu_coll_pairs_zero(p, n);
         for (uint32_t q = 0; q < n; q++)
             if (q != me && sv->server[q] == s)
                 p[q] = (struct hcoll_pair){sv->rank_at[t * m + l] * bytes, bytes,

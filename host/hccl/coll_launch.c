@@ -294,6 +294,14 @@ static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *pe
 static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers, uint32_t npeers,
                                const char *fn)
 {
+    uint32_t i = 0;
+
+    /* Every call lists its peers; after the first they all have their channel. */
+    while (i < npeers && peers[i] < HCOLL_MAX_RANKS &&
+           (peers[i] == st->res.rank || st->res.chans[peers[i]] != 0))
+        i++;
+    if (i == npeers)
+        return EMU_OK;
     size_t n = npeers == 0 ? 1 : npeers < HCOLL_MAX_RANKS ? npeers : HCOLL_MAX_RANKS;
     HcclChannelDesc *descs = calloc(n, sizeof(*descs));
 

@@ -4,6 +4,7 @@
  * exchange rounds with compute launches. Everything is queued on the user's stream. */
 #include "coll.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -30,10 +31,22 @@ static bool pow2(uint32_t n)
     return (n & (n - 1)) == 0;
 }
 
+void emu_coll_pairs_zero(struct hcoll_pair *p, uint32_t n)
+{
+    memset(p, 0, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*p));
+}
+
+void emu_coll_pairs_copy(struct hcoll_pair *dst, const struct hcoll_pair *src, uint32_t n)
+{
+    memcpy(dst, src, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*dst));
+}
+
 void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
                         const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
 {
-    memset(a, 0, sizeof(*a));
+    /* The pairs past the communicator's size are never sent (emu_coll_launch_run). */
+    memset(a, 0, offsetof(struct hcoll_args, pairs));
+    emu_coll_pairs_zero(a->pairs, emu_coll_size(st));
     a->engine = engine;
     a->recv_mode = mode;
     a->dtype = op->dtype;
@@ -53,7 +66,7 @@ static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
     a.in = in;
     a.out = out;
-    memcpy(a.pairs, pairs, sizeof(a.pairs));
+    emu_coll_pairs_copy(a.pairs, pairs, emu_coll_size(st));
     return emu_coll_launch_run(st, stream, &a, op->fn);
 }
 
@@ -96,7 +109,7 @@ static emu_status run_gather(struct emu_coll_state *st, aclrtStream stream,
     a.in = in;
     a.out = out;
     a.stage_len = stage;
-    memcpy(a.pairs, pairs, sizeof(a.pairs));
+    emu_coll_pairs_copy(a.pairs, pairs, emu_coll_size(st));
     return emu_coll_launch_run(st, stream, &a, op->fn);
 }
 
@@ -116,7 +129,7 @@ static emu_status reduce_by_compute(struct emu_coll_state *st, aclrtStream strea
     for (uint64_t k = 0; k < rounds; k++) {
         struct hcoll_args a;
         emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, HCOLL_RECV_KEEP);
-        memcpy(a.pairs, op->pairs, sizeof(a.pairs));
+        emu_coll_pairs_copy(a.pairs, op->pairs, n);
         a.round_first = (uint32_t)k;
         if ((s = emu_coll_launch_run(st, stream, &a, op->fn)) != EMU_OK)
             return s;
@@ -193,8 +206,8 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
     uint64_t moff, mlen;
     emu_status s;
 
-    memset(rs, 0, sizeof(rs));
-    memset(ag, 0, sizeof(ag));
+    emu_coll_pairs_zero(rs, n);
+    emu_coll_pairs_zero(ag, n);
     block(op->count, n, me, op->esz, &moff, &mlen);
     for (uint32_t p = 0; p < n; p++) {
         uint64_t off, len;
@@ -300,8 +313,8 @@ static emu_status broadcast_twoshot(struct emu_coll_state *st, aclrtStream strea
     uint64_t moff, mlen;
     emu_status s;
 
-    memset(sc, 0, sizeof(sc));
-    memset(ag, 0, sizeof(ag));
+    emu_coll_pairs_zero(sc, n);
+    emu_coll_pairs_zero(ag, n);
     block(op->count, n, me, op->esz, &moff, &mlen);
     for (uint32_t p = 0; p < n; p++) {
         uint64_t off, len;
@@ -325,7 +338,7 @@ static emu_status broadcast(struct emu_coll_state *st, aclrtStream stream,
 
     if (n > 1 && pick(op, st, bytes) == EMU_ALGO_TWOSHOT)
         return broadcast_twoshot(st, stream, op);
-    memset(op->pairs, 0, sizeof(op->pairs));
+    emu_coll_pairs_zero(op->pairs, n);
     for (uint32_t p = 0; p < n; p++) {
         if (p == me)
             continue;
@@ -345,7 +358,7 @@ static emu_status barrier(struct emu_coll_state *st, aclrtStream stream, struct 
 
     if (emu_coll_slot(st) < 8u * (n + 1)) /* always true: slots are >= HCOLL_ALIGN */
         return EMU_EINTERNAL;
-    memset(op->pairs, 0, sizeof(op->pairs));
+    emu_coll_pairs_zero(op->pairs, n);
     for (uint32_t p = 0; p < n; p++)
         if (p != me)
             op->pairs[p] = (struct hcoll_pair){0, 8, 8u * (p + 1), 8};
