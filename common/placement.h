@@ -21,7 +21,7 @@
  * allowed cores, else give it back every core the process may use. Cheap when nothing
  * changes (a load and a compare); a system call only when the binding flips. */
 void emu_place_worker(unsigned dev);
-/* Whether the calling thread is bound now (for tests and the hang report's notes). */
+/* Whether the calling thread is bound now (tests/test_placement.c). */
 bool emu_place_bound(void);
 
 #endif
