@@ -429,20 +429,6 @@ static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args 
            pr->recv_len <= st->eager_len && !hcoll_bit(st->shared, p);
 }
 
-/* A pair's first exchange in a communicator goes through the slots, with its ACK: the race
- * detector then sees each rank's first write into the other's buffer ordered after what the
- * other's device did before, including accesses of an earlier communicator whose buffer lay
- * at the same addresses (HCEMU_RACECHECK=1 reported those as races when the very first
- * exchange went eager).
- *
- * Why no ACK is needed. My k-th eager exchange with p writes into p's eager slot of parity
- * k % 2 and records notify HCOLL_EAGER + k % 2. Exchange k + 2 reuses both. It is queued by
- * a later launch of mine, which starts after exchange k + 1 ended here, which needed p's
- * notify of exchange k + 1, which p's launch of exchange k + 1 records only after its launch
- * of exchange k retired (one stream per communicator, as HCCL requires): by then p has read
- * my bytes of exchange k and consumed my notify. Every pair exchanges in both directions in
- * one launch (a bare notify when one side sends nothing), and both ends decide alike whether
- * it goes eager, so both count alike. */
 /* Several eager peers: whether each gets its own thread (HCEMU_PEER_THREADS). The card gives
  * each its own and dispatches them in parallel (on the main thread alone the modelled 8-rank
  * 1 KiB allgather takes 59 us instead of 38), so that is the form when the time is modelled.
@@ -460,6 +446,20 @@ static bool peer_threads(void)
     }
 }
 
+/* A pair's first exchange in a communicator goes through the slots, with its ACK: the race
+ * detector then sees each rank's first write into the other's buffer ordered after what the
+ * other's device did before, including accesses of an earlier communicator whose buffer lay
+ * at the same addresses (HCEMU_RACECHECK=1 reported those as races when the very first
+ * exchange went eager).
+ *
+ * Why no ACK is needed. My k-th eager exchange with p writes into p's eager slot of parity
+ * k % 2 and records notify HCOLL_EAGER + k % 2. Exchange k + 2 reuses both. It is queued by
+ * a later launch of mine, which starts after exchange k + 1 ended here, which needed p's
+ * notify of exchange k + 1, which p's launch of exchange k + 1 records only after its launch
+ * of exchange k retired (one stream per communicator, as HCCL requires): by then p has read
+ * my bytes of exchange k and consumed my notify. Every pair exchanges in both directions in
+ * one launch (a bare notify when one side sends nothing), and both ends decide alike whether
+ * it goes eager, so both count alike. */
 static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
 {
     if (st->eager_len == 0)
@@ -480,6 +480,7 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
         flip_bit(st->parity, p);
         eager_peers++;
     }
+    /* One eager peer: the main thread, always (a thread of its own would overlap nothing). */
     a->eager_threads = eager_peers > 1 && peer_threads();
 }
 
