@@ -23,6 +23,7 @@ struct probe {
     unsigned dev;
     cpu_set_t set; /* the worker's CPU set after emu_place_worker() */
     bool bound;
+    int rc; /* of reading the set (cmocka's asserts belong to the test's own thread) */
 };
 
 /* Each probe is a fresh thread, as every worker is: it starts with the process's set. */
@@ -33,17 +34,18 @@ static void *probe_main(void *arg)
     emu_place_worker(p->dev);
     p->bound = emu_place_bound();
     CPU_ZERO(&p->set);
-    assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(p->set), &p->set), 0);
+    p->rc = pthread_getaffinity_np(pthread_self(), sizeof(p->set), &p->set);
     return NULL;
 }
 
 static struct probe run_probe(unsigned dev)
 {
-    struct probe p = {.dev = dev};
+    struct probe p = {.dev = dev, .rc = -1};
     pthread_t t;
 
     assert_int_equal(pthread_create(&t, NULL, probe_main, &p), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(p.rc, 0);
     return p;
 }
 
@@ -110,6 +112,7 @@ static void test_unbound_within_the_cores(void **state)
 struct follow {
     cpu_set_t during, after;
     bool bound_during, bound_after;
+    int rc; /* of reading the sets */
 };
 
 /* One thread across a change of the count: bound while 3 executors run, given both CPUs back
@@ -121,18 +124,18 @@ static void *follow_main(void *arg)
     emu_spin_executor(3);
     emu_place_worker(1);
     f->bound_during = emu_place_bound();
-    pthread_getaffinity_np(pthread_self(), sizeof(f->during), &f->during);
+    f->rc = pthread_getaffinity_np(pthread_self(), sizeof(f->during), &f->during);
     emu_spin_executor(-1);
     emu_place_worker(1);
     f->bound_after = emu_place_bound();
-    pthread_getaffinity_np(pthread_self(), sizeof(f->after), &f->after);
+    f->rc |= pthread_getaffinity_np(pthread_self(), sizeof(f->after), &f->after);
     emu_spin_executor(-2);
     return NULL;
 }
 
 static void test_binding_follows_the_count(void **state)
 {
-    struct follow f;
+    struct follow f = {.rc = -1};
     pthread_t t;
     (void)state;
 
@@ -140,6 +143,7 @@ static void test_binding_follows_the_count(void **state)
         skip();
     assert_int_equal(pthread_create(&t, NULL, follow_main, &f), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(f.rc, 0);
     assert_int_equal(f.bound_during, emu_settings_bool(EMU_SET_BIND));
     assert_true(emu_settings_bool(EMU_SET_BIND) ? only(&f.during, cpu_b) : both(&f.during));
     assert_false(f.bound_after);
