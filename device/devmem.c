@@ -296,24 +296,16 @@ static void seen_add(const struct emu_devmap *m, uint64_t version, const struct 
     seen_next[s] = (uint8_t)((seen_next[s] + 1) % SEEN_WAYS);
 }
 
-bool emu_devmem_alloc_of(const struct emu_devmap *m, uint64_t rel, struct emu_range *out)
+/* What seen_find() did not answer: the record from the table itself, remembered for the
+ * next look. Every data-plane task checks its ranges, twice, on whichever executor runs it:
+ * read the table lock-free (the lock's line would travel between the job's processes each
+ * time), and take the lock only when a writer keeps it busy (or died mid-update). */
+static bool read_alloc(const struct emu_devmap *m, uint64_t rel, struct emu_range *out)
 {
     struct emu_devctl *ctl = m->ctl;
-    uint64_t version = emu_range_version(&ctl->alloc.set);
-    const struct seen_alloc *a = seen_find(m, version, rel);
-
-    if (a != NULL) {
-        out->off = a->off;
-        out->span = a->span;
-        out->size = a->size;
-        out->kind = a->kind;
-        out->gen = a->gen;
-        return true;
-    }
-    /* Every data-plane task checks its ranges, twice, on whichever executor runs it: read
-     * the table lock-free (the lock's line would travel between the job's processes each
-     * time), and take the lock only when a writer keeps it busy (or died mid-update). */
+    uint64_t version;
     int found = emu_range_read(&ctl->alloc.set, ctl->alloc.recs, rel, out, &version);
+
     if (found > 0)
         seen_add(m, version, out);
     if (found >= 0)
@@ -331,6 +323,20 @@ bool emu_devmem_alloc_of(const struct emu_devmap *m, uint64_t rel, struct emu_ra
     return i >= 0;
 }
 
+bool emu_devmem_alloc_of(const struct emu_devmap *m, uint64_t rel, struct emu_range *out)
+{
+    const struct seen_alloc *a = seen_find(m, emu_range_version(&m->ctl->alloc.set), rel);
+
+    if (a == NULL)
+        return read_alloc(m, rel, out);
+    out->off = a->off;
+    out->span = a->span;
+    out->size = a->size;
+    out->kind = a->kind;
+    out->gen = a->gen;
+    return true;
+}
+
 bool emu_devmem_holds(const struct emu_devmap *m, uint64_t rel, uint64_t len)
 {
     const struct seen_alloc *a = seen_find(m, emu_range_version(&m->ctl->alloc.set), rel);
@@ -339,7 +345,7 @@ bool emu_devmem_holds(const struct emu_devmap *m, uint64_t rel, uint64_t len)
     /* The common case, answered from what this thread saw last without copying a record. */
     if (a != NULL)
         return rel - a->off < a->size && len <= a->size - (rel - a->off);
-    return emu_devmem_alloc_of(m, rel, &r) && emu_range_holds(&r, rel, len);
+    return read_alloc(m, rel, &r) && emu_range_holds(&r, rel, len);
 }
 
 void emu_devmem_free_internal(uint64_t addr)
