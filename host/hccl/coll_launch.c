@@ -247,6 +247,12 @@ static emu_status describe(HcclComm comm, uint32_t me, uint32_t peer, const char
     return EMU_ENOTFOUND;
 }
 
+/* Whether this rank needs no new channel to p: p is itself, or the channel exists. */
+static bool has_channel(const struct emu_coll_state *st, uint32_t p)
+{
+    return p == st->res.rank || st->res.chans[p] != 0;
+}
+
 /* Channels to the listed peers that this rank does not have yet; they pair with the peers'
  * matching calls (every peer needs ours at the same point of its call sequence). */
 static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *peers,
@@ -261,7 +267,7 @@ static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *pe
         bool dup = false;
         for (uint32_t j = 0; j < m; j++)
             dup |= want[j] == p;
-        if (p == st->res.rank || st->res.chans[p] != 0 || dup)
+        if (has_channel(st, p) || dup)
             continue;
         if ((s = describe(st->comm, st->res.rank, p, fn, &descs[m])) != EMU_OK)
             return s;
@@ -297,12 +303,11 @@ static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers,
     uint32_t i = 0;
 
     /* Every call lists its peers; after the first they all have their channel. */
-    while (i < npeers && peers[i] < HCOLL_MAX_RANKS &&
-           (peers[i] == st->res.rank || st->res.chans[peers[i]] != 0))
+    while (i < npeers && has_channel(st, peers[i]))
         i++;
     if (i == npeers)
         return EMU_OK;
-    size_t n = npeers == 0 ? 1 : npeers < HCOLL_MAX_RANKS ? npeers : HCOLL_MAX_RANKS;
+    size_t n = npeers < HCOLL_MAX_RANKS ? npeers : HCOLL_MAX_RANKS;
     HcclChannelDesc *descs = calloc(n, sizeof(*descs));
 
     if (descs == NULL)
