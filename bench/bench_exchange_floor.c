@@ -171,7 +171,7 @@ static bool run(uint32_t n, enum wait_kind how, bool launched, long calls)
 {
     struct floor_page *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    const char *name = how == WAIT_FUTEX ? "futex" : "yield";
+    const char *name = how == WAIT_FUTEX ? "futex" : "yield", *form = launched ? "launched" : "";
     struct rusage before, after;
     pid_t pids[2 * MAX_RANKS];
     uint32_t procs = launched ? 2 * n : n;
@@ -210,12 +210,10 @@ static bool run(uint32_t n, enum wait_kind how, bool launched, long calls)
         double switches = (double)(after.ru_nvcsw - before.ru_nvcsw + after.ru_nivcsw -
                                    before.ru_nivcsw);
         printf("%u ranks, %-5s %-8s  %8.1f us/call  %8.1f CPU-us/call  %5.1f switches/call%s\n",
-               n, name, launched ? "launched" : "", (double)p->ns / 1e3 / (double)calls, cpu_ms * 1e3 / (double)calls,
-               switches / (double)calls,
-               p->wrong != 0 ? "  (SUMS WRONG)" : "");
+               n, name, form, (double)p->ns / 1e3 / (double)calls, cpu_ms * 1e3 / (double)calls,
+               switches / (double)calls, p->wrong != 0 ? "  (SUMS WRONG)" : "");
     } else {
-        printf("%u ranks, %-5s %-8s  failed: a rank did not finish\n", n, name,
-               launched ? "launched" : "");
+        printf("%u ranks, %-5s %-8s  failed: a rank did not finish\n", n, name, form);
     }
     munmap(p, sizeof(*p));
     return ok;
