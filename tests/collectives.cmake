@@ -1,4 +1,4 @@
-# The built-in collectives (host/hccl/api_coll.c, coll_*.c, collectives/): every operator,
+# The built-in collectives (host/coll/, collectives/): every operator,
 # data type and reduce op at 1, 2, 3, 5 and 8 rank threads, bad arguments; then the
 # algorithm-sensitive operators once per HCEMU_ALGO setting; the same at 1, 2, 3, 5 and 8
 # rank processes (test_collectives under hcemu-run: each rank exits non-zero on a failed check
