@@ -49,12 +49,19 @@ enum hcoll_engine {
  * buffer for a following hcemu_coll_compute launch (types/ops the data plane cannot reduce). */
 enum hcoll_recv_mode { HCOLL_RECV_COPY = 0, HCOLL_RECV_REDUCE = 1, HCOLL_RECV_KEEP = 2 };
 
+/* What the product's data plane offers (hcoll_res.features), set by the host from HCEMU_SOC:
+ * the kernel uses only calls the product has. WRITE_NOTIFY: HcommWriteWithNotifyOnThread
+ * (Atlas 350 only); without it a write is followed by HcommChannelNotifyRecordOnThread on the
+ * same thread, which records only after the write landed. */
+enum { HCOLL_FEATURE_WRITE_NOTIFY = 1u };
+
 /* The communicator's resources, written by the host into the AICPU_TS engine context. */
 struct hcoll_res {
     void *buf; /* my HCCL buffer */
     uint64_t buf_size;
     uint32_t rank, size;
     uint32_t thread_num; /* threads[0] main; threads[1 + k] serves the k-th peer */
+    uint32_t features;   /* HCOLL_FEATURE_* */
     ThreadHandle threads[HCOLL_MAX_RANKS];
     ChannelHandle chans[HCOLL_MAX_RANKS]; /* by peer rank; 0 = not acquired */
     void *peer_buf[HCOLL_MAX_RANKS];      /* by peer rank: its HCCL buffer through the channel */

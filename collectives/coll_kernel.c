@@ -14,7 +14,7 @@
  *
  * A one-round pair of a PAIRS launch that fits an eager slot (args.eager_len) skips the ACK:
  * the peer's bytes land in one of two eager slots, alternated per exchange, so a pair is one
- * write with notify and one wait each way, one hand-off instead of two (coll_launch.c: why
+ * write with notify (write_notify) and one wait each way, one hand-off instead of two (coll_launch.c: why
  * the alternation makes the ACK unneeded). With one eager peer the main thread does it;
  * with several, each peer's thread (args.eager_threads). */
 #include <stdbool.h>
@@ -62,6 +62,17 @@ static uint8_t *slot_of(const struct run *g, uint32_t peer)
     return (uint8_t *)g->r->buf + (uint64_t)peer * g->slot;
 }
 
+/* `len` bytes from `src` to `dst` in the peer's memory behind `c`, then notify `idx` on it: one
+ * task where the product has write with notify, else a write and a record on the same thread. */
+static int32_t write_notify(const struct run *g, ThreadHandle t, ChannelHandle c, void *dst,
+                            const void *src, uint64_t len, uint32_t idx)
+{
+    if (g->r->features & HCOLL_FEATURE_WRITE_NOTIFY)
+        return HcommWriteWithNotifyOnThread(t, c, dst, src, len, idx);
+    int32_t rc = HcommWriteOnThread(t, c, dst, src, len);
+    return rc != 0 ? rc : HcommChannelNotifyRecordOnThread(t, c, idx);
+}
+
 /* ---- one exchange round with a peer, on any thread ---------------------------------------- */
 
 /* Sends `sl` bytes from `src` into my slot of `to`'s buffer and receives `from`'s bytes into
@@ -74,8 +85,8 @@ static int exchange(const struct run *g, ThreadHandle t, uint32_t to, uint32_t f
     TRY(HcommChannelNotifyRecordOnThread(t, cfrom, HCOLL_ACK));
     TRY(HcommChannelNotifyWaitOnThread(t, cto, HCOLL_ACK, HCOLL_TIMEOUT_S));
     if (sl > 0)
-        TRY(HcommWriteWithNotifyOnThread(t, cto, (uint8_t *)g->r->peer_buf[to] + g->me * g->slot,
-                                         src, sl, HCOLL_DATA));
+        TRY(write_notify(g, t, cto, (uint8_t *)g->r->peer_buf[to] + g->me * g->slot, src, sl,
+                         HCOLL_DATA));
     else /* nothing this round: still pass the token, to keep both sides in step */
         TRY(HcommChannelNotifyRecordOnThread(t, cto, HCOLL_DATA));
     TRY(HcommChannelNotifyWaitOnThread(t, cfrom, HCOLL_DATA, HCOLL_TIMEOUT_S));
@@ -195,9 +206,9 @@ static int eager_send(const struct run *g, uint32_t p)
     uint32_t par = hcoll_bit(g->a->eager_parity, p), notify = HCOLL_EAGER + par;
 
     if (pr->send_len > 0)
-        return HcommWriteWithNotifyOnThread(eager_thread(g, p), g->r->chans[p],
-                                            eager_at(g, g->r->peer_buf[p], g->me, par),
-                                            g->a->in + pr->send_off, pr->send_len, notify) != 0;
+        return write_notify(g, eager_thread(g, p), g->r->chans[p],
+                            eager_at(g, g->r->peer_buf[p], g->me, par), g->a->in + pr->send_off,
+                            pr->send_len, notify) != 0;
     return HcommChannelNotifyRecordOnThread(eager_thread(g, p), g->r->chans[p], notify) != 0;
 }
 

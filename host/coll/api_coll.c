@@ -4,7 +4,7 @@
 #include <hccl/hccl_inner.h>
 
 #include "coll_args.h"
-#include "hccl.h"
+#include "host/hccl/hccl.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

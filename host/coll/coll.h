@@ -1,9 +1,10 @@
 /* coll.h - the host side of the built-in collectives (HcclAllReduce ...): an operator
  * described once (struct emu_coll_op), an algorithm chosen for it (coll_algo.c), the launch
- * plan built (coll_plan.c) and run through the public ACL/HCCL flow on the user's stream
- * with hcemu's own AICPU kernel image (coll_launch.c, collectives/). */
-#ifndef HCEMU_HOST_HCCL_COLL_H
-#define HCEMU_HOST_HCCL_COLL_H
+ * plan built (coll_plan.c) and run on the user's stream with hcemu's own AICPU kernel image
+ * (coll_launch.c, collectives/), by the steps of the documented ACL/HCCL flow taken through
+ * the internal functions of host/hccl and host/acl. */
+#ifndef HCEMU_HOST_COLL_COLL_H
+#define HCEMU_HOST_COLL_COLL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,6 +12,8 @@
 #include "collectives/coll_abi.h"
 #include "common/status.h"
 #include "hccl/hccl.h"
+
+struct emu_comm;
 
 enum emu_coll_kind {
     EMU_COLL_ALLREDUCE,
@@ -71,15 +74,15 @@ const char *emu_coll_algo_name(enum emu_coll_algo a);
  * bf16); everything else reduces in the image's compute kernel. */
 bool emu_coll_prim_reducible(uint32_t dtype, uint32_t op);
 
-/* Runs `op` on `stream` for the rank `c` of `comm`: state and channels on first use, then
- * the launches. Returns EMU_OK once everything is queued. */
-emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_op *op)
+/* Runs `op` on `stream` for the rank `c` (held by the caller): state and channels on first
+ * use, then the launches. Returns EMU_OK once everything is queued. */
+emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_coll_op *op)
     EMU_MUST_CHECK;
 
-/* coll_hier.c: the servers from the rank graph (public queries); whether the hierarchical
- * forms apply (several servers of equal size, at least 2 ranks each); the forms. */
-emu_status emu_coll_servers_init(HcclComm comm, uint32_t size, struct emu_coll_servers *sv)
-    EMU_MUST_CHECK;
+/* coll_hier.c: the servers from layer 0 of the communicator's rank graph; whether the
+ * hierarchical forms apply (several servers of equal size, at least 2 ranks each); the forms. */
+emu_status emu_coll_servers_init(struct emu_comm *c, const char *fn,
+                                 struct emu_coll_servers *sv) EMU_MUST_CHECK;
 bool emu_coll_hier_applies(const struct emu_coll_servers *sv);
 emu_status emu_coll_hier_allreduce(struct emu_coll_state *st, aclrtStream stream,
                                    const struct emu_coll_op *op,
@@ -99,7 +102,7 @@ void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
 
 /* coll_launch.c: the state (created on first use, channels to `peers` acquired if missing),
  * one run launch and one compute launch, the slot size of this comm. */
-emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,
+emu_status emu_coll_state_get(struct emu_comm *c, const uint32_t *peers, uint32_t npeers,
                               const char *fn, struct emu_coll_state **out) EMU_MUST_CHECK;
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
                                struct hcoll_args *a, const char *fn) EMU_MUST_CHECK;

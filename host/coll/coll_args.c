@@ -12,7 +12,7 @@
 
 #include "coll.h"
 #include "coll_args.h"
-#include "hccl.h"
+#include "host/hccl/hccl.h"
 #include "host/acl/mem.h"
 #include "host/acl/stream.h"
 
@@ -132,11 +132,11 @@ static void op_init(struct emu_coll_op *op, const struct emu_comm *c, enum emu_c
             op->peers[op->npeers++] = p;
 }
 
-static emu_status finish(struct emu_comm *c, HcclComm comm, aclrtStream stream,
-                         struct emu_coll_op *op, emu_status s)
+static emu_status finish(struct emu_comm *c, aclrtStream stream, struct emu_coll_op *op,
+                         emu_status s)
 {
     if (s == EMU_OK)
-        s = emu_coll_execute(comm, stream, op);
+        s = emu_coll_execute(c, stream, op);
     return leave(c, s);
 }
 
@@ -191,7 +191,7 @@ emu_status emu_coll_args_allreduce(void *sendBuf, void *recvBuf, uint64_t count,
         return leave(c, EMU_OK);
     o.in = sendBuf;
     o.out = recvBuf;
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_reduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
@@ -224,7 +224,7 @@ emu_status emu_coll_args_reduce(void *sendBuf, void *recvBuf, uint64_t count, Hc
             o.pairs[p] = (struct hcoll_pair){0, p == root ? sh.send_bytes : 0, 0, sh.recv_bytes};
         else if (p == root || p == c->rank)
             o.pairs[p] = (struct hcoll_pair){0, sh.send_bytes, 0, 0};
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 /* Reduce-scatter with per-rank counts and offsets (elements): the plan of both variants. */
@@ -272,7 +272,7 @@ emu_status emu_coll_args_reduce_scatter(void *sendBuf, void *recvBuf, uint64_t r
     o.out = recvBuf;
     o.count = recvCount;
     plan_reduce_scatter(&o, c, counts, displs);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 /* Per-rank counts and displacements (elements): each range inside a buffer of `total`
@@ -327,7 +327,7 @@ emu_status emu_coll_args_reduce_scatter_v(void *sendBuf, const void *sendCounts,
     o.in = sendBuf;
     o.out = recvBuf;
     plan_reduce_scatter(&o, c, counts, displs);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 /* ---- moving operators --------------------------------------------------------------------- */
@@ -351,7 +351,7 @@ emu_status emu_coll_args_broadcast(void *buf, uint64_t count, HcclDataType dataT
         return leave(c, EMU_OK);
     o.in = o.out = buf;
     o.root = root;
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_scatter(void *sendBuf, void *recvBuf, uint64_t recvCount,
@@ -388,7 +388,7 @@ emu_status emu_coll_args_scatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
             o.pairs[p] = (struct hcoll_pair){p * b, b, 0, p == root ? b : 0};
         else if (p == root)
             o.pairs[p] = (struct hcoll_pair){0, 0, 0, b};
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_allgather(void *sendBuf, void *recvBuf, uint64_t sendCount,
@@ -416,7 +416,7 @@ emu_status emu_coll_args_allgather(void *sendBuf, void *recvBuf, uint64_t sendCo
         return leave(c, EMU_OK);
     o.in = sendBuf;
     o.out = recvBuf;
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_allgather_v(void *sendBuf, uint64_t sendCount, void *recvBuf,
@@ -456,7 +456,7 @@ emu_status emu_coll_args_allgather_v(void *sendBuf, uint64_t sendCount, void *re
     o.out = recvBuf;
     for (uint32_t p = 0; p < c->size; p++)
         o.pairs[p] = (struct hcoll_pair){0, sh.send_bytes, displs[p] * o.esz, counts[p] * o.esz};
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 /* Alltoall family: one check of both types, then per-peer counts and displacements. */
@@ -535,7 +535,7 @@ emu_status emu_coll_args_alltoall(const void *sendBuf, uint64_t sendCount, HcclD
     s = a2a_finish(c, fn, &o, sendBuf, recvBuf, cnt, dsp, cnt, dsp, &empty);
     if (s != EMU_OK || empty)
         return leave(c, s);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_alltoall_v(const void *sendBuf, const void *sendCounts,
@@ -561,7 +561,7 @@ emu_status emu_coll_args_alltoall_v(const void *sendBuf, const void *sendCounts,
                         &empty)) != EMU_OK ||
         empty)
         return leave(c, s);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 emu_status emu_coll_args_alltoall_vc(const void *sendBuf, const void *sendCountMatrix,
@@ -595,7 +595,7 @@ emu_status emu_coll_args_alltoall_vc(const void *sendBuf, const void *sendCountM
     }
     if ((s = a2a_finish(c, fn, &o, sendBuf, recvBuf, sc, sd, rc, rd, &empty)) != EMU_OK || empty)
         return leave(c, s);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }
 
 /* ---- point to point ----------------------------------------------------------------------- */
@@ -671,7 +671,7 @@ emu_status emu_coll_batch(HcclComm comm, aclrtStream stream, const HcclSendRecvI
     if ((s = enter(comm, stream, fn, &c)) != EMU_OK)
         return s;
     if ((s = batch(c, items, n, fn, &o)) == EMU_OK && o.npeers > 0)
-        s = emu_coll_execute(comm, stream, &o);
+        s = emu_coll_execute(c, stream, &o);
     emu_comm_put(c);
     return s;
 }
@@ -723,5 +723,5 @@ emu_status emu_coll_args_barrier(HcclComm comm, aclrtStream stream)
     if ((s = enter(comm, stream, fn, &c)) != EMU_OK)
         return leave(NULL, s);
     op_init(&o, c, EMU_COLL_BARRIER, fn);
-    return finish(c, comm, stream, &o, EMU_OK);
+    return finish(c, stream, &o, EMU_OK);
 }

@@ -1,8 +1,8 @@
 /* coll_args.h - the built-in collective operators behind api_coll.c: each checks its
  * arguments (one log line per refusal), builds the operator's plan and queues it on the
  * stream; same parameters as the hccl.h operator of the same name. */
-#ifndef HCEMU_HOST_HCCL_COLL_ARGS_H
-#define HCEMU_HOST_HCCL_COLL_ARGS_H
+#ifndef HCEMU_HOST_COLL_COLL_ARGS_H
+#define HCEMU_HOST_COLL_COLL_ARGS_H
 
 #include <hccl/hccl.h>
 

@@ -9,7 +9,7 @@
 
 #include "coll.h"
 #include "common/log.h"
-#include "hccl.h"
+#include "host/hccl/hccl.h"
 
 #define GROUP_MAX_DEPTH 1024u
 

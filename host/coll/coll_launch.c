@@ -1,5 +1,5 @@
-/* coll_launch.c - how the built-in collectives reach the device: through the same public
- * ACL/HCCL flow a user's custom operator follows (docs/FLOW.md), so hang reports, the race
+/* coll_launch.c - how the built-in collectives reach the device: the same steps a user's
+ * custom operator takes through the ACL/HCCL API (docs/FLOW.md), so hang reports, the race
  * checker, traces and seeded schedules see them like any user kernel.
  *
  * Once per process: load hcemu's kernel image (hcemu_collectives.json beside libhcemu).
@@ -9,7 +9,10 @@
  * Channels are acquired per peer when a call first needs that peer (Send/Recv pair only the
  * two ranks involved). Per launch: wrap the user's stream as a CPU_TS thread, launch, and
  * queue the wait for the kernel's "done" notify on the stream.
- * This file deliberately calls the library's own vendor entry points instead of internals. */
+ * Each step calls the internal function behind the vendor call of that step (host/hccl,
+ * host/acl), never the exported name: a product rule meant for a user's call (HcclChannelQuery
+ * exists on the 950 only) does not refuse hcemu's own collectives on A2/A3, and a failure's
+ * emu_status reaches the user unchanged instead of through a vendor code and back. */
 #include "coll.h"
 
 #include <dlfcn.h>
@@ -23,8 +26,16 @@
 
 #include "common/devctl.h"
 #include "common/log.h"
+#include "common/product.h"
 #include "common/settings.h"
+#include "host/acl/binary.h"
+#include "host/acl/kernel.h"
 #include "host/acl/model_time.h"
+#include "host/hccl/hccl_link.h"
+#include "host/hccl/hccl_res.h"
+#include "host/hccl/hccl_thread.h"
+#include "host/hccl/hccl_topo.h"
+#include "host/hccl/hcomm.h"
 
 #define STATE_TAG "hcemu.collectives"
 #define STATE_MAGIC 0x4c4c4f43u /* "COLL" */
@@ -50,7 +61,7 @@
 
 struct emu_coll_state {
     uint32_t magic;
-    HcclComm comm;
+    struct emu_comm *comm; /* held by the call that uses the state (coll_args.c) */
     void *res_dev; /* struct hcoll_res in the AICPU_TS engine context */
     uint64_t slot;
     uint64_t eager_off, eager_len; /* the eager slots at the end of the HCCL buffer; len 0: none */
@@ -75,39 +86,14 @@ static void flip_bit(uint8_t *bits, uint32_t p)
 /* ---- the kernel image, once per process ------------------------------------------------- */
 
 static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
-static aclrtBinHandle image;
-static aclrtFuncHandle run_fn, compute_fn;
+static struct emu_binary *image;
+static struct emu_function *run_fn, *compute_fn;
 
-static emu_status from_hccl(HcclResult r)
-{
-    switch (r) {
-    case HCCL_SUCCESS: return EMU_OK;
-    case HCCL_E_PARA: return EMU_EINVAL;
-    case HCCL_E_PTR: return EMU_ENULL;
-    case HCCL_E_MEMORY: return EMU_ENOMEM;
-    case HCCL_E_NOT_SUPPORT: return EMU_ENOTSUP;
-    case HCCL_E_NOT_FOUND: return EMU_ENOTFOUND;
-    case HCCL_E_UNAVAIL: return EMU_EUNAVAIL;
-    case HCCL_E_TIMEOUT: return EMU_ETIMEOUT;
-    case HCCL_E_REMOTE: return EMU_EREMOTE;
-    default: return EMU_EINTERNAL;
-    }
-}
-
-static emu_status from_acl(aclError e)
-{
-    switch (e) {
-    case ACL_SUCCESS: return EMU_OK;
-    case ACL_ERROR_RT_PARAM_INVALID: return EMU_EINVAL;
-    case ACL_ERROR_RT_STREAM_CONTEXT: return EMU_ESTREAM;
-    default: return EMU_EINTERNAL;
-    }
-}
-
-/* The callee logged its reason already (one error line); the step is told at info level. */
-#define STEP(fn, call, conv)                                                                       \
+/* The callee logged its reason already (one error line); the step is told at info level and
+ * its status goes up unchanged. */
+#define STEP(fn, call)                                                                             \
     do {                                                                                           \
-        emu_status s_ = conv(call);                                                                \
+        emu_status s_ = (call);                                                                    \
         if (s_ != EMU_OK) {                                                                        \
             EMU_LOG_INFO("%s: %s failed (%s)", (fn), #call, emu_status_str(s_));                    \
             return s_;                                                                             \
@@ -132,16 +118,15 @@ static emu_status image_path(char *out, size_t len)
 static emu_status load_image(const char *fn)
 {
     char path[PATH_MAX];
-    aclrtBinaryLoadOption opt = {.type = ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE};
-    aclrtBinaryLoadOptions opts = {.options = &opt, .numOpt = 1};
+    /* CPU kernel mode 0: the image's json names the kernels (aclrtBinaryLoadFromFile). */
+    struct emu_binary_options opts = {.has_mode = true, .cpu_kernel_mode = 0};
     emu_status s;
 
-    opt.value.cpuKernelMode = 0;
     if ((s = image_path(path, sizeof(path))) != EMU_OK)
         return s;
-    STEP(fn, aclrtBinaryLoadFromFile(path, &opts, &image), from_acl);
-    STEP(fn, aclrtBinaryGetFunction(image, HCOLL_KERNEL_RUN, &run_fn), from_acl);
-    STEP(fn, aclrtBinaryGetFunction(image, HCOLL_KERNEL_COMPUTE, &compute_fn), from_acl);
+    STEP(fn, emu_binary_load_file(path, &opts, &image));
+    STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_RUN, &run_fn));
+    STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_COMPUTE, &compute_fn));
     return EMU_OK;
 }
 
@@ -158,44 +143,45 @@ static emu_status need_image(const char *fn)
 
 /* ---- per-communicator state ------------------------------------------------------------- */
 
-static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_state **out)
+static emu_status create_state(struct emu_comm *comm, const char *fn,
+                               struct emu_coll_state **out)
 {
     struct hcoll_res res;
-    void *res_dev = NULL, *host = NULL;
+    void *res_dev = NULL, *host = NULL, *buf = NULL;
 
     memset(&res, 0, sizeof(res));
-    STEP(fn, HcclGetRankId(comm, &res.rank), from_hccl);
-    STEP(fn, HcclGetRankSize(comm, &res.size), from_hccl);
-    if (res.size > HCOLL_MAX_RANKS)
+    res.rank = comm->rank;
+    res.size = comm->size;
+    if (res.size > HCOLL_MAX_RANKS) {
+        EMU_LOG_ERR("%s: rank %u: the built-in collectives serve at most %u ranks, not %u", fn,
+                    res.rank, HCOLL_MAX_RANKS, res.size);
         return EMU_ENOTSUP;
-    STEP(fn, HcclGetHcclBuffer(comm, &res.buf, &res.buf_size), from_hccl);
+    }
+    STEP(fn, emu_res_buffer(comm, false, &buf, &res.buf_size, fn));
+    res.buf = buf;
     /* threads[0] joins one thread per peer (notifies 0..n-2; n of them, so a 1-rank
      * communicator asks for one too); a peer thread is only ever started by it, on its notify
      * 0. One notify each for those, not n: at 256 ranks n notifies per thread were 65536
      * notify slots (2 MiB) per device. */
     res.thread_num = res.size;
-    STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, 1, res.size, res.threads), from_hccl);
+    res.features = emu_product_current() == EMU_PRODUCT_950 ? HCOLL_FEATURE_WRITE_NOTIFY : 0;
+    STEP(fn, emu_thread_check_acquire(comm, COMM_ENGINE_AICPU_TS, 1, res.size, res.threads, fn));
     if (res.size > 1)
-        STEP(fn, HcclThreadAcquire(comm, COMM_ENGINE_AICPU_TS, res.size - 1, 1, &res.threads[1]),
-             from_hccl);
-    STEP(fn, HcclEngineCtxCreate(comm, STATE_TAG, COMM_ENGINE_AICPU_TS, sizeof(res), &res_dev),
-         from_hccl);
-    STEP(fn, HcclEngineCtxCopy(comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &res, sizeof(res), 0),
-         from_hccl);
-    STEP(fn,
-         HcclEngineCtxCreate(comm, STATE_TAG, COMM_ENGINE_CPU_TS, sizeof(struct emu_coll_state),
-                             &host),
-         from_hccl);
+        STEP(fn, emu_thread_check_acquire(comm, COMM_ENGINE_AICPU_TS, res.size - 1, 1,
+                                          &res.threads[1], fn));
+    STEP(fn, emu_res_ctx_create(comm, STATE_TAG, COMM_ENGINE_AICPU_TS, sizeof(res), &res_dev, fn));
+    STEP(fn, emu_res_ctx_copy(comm, STATE_TAG, COMM_ENGINE_AICPU_TS, &res, sizeof(res), 0, fn));
+    STEP(fn, emu_res_ctx_create(comm, STATE_TAG, COMM_ENGINE_CPU_TS, sizeof(struct emu_coll_state),
+                                &host, fn));
     struct emu_coll_state *st = host;
     memset(st, 0, sizeof(*st));
     st->magic = STATE_MAGIC;
     st->comm = comm;
     st->res_dev = res_dev;
     st->res = res;
-    if (emu_coll_servers_init(comm, res.size, &st->servers) != EMU_OK) {
-        EMU_LOG_ERR("%s: rank %u: the rank graph's layer 0 does not answer", fn, res.rank);
-        return EMU_EINTERNAL;
-    }
+    emu_status s = emu_coll_servers_init(comm, fn, &st->servers);
+    if (s != EMU_OK)
+        return s;
     /* The eager slots go at the end of the buffer, two per rank (coll_abi.h). */
     st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
     uint64_t cap = res.size == 2 ? MAX_EAGER_TWO : MAX_EAGER;
@@ -217,21 +203,27 @@ static emu_status create_state(HcclComm comm, const char *fn, struct emu_coll_st
 }
 
 /* The rank graph's link to `peer` (UB_CTP preferred), as a channel description. */
-static emu_status describe(HcclComm comm, uint32_t me, uint32_t peer, const char *fn,
+static emu_status describe(struct emu_comm *comm, uint32_t me, uint32_t peer, const char *fn,
                            HcclChannelDesc *d)
 {
-    for (uint32_t layer = 0; layer < 2; layer++) {
+    uint32_t *layers = NULL, nl = 0;
+
+    emu_graph_layers(comm->graph, &layers, &nl);
+    for (uint32_t layer = 0; layer < 2 && layer < nl; layer++) {
         CommLink *links = NULL;
         uint32_t n = 0, pick = 0;
+        emu_status s = emu_res_links(comm, layer, me, peer, &links, &n, fn);
 
-        if (HcclRankGraphGetLinks(comm, layer, me, peer, &links, &n) != HCCL_SUCCESS || n == 0)
+        if (s != EMU_OK)
+            return s;
+        if (n == 0)
             continue;
         for (uint32_t i = 0; i < n; i++)
             if (links[i].linkAttr.linkProtocol == COMM_PROTOCOL_UB_CTP) {
                 pick = i;
                 break;
             }
-        STEP(fn, HcclChannelDescInit(d, 1), from_hccl);
+        (void)HcclChannelDescInit(d, 1); /* the header's inline initialiser, not a call in */
         d->remoteRank = peer;
         d->notifyNum = HCOLL_CHANNEL_NOTIFIES;
         d->channelProtocol = links[pick].linkAttr.linkProtocol;
@@ -276,21 +268,21 @@ static emu_status acquire_channels(struct emu_coll_state *st, const uint32_t *pe
     if (m == 0)
         return EMU_OK;
     /* Channels the user made first are shared, with the notifies the user asked for. */
-    STEP(fn, HcclChannelQuery(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
+    STEP(fn, emu_link_desc_query(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles, fn));
     for (uint32_t i = 0; i < m; i++)
         if (handles[i] != 0)
             set_bit(st->shared, want[i]);
-    STEP(fn, HcclChannelAcquire(st->comm, COMM_ENGINE_AICPU_TS, descs, m, handles), from_hccl);
+    STEP(fn, emu_link_desc_acquire(st->comm, COMM_ENGINE_AICPU_TS, descs, m, NULL, handles, fn));
     for (uint32_t i = 0; i < m; i++) {
+        void *peer_buf = NULL;
         uint64_t size = 0;
-        STEP(fn, HcclChannelGetHcclBuffer(st->comm, handles[i], &st->res.peer_buf[want[i]], &size),
-             from_hccl);
+        STEP(fn, emu_res_channel_buffer(st->comm, handles[i], &peer_buf, &size, fn));
+        st->res.peer_buf[want[i]] = peer_buf;
         st->res.chans[want[i]] = handles[i];
     }
     /* A kernel still queued reads only the entries it already had: they do not change. */
-    STEP(fn,
-         HcclEngineCtxCopy(st->comm, COMM_ENGINE_AICPU_TS, STATE_TAG, &st->res, sizeof(st->res), 0),
-         from_hccl);
+    STEP(fn, emu_res_ctx_copy(st->comm, STATE_TAG, COMM_ENGINE_AICPU_TS, &st->res, sizeof(st->res),
+                              0, fn));
     return EMU_OK;
 }
 
@@ -317,7 +309,7 @@ static emu_status add_channels(struct emu_coll_state *st, const uint32_t *peers,
     return s;
 }
 
-emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npeers,
+emu_status emu_coll_state_get(struct emu_comm *comm, const uint32_t *peers, uint32_t npeers,
                               const char *fn, struct emu_coll_state **out)
 {
     void *ctx = NULL;
@@ -326,15 +318,19 @@ emu_status emu_coll_state_get(HcclComm comm, const uint32_t *peers, uint32_t npe
 
     if ((s = need_image(fn)) != EMU_OK)
         return s;
-    /* The operators' cache-miss test: a miss (HCCL_E_NOT_FOUND) is not logged. */
-    HcclResult r = HcclEngineCtxGet(comm, STATE_TAG, COMM_ENGINE_CPU_TS, &ctx, &size);
-    if (r == HCCL_SUCCESS && size == sizeof(struct emu_coll_state) &&
-        ((struct emu_coll_state *)ctx)->magic == STATE_MAGIC)
-        *out = ctx;
-    else if (r == HCCL_E_NOT_FOUND)
+    /* The operators' cache-miss test: a miss (EMU_ENOTFOUND) is not logged. */
+    s = emu_res_ctx_get(comm, STATE_TAG, COMM_ENGINE_CPU_TS, &ctx, &size);
+    if (s == EMU_ENOTFOUND)
         s = create_state(comm, fn, out);
-    else
-        s = from_hccl(r != HCCL_SUCCESS ? r : HCCL_E_INTERNAL);
+    else if (s == EMU_OK && size == sizeof(struct emu_coll_state) &&
+             ((struct emu_coll_state *)ctx)->magic == STATE_MAGIC)
+        *out = ctx;
+    else if (s == EMU_OK) {
+        EMU_LOG_ERR("%s: rank %u: the CPU_TS engine context \"%s\" is not hcemu's (%llu bytes): "
+                    "the tag is reserved for the built-in collectives",
+                    fn, comm->rank, STATE_TAG, (unsigned long long)size);
+        s = EMU_EINVAL;
+    }
     if (s != EMU_OK)
         return s;
     return add_channels(*out, peers, npeers, fn);
@@ -379,19 +375,23 @@ const struct emu_coll_servers *emu_coll_servers(const struct emu_coll_state *st)
 
 /* ---- launches ----------------------------------------------------------------------------- */
 
-static emu_status launch(aclrtFuncHandle f, aclrtStream stream, const void *args, size_t size,
-                         const char *fn)
+/* aclrtKernelArgsInit/Append/Finalize and aclrtLaunchKernelWithConfig with one block and the
+ * collectives' timeout. noinline: the call site the diagnostics name is the caller's line. */
+static __attribute__((noinline)) emu_status launch(struct emu_function *f, aclrtStream stream,
+                                                   const void *args, size_t size, const char *fn)
 {
-    aclrtArgsHandle h;
-    aclrtParamHandle param;
-    aclrtLaunchKernelAttr attr = {.id = ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT};
-    aclrtLaunchKernelCfg cfg = {.attrs = &attr, .numAttrs = 1};
+    struct emu_args *h;
+    struct emu_hstream *hs;
+    void *param;
+    struct emu_launch_opts o = {.blocks = 1,
+                                .timeout_us = HCOLL_TIMEOUT_S * 1000000ull,
+                                .callsite = EMU_CALLSITE()};
 
-    attr.value.timeout = HCOLL_TIMEOUT_S;
-    STEP(fn, aclrtKernelArgsInit(f, &h), from_acl);
-    STEP(fn, aclrtKernelArgsAppend(h, (void *)args, size, &param), from_acl);
-    STEP(fn, aclrtKernelArgsFinalize(h), from_acl);
-    STEP(fn, aclrtLaunchKernelWithConfig(f, 1, stream, &cfg, h, NULL), from_acl);
+    STEP(fn, emu_stream_resolve(stream, &hs));
+    STEP(fn, emu_args_init(f, &h));
+    STEP(fn, emu_args_append(h, args, size, &param));
+    emu_args_finalize(h);
+    STEP(fn, emu_kernel_launch(f, h, hs, &o));
     return EMU_OK;
 }
 
@@ -410,7 +410,14 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
     size_t size = offsetof(struct hcoll_args, pairs) + st->res.size * sizeof(a->pairs[0]);
     if ((s = launch(run_fn, stream, a, size, fn)) != EMU_OK)
         return s;
-    STEP(fn, (HcclResult)HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S), from_hccl);
+    /* HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S) */
+    struct emu_hcomm_call call = {.side = &emu_hcomm_side,
+                                  .fn = fn,
+                                  .callsite = EMU_CALLSITE(),
+                                  .dev = EMU_HCOMM_NONE,
+                                  .thread = EMU_HCOMM_NONE,
+                                  .channel = EMU_HCOMM_NONE};
+    STEP(fn, emu_hcomm_wait(&call, host, 0, HCOLL_TIMEOUT_S));
     return EMU_OK;
 }
 
@@ -496,10 +503,8 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     emu_status s;
 
     /* The user's stream as a CPU_TS thread with one notify ("done"), named in the kernel. */
-    STEP(fn, HcclThreadAcquireWithStream(st->comm, COMM_ENGINE_CPU_TS, stream, 1, &host),
-         from_hccl);
-    STEP(fn, HcclThreadExportToCommEngine(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host),
-         from_hccl);
+    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, 1, &host, fn));
+    STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
     eager_plan(st, a);

@@ -366,12 +366,12 @@ static emu_status barrier(struct emu_coll_state *st, aclrtStream stream, struct 
     return run_pairs(st, stream, op, op->pairs, mine, mine, HCOLL_RECV_COPY);
 }
 
-emu_status emu_coll_execute(HcclComm comm, aclrtStream stream, struct emu_coll_op *op)
+emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_coll_op *op)
 {
     struct emu_coll_state *st;
     emu_status s;
 
-    if ((s = emu_coll_state_get(comm, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
+    if ((s = emu_coll_state_get(c, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
         return s;
     switch (op->kind) {
     case EMU_COLL_ALLREDUCE:

@@ -10,6 +10,7 @@
 #include "hccl_channel_config.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
+#include "hccl_res.h"
 #include "hccl_rules.h"
 #include "hccl_topo.h"
 
@@ -124,7 +125,6 @@ HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle channel, void *
                                     uint64_t *size)
 {
     static const char fn[] = "HcclChannelGetHcclBuffer";
-    struct emu_chan_rec *ch;
     struct emu_comm *c;
     emu_status s;
 
@@ -133,13 +133,7 @@ HcclResult HcclChannelGetHcclBuffer(HcclComm comm, ChannelHandle channel, void *
     if ((s = EMU_HCCL_NONNULL(c, buffer, fn)) != EMU_OK ||
         (s = EMU_HCCL_NONNULL(c, size, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
-    pthread_mutex_lock(&c->lock);
-    if ((s = emu_link_find(c, channel, &ch, fn)) == EMU_OK) {
-        *buffer = ch->mems[0].addr; /* mems[0] is always the peer's HCCL buffer */
-        *size = ch->mems[0].size;
-    }
-    pthread_mutex_unlock(&c->lock);
-    return emu_hccl_leave(c, s);
+    return emu_hccl_leave(c, emu_res_channel_buffer(c, channel, buffer, size, fn));
 }
 
 HcclResult HcclChannelGetRemoteMems(HcclComm comm, ChannelHandle channel, uint32_t *memNum,

@@ -3,6 +3,7 @@
 #include <hccl/hccl.h>
 
 #include "hccl.h"
+#include "hccl_res.h"
 #include "hccl_topo.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
@@ -71,12 +72,8 @@ HcclResult HcclRankGraphGetLinks(HcclComm comm, uint32_t netLayer, uint32_t srcR
     static const char fn[] = "HcclRankGraphGetLinks";
     ENTER_OR_RETURN(fn);
     if ((s = EMU_HCCL_NONNULL(c, links, fn)) == EMU_OK &&
-        (s = EMU_HCCL_NONNULL(c, linkNum, fn)) == EMU_OK) {
-        /* The links live in the graph's scratch buffer, shared by the comm's callers. */
-        pthread_mutex_lock(&c->lock);
-        s = emu_graph_links(c->graph, netLayer, srcRank, dstRank, links, linkNum, fn);
-        pthread_mutex_unlock(&c->lock);
-    }
+        (s = EMU_HCCL_NONNULL(c, linkNum, fn)) == EMU_OK)
+        s = emu_res_links(c, netLayer, srcRank, dstRank, links, linkNum, fn);
     return emu_hccl_leave(c, s);
 }
 

@@ -6,6 +6,7 @@
 
 #include "hccl.h"
 #include "hccl_mem.h"
+#include "hccl_res.h"
 #include "hccl_rules.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
@@ -22,10 +23,7 @@ static HcclResult get_buffer(HcclComm comm, void **buffer, uint64_t *size, bool 
     if ((s = EMU_HCCL_NONNULL(c, buffer, fn)) != EMU_OK ||
         (s = EMU_HCCL_NONNULL(c, size, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
-    pthread_mutex_lock(&c->lock);
-    s = emu_hccl_mem_buffer_get(c, clear, buffer, size, fn);
-    pthread_mutex_unlock(&c->lock);
-    return emu_hccl_leave(c, s);
+    return emu_hccl_leave(c, emu_res_buffer(c, clear, buffer, size, fn));
 }
 
 HcclResult HcclGetHcclBuffer(HcclComm comm, void **buffer, uint64_t *size)
@@ -60,10 +58,7 @@ HcclResult HcclEngineCtxCreate(HcclComm comm, const char *ctxTag, CommEngine eng
         return emu_hccl_leave(c, s);
     if (size == 0)
         return emu_hccl_leave(c, emu_hccl_bad(c, fn, "size is 0"));
-    pthread_mutex_lock(&c->lock);
-    s = emu_hccl_mem_ctx_create(c, ctxTag, engine, size, ctx, fn);
-    pthread_mutex_unlock(&c->lock);
-    return emu_hccl_leave(c, s);
+    return emu_hccl_leave(c, emu_res_ctx_create(c, ctxTag, engine, size, ctx, fn));
 }
 
 HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine, void **ctx,
@@ -80,10 +75,7 @@ HcclResult HcclEngineCtxGet(HcclComm comm, const char *ctxTag, CommEngine engine
         (s = check_ctx_key(c, ctxTag, engine, fn)) != EMU_OK)
         return emu_hccl_leave(c, s);
     /* A miss is the operators' normal first-call path: no log line for it. */
-    pthread_mutex_lock(&c->lock);
-    s = emu_hccl_mem_ctx_get(c, ctxTag, engine, ctx, size);
-    pthread_mutex_unlock(&c->lock);
-    return emu_hccl_leave(c, s);
+    return emu_hccl_leave(c, emu_res_ctx_get(c, ctxTag, engine, ctx, size));
 }
 
 HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine, const char *ctxTag,
@@ -100,10 +92,8 @@ HcclResult HcclEngineCtxCopy(HcclComm comm, CommEngine engine, const char *ctxTa
         return emu_hccl_leave(c, s);
     if (size == 0)
         return emu_hccl_leave(c, emu_hccl_bad(c, fn, "size is 0"));
-    pthread_mutex_lock(&c->lock);
-    s = emu_hccl_mem_ctx_copy(c, ctxTag, engine, srcCtx, size, dstCtxOffset, fn);
-    pthread_mutex_unlock(&c->lock);
-    return emu_hccl_leave(c, s);
+    return emu_hccl_leave(c,
+                          emu_res_ctx_copy(c, ctxTag, engine, srcCtx, size, dstCtxOffset, fn));
 }
 
 HcclResult HcclEngineCtxDestroy(HcclComm comm, const char *ctxTag, CommEngine engine)
