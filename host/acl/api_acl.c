@@ -326,19 +326,25 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
     return ACL_SUCCESS;
 }
 
-aclError aclrtCreateStream(aclrtStream *stream)
+/* aclrtCreateStream and its WithConfig form: a stream of the thread's current device. */
+static aclError create_stream(aclrtStream *stream, const char *fn)
 {
     struct emu_hdev *d;
     struct emu_hstream *s;
     emu_status st;
 
-    NULL_CHECK(stream, "aclrtCreateStream");
-    NEED_INIT("aclrtCreateStream");
+    NULL_CHECK(stream, fn);
+    NEED_INIT(fn);
     if ((st = emu_runtime_current(&d)) != EMU_OK ||
         (st = emu_stream_create(d, false, &s)) != EMU_OK)
         return out(st);
     *stream = s;
     return ACL_SUCCESS;
+}
+
+aclError aclrtCreateStream(aclrtStream *stream)
+{
+    return create_stream(stream, "aclrtCreateStream");
 }
 
 aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
@@ -348,7 +354,7 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
         EMU_LOG_ERR("aclrtCreateStreamWithConfig: unknown flag bits 0x%x", flag & ~0x3Fu);
         return out(EMU_EINVAL);
     }
-    return aclrtCreateStream(stream);
+    return create_stream(stream, "aclrtCreateStreamWithConfig");
 }
 
 aclError aclrtDestroyStream(aclrtStream stream)
@@ -405,18 +411,30 @@ aclError aclrtSynchronizeDevice(void)
     return out(emu_stream_sync_device(d));
 }
 
-aclError aclrtCreateEvent(aclrtEvent *event)
+/* aclrtCreateEvent and its ExWithFlag form: an event of the thread's current device. */
+static aclError create_event(aclrtEvent *event, const char *fn)
 {
     struct emu_hdev *d;
     struct emu_event *e;
     emu_status st;
 
-    NULL_CHECK(event, "aclrtCreateEvent");
-    NEED_INIT("aclrtCreateEvent");
+    NULL_CHECK(event, fn);
+    NEED_INIT(fn);
     if ((st = emu_runtime_current(&d)) != EMU_OK || (st = emu_event_create(d, &e)) != EMU_OK)
         return out(st);
     *event = e;
     return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    return create_event(event, "aclrtCreateEvent");
+}
+
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    (void)flag; /* hardware event kinds: one kind here */
+    return create_event(event, "aclrtCreateEventExWithFlag");
 }
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)

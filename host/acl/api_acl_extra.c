@@ -64,12 +64,6 @@ aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
     return ACL_SUCCESS;
 }
 
-aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
-{
-    (void)flag; /* hardware event kinds: one kind here */
-    return aclrtCreateEvent(event);
-}
-
 static aclError check_device(const char *fn, int64_t dev)
 {
     if (!emu_runtime_is_initialized()) {
@@ -177,32 +171,6 @@ aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
         return out(st);
     *streamId = (int32_t)s->slot;
     return ACL_SUCCESS;
-}
-
-/* The argument bytes go through the ordinary argument list (copied at the call). */
-aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
-                                       aclrtStream stream, aclrtLaunchKernelCfg *cfg,
-                                       void *hostArgs, size_t argsSize,
-                                       aclrtPlaceHolderInfo *placeHolderArray,
-                                       size_t placeHolderNum)
-{
-    static const char fn[] = "aclrtLaunchKernelWithHostArgs";
-    aclrtArgsHandle args;
-    aclrtParamHandle param;
-    aclError e;
-
-    (void)placeHolderArray;
-    if (placeHolderNum != 0)
-        return unsupported(fn, "placeholders; append them with aclrtKernelArgsAppendPlaceHolder");
-    if (hostArgs == NULL && argsSize > 0)
-        return refuse_null(fn, "hostArgs");
-    if ((e = aclrtKernelArgsInit(funcHandle, &args)) != ACL_SUCCESS)
-        return e;
-    if (argsSize > 0 && (e = aclrtKernelArgsAppend(args, hostArgs, argsSize, &param)) != ACL_SUCCESS)
-        return e;
-    if ((e = aclrtKernelArgsFinalize(args)) != ACL_SUCCESS)
-        return e;
-    return aclrtLaunchKernelWithConfig(funcHandle, numBlocks, stream, cfg, args, NULL);
 }
 
 /* hcemu never produces exception records (its faults are reported by the library itself),

@@ -286,6 +286,43 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
     return out(emu_kernel_launch(f, a, s, &o));
 }
 
+/* The argument bytes go through an argument list of their own (copied at the call), as
+ * aclrtKernelArgsInit/Append/Finalize and aclrtLaunchKernelWithConfig would make it. */
+aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                       aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                       void *hostArgs, size_t argsSize,
+                                       aclrtPlaceHolderInfo *placeHolderArray,
+                                       size_t placeHolderNum)
+{
+    struct emu_function *f;
+    struct emu_args *a;
+    struct emu_hstream *s;
+    void *param;
+    struct emu_launch_opts o = {.blocks = numBlocks,
+                                .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0)};
+    emu_status st;
+
+    (void)placeHolderArray;
+    if (placeHolderNum != 0) {
+        EMU_LOG_ERR("aclrtLaunchKernelWithHostArgs is not supported by hcemu: placeholders; "
+                    "append them with aclrtKernelArgsAppendPlaceHolder");
+        return out(EMU_ERTNOTSUP);
+    }
+    CHECK(funcHandle != NULL && (hostArgs != NULL || argsSize == 0),
+          "aclrtLaunchKernelWithHostArgs", "NULL function handle or hostArgs");
+    CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernelWithHostArgs",
+          "numBlocks %u must be in [1, 1024]", numBlocks);
+    NEED_INIT("aclrtLaunchKernelWithHostArgs");
+    if ((st = emu_function_check(funcHandle, &f)) != EMU_OK || (st = emu_args_init(f, &a)) != EMU_OK ||
+        (argsSize > 0 && (st = emu_args_append(a, hostArgs, argsSize, &param)) != EMU_OK))
+        return out(st);
+    emu_args_finalize(a);
+    if ((st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
+        (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        return out(st);
+    return out(emu_kernel_launch(f, a, s, &o));
+}
+
 aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                            size_t argsSize, aclrtStream stream)
 {

@@ -15,7 +15,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
-#include "host/hccl/hccl_topo.h"
+#include "cluster.h"
 #include "runtime.h"
 
 #define READY_WAIT_NS 1000000000ull /* a node being written by an executor: bounded wait */

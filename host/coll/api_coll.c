@@ -1,8 +1,10 @@
 /* api_coll.c - the boundary of the built-in collective operators of hccl.h: each forwards to
- * coll_args.c (argument checks and the operator's plan) and converts the status. */
+ * coll_args.c (argument checks and the operator's plan; HcclSend and HcclRecv through
+ * coll_group.c, which holds them back inside a group) and converts the status. */
 #include <hccl/hccl.h>
 #include <hccl/hccl_inner.h>
 
+#include "coll.h"
 #include "coll_args.h"
 #include "host/hccl/hccl.h"
 
@@ -103,15 +105,15 @@ HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum, H
 HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
                     HcclComm comm, aclrtStream stream)
 {
-    return emu_hccl_leave(NULL,
-                          emu_coll_args_send(sendBuf, count, dataType, destRank, comm, stream));
+    return emu_hccl_leave(NULL, emu_coll_group_p2p(HCCL_SEND, sendBuf, count, dataType, destRank,
+                                                   comm, stream, "HcclSend"));
 }
 
 HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
                     HcclComm comm, aclrtStream stream)
 {
-    return emu_hccl_leave(NULL,
-                          emu_coll_args_recv(recvBuf, count, dataType, srcRank, comm, stream));
+    return emu_hccl_leave(NULL, emu_coll_group_p2p(HCCL_RECV, recvBuf, count, dataType, srcRank,
+                                                   comm, stream, "HcclRecv"));
 }
 
 HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)

@@ -79,10 +79,11 @@ bool emu_coll_prim_reducible(uint32_t dtype, uint32_t op);
 emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_coll_op *op)
     EMU_MUST_CHECK;
 
-/* coll_hier.c: the servers from layer 0 of the communicator's rank graph; whether the
- * hierarchical forms apply (several servers of equal size, at least 2 ranks each); the forms. */
+/* coll_servers.c: the servers from layer 0 of the communicator's rank graph. */
 emu_status emu_coll_servers_init(struct emu_comm *c, const char *fn,
                                  struct emu_coll_servers *sv) EMU_MUST_CHECK;
+/* coll_hier.c: whether the hierarchical forms apply (several servers of equal size, at least
+ * 2 ranks each); the forms. */
 bool emu_coll_hier_applies(const struct emu_coll_servers *sv);
 emu_status emu_coll_hier_allreduce(struct emu_coll_state *st, aclrtStream stream,
                                    const struct emu_coll_op *op,
@@ -96,7 +97,7 @@ emu_status emu_coll_hier_allgather(struct emu_coll_state *st, aclrtStream stream
  * about 40 KiB per call, more than a core's L1 data cache, whatever the rank count. */
 void emu_coll_pairs_zero(struct hcoll_pair *p, uint32_t n);
 void emu_coll_pairs_copy(struct hcoll_pair *dst, const struct hcoll_pair *src, uint32_t n);
-/* coll_plan.c: a launch's argument block for `op` (engine, receive mode, slot, in/out). */
+/* A launch's argument block for `op` (engine, receive mode, slot, in/out). */
 void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
                         const struct emu_coll_state *st, uint32_t engine, uint32_t mode);
 
@@ -117,7 +118,7 @@ uint64_t emu_coll_stage_len(const struct emu_coll_state *st);
 /* My HCCL buffer and its size, as the kernel sees them. */
 uint8_t *emu_coll_buf(const struct emu_coll_state *st);
 uint32_t emu_coll_rank(const struct emu_coll_state *st);
-const struct emu_coll_servers *emu_coll_servers(const struct emu_coll_state *st);
+const struct emu_coll_servers *emu_coll_servers_of(const struct emu_coll_state *st);
 uint32_t emu_coll_size(const struct emu_coll_state *st);
 
 /* api_coll.c: checks and runs send/receive items of one (comm, stream) as one launch (the
@@ -125,10 +126,11 @@ uint32_t emu_coll_size(const struct emu_coll_state *st);
 emu_status emu_coll_batch(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *items,
                           uint32_t n, const char *fn) EMU_MUST_CHECK;
 
-/* coll_group.c: HcclGroupStart/End nesting on the calling thread. Inside a group, Send and
- * Recv are collected (emu_coll_group_add) and issued together at the outermost End. */
-bool emu_coll_group_active(void);
-emu_status emu_coll_group_add(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *item)
-    EMU_MUST_CHECK;
+/* coll_group.c: HcclSend (type HCCL_SEND) and HcclRecv: inside a group (HcclGroupStart/End
+ * nesting on the calling thread) collected and issued together at the outermost End, else
+ * run at once as a batch of one. */
+emu_status emu_coll_group_p2p(HcclSendRecvType type, void *buf, uint64_t count,
+                              HcclDataType dataType, uint32_t peer, HcclComm comm,
+                              aclrtStream stream, const char *fn) EMU_MUST_CHECK;
 
 #endif

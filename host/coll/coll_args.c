@@ -691,28 +691,6 @@ emu_status emu_coll_args_batch_send_recv(HcclSendRecvItem *sendRecvInfo, uint32_
     return leave(NULL, emu_coll_batch(comm, stream, sendRecvInfo, itemNum, fn));
 }
 
-static emu_status p2p(HcclSendRecvType type, void *buf, uint64_t count, HcclDataType dataType,
-                      uint32_t peer, HcclComm comm, aclrtStream stream, const char *fn)
-{
-    HcclSendRecvItem it = {type, buf, count, dataType, peer};
-
-    if (emu_coll_group_active())
-        return leave(NULL, emu_coll_group_add(comm, stream, &it));
-    return leave(NULL, emu_coll_batch(comm, stream, &it, 1, fn));
-}
-
-emu_status emu_coll_args_send(void *sendBuf, uint64_t count, HcclDataType dataType,
-                              uint32_t destRank, HcclComm comm, aclrtStream stream)
-{
-    return p2p(HCCL_SEND, sendBuf, count, dataType, destRank, comm, stream, "HcclSend");
-}
-
-emu_status emu_coll_args_recv(void *recvBuf, uint64_t count, HcclDataType dataType,
-                              uint32_t srcRank, HcclComm comm, aclrtStream stream)
-{
-    return p2p(HCCL_RECV, recvBuf, count, dataType, srcRank, comm, stream, "HcclRecv");
-}
-
 emu_status emu_coll_args_barrier(HcclComm comm, aclrtStream stream)
 {
     static const char fn[] = "HcclBarrier";

@@ -47,10 +47,6 @@ emu_status emu_coll_args_alltoall_vc(const void *sendBuf, const void *sendCountM
                                      aclrtStream stream) EMU_MUST_CHECK;
 emu_status emu_coll_args_batch_send_recv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum,
                                          HcclComm comm, aclrtStream stream) EMU_MUST_CHECK;
-emu_status emu_coll_args_send(void *sendBuf, uint64_t count, HcclDataType dataType,
-                              uint32_t destRank, HcclComm comm, aclrtStream stream) EMU_MUST_CHECK;
-emu_status emu_coll_args_recv(void *recvBuf, uint64_t count, HcclDataType dataType,
-                              uint32_t srcRank, HcclComm comm, aclrtStream stream) EMU_MUST_CHECK;
 emu_status emu_coll_args_barrier(HcclComm comm, aclrtStream stream) EMU_MUST_CHECK;
 
 #endif

@@ -23,12 +23,7 @@ static _Thread_local uint32_t depth;
 static _Thread_local struct pending *items;
 static _Thread_local uint32_t n_items, cap_items;
 
-bool emu_coll_group_active(void)
-{
-    return depth > 0;
-}
-
-emu_status emu_coll_group_add(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *item)
+static emu_status group_add(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *item)
 {
     if (n_items == cap_items) {
         uint32_t cap = cap_items ? 2 * cap_items : 16;
@@ -84,6 +79,17 @@ static emu_status flush(void)
     items = NULL;
     n_items = cap_items = 0;
     return s;
+}
+
+emu_status emu_coll_group_p2p(HcclSendRecvType type, void *buf, uint64_t count,
+                              HcclDataType dataType, uint32_t peer, HcclComm comm,
+                              aclrtStream stream, const char *fn)
+{
+    HcclSendRecvItem it = {type, buf, count, dataType, peer};
+
+    if (depth > 0)
+        return group_add(comm, stream, &it);
+    return emu_coll_batch(comm, stream, &it, 1, fn);
 }
 
 #pragma GCC visibility push(default)

@@ -368,12 +368,39 @@ uint32_t emu_coll_size(const struct emu_coll_state *st)
     return st->res.size;
 }
 
-const struct emu_coll_servers *emu_coll_servers(const struct emu_coll_state *st)
+const struct emu_coll_servers *emu_coll_servers_of(const struct emu_coll_state *st)
 {
     return &st->servers;
 }
 
 /* ---- launches ----------------------------------------------------------------------------- */
+
+void emu_coll_pairs_zero(struct hcoll_pair *p, uint32_t n)
+{
+    memset(p, 0, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*p));
+}
+
+void emu_coll_pairs_copy(struct hcoll_pair *dst, const struct hcoll_pair *src, uint32_t n)
+{
+    memcpy(dst, src, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*dst));
+}
+
+void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
+                        const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
+{
+    /* The pairs past the communicator's size are never sent (emu_coll_launch_run). */
+    memset(a, 0, offsetof(struct hcoll_args, pairs));
+    emu_coll_pairs_zero(a->pairs, emu_coll_size(st));
+    a->engine = engine;
+    a->recv_mode = mode;
+    a->dtype = op->dtype;
+    a->op = op->op;
+    a->esz = op->esz;
+    a->slot = emu_coll_slot(st);
+    a->in = op->in;
+    a->out = op->out;
+}
+
 
 /* aclrtKernelArgsInit/Append/Finalize and aclrtLaunchKernelWithConfig with one block and the
  * collectives' timeout. noinline: the call site the diagnostics name is the caller's line. */

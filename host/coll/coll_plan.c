@@ -4,7 +4,6 @@
  * exchange rounds with compute launches. Everything is queued on the user's stream. */
 #include "coll.h"
 
-#include <stddef.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -29,32 +28,6 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 static bool pow2(uint32_t n)
 {
     return (n & (n - 1)) == 0;
-}
-
-void emu_coll_pairs_zero(struct hcoll_pair *p, uint32_t n)
-{
-    memset(p, 0, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*p));
-}
-
-void emu_coll_pairs_copy(struct hcoll_pair *dst, const struct hcoll_pair *src, uint32_t n)
-{
-    memcpy(dst, src, (n < HCOLL_MAX_RANKS ? n : HCOLL_MAX_RANKS) * sizeof(*dst));
-}
-
-void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
-                        const struct emu_coll_state *st, uint32_t engine, uint32_t mode)
-{
-    /* The pairs past the communicator's size are never sent (emu_coll_launch_run). */
-    memset(a, 0, offsetof(struct hcoll_args, pairs));
-    emu_coll_pairs_zero(a->pairs, emu_coll_size(st));
-    a->engine = engine;
-    a->recv_mode = mode;
-    a->dtype = op->dtype;
-    a->op = op->op;
-    a->esz = op->esz;
-    a->slot = emu_coll_slot(st);
-    a->in = op->in;
-    a->out = op->out;
 }
 
 static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
@@ -176,7 +149,7 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_co
 {
     enum emu_coll_algo a = emu_coll_algo_setting(op->kind);
     uint32_t n = emu_coll_size(st);
-    bool hier = emu_coll_hier_applies(emu_coll_servers(st)) &&
+    bool hier = emu_coll_hier_applies(emu_coll_servers_of(st)) &&
                 (op->kind == EMU_COLL_ALLREDUCE || op->kind == EMU_COLL_ALLGATHER);
 
     if (a == EMU_ALGO_HIER && !hier)
@@ -238,7 +211,7 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         algo = EMU_ALGO_RING; /* halving-doubling needs a power of two */
     switch (algo) {
     case EMU_ALGO_HIER:
-        return emu_coll_hier_allreduce(st, stream, op, emu_coll_servers(st));
+        return emu_coll_hier_allreduce(st, stream, op, emu_coll_servers_of(st));
     case EMU_ALGO_TWOSHOT:
         return allreduce_twoshot(st, stream, op);
     case EMU_ALGO_RING:
@@ -269,7 +242,7 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
     if (algo == EMU_ALGO_HIER)
-        return emu_coll_hier_allgather(st, stream, op, emu_coll_servers(st));
+        return emu_coll_hier_allgather(st, stream, op, emu_coll_servers_of(st));
     if ((algo == EMU_ALGO_RING || algo == EMU_ALGO_RHD) && n > 1) {
         emu_coll_args_init(&a, op, st,
                            algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AG : HCOLL_ENGINE_RHD_AG,

@@ -1,5 +1,5 @@
-/* hccl_graph_priv.h - shared between hccl_topo.c (the cluster description) and hccl_graph.c
- * (each communicator's rank graph). Nothing else includes it. */
+/* hccl_graph_priv.h - the layout of a communicator's rank graph (hccl_graph.c). Nothing else
+ * includes it. */
 #ifndef HCEMU_HOST_HCCL_GRAPH_PRIV_H
 #define HCEMU_HOST_HCCL_GRAPH_PRIV_H
 
@@ -8,21 +8,6 @@
 
 #include "common/layout.h"
 #include "hccl_topo.h"
-
-struct emu_topo_cfg {
-    bool ok;
-    char path[256];
-    char error[256];
-    uint32_t n_servers;
-    char names[EMU_MAX_DEVICES][64];
-    int32_t server_of_dev[EMU_MAX_DEVICES]; /* -1: not in any server */
-    int32_t intra;                          /* CommProtocol inside a server */
-    uint32_t n_inter;
-    int32_t inter[EMU_TOPO_MAX_INTER]; /* CommProtocols across servers */
-};
-
-/* The process's cluster description (read on first use). */
-const struct emu_topo_cfg *emu_topo_cfg(void);
 
 #define EMU_GRAPH_LAYERS 2u
 

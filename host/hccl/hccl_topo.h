@@ -1,9 +1,6 @@
-/* hccl_topo.h - the emulated cluster (which server each device sits in, which protocols
- * link devices inside and across servers) and each communicator's rank graph built from it.
- *
- * Default: one server holding every device, linked by UB_CTP on Ascend950 SoCs and HCCS on
- * A2/A3; servers are linked by UBoE and RoCE (950) or RoCE (A2/A3). HCEMU_TOPOLOGY names a
- * JSON file that partitions the devices into servers (format: README.md, "Topology file"). */
+/* hccl_topo.h - each communicator's rank graph, built from the emulated cluster
+ * (host/acl/cluster.h: which server each device sits in, which protocols link devices inside
+ * and across servers). */
 #ifndef HCEMU_HOST_HCCL_TOPO_H
 #define HCEMU_HOST_HCCL_TOPO_H
 
@@ -13,18 +10,7 @@
 #include "common/status.h"
 #include "hccl/hccl.h"
 #include "hccl_comm.h"
-
-#define EMU_TOPO_MAX_INTER 4u
-
-/* The server of device `dev` per HCEMU_TOPOLOGY (0 without a file). Logs and fails when the
- * file is unusable or does not list the device. */
-emu_status emu_topo_server_of(uint32_t dev, const char *fn, uint32_t rank,
-                              uint32_t *server) EMU_MUST_CHECK;
-/* The server of device `dev`, quietly: 0 when the file is unusable or does not list it. */
-uint32_t emu_topo_server_listed(uint32_t dev);
-/* A protocol name ("UB_CTP", "roce"...) to its CommProtocol; -2 when unknown. */
-int32_t emu_topo_protocol_of(const char *name);
-const char *emu_topo_protocol_name(int32_t protocol);
+#include "host/acl/cluster.h"
 
 /* The rank graph of one communicator: immutable after emu_graph_create(), except the
  * scratch buffer that HcclRankGraphGetLinks returns. */

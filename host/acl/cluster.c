@@ -1,4 +1,4 @@
-/* hccl_topo.c - the emulated cluster: servers and link protocols, from the product default
+/* cluster.c - the emulated cluster: servers and link protocols, from the product default
  * or the HCEMU_TOPOLOGY file, read once per process.
  *
  * File format (JSON):
@@ -8,7 +8,7 @@
  *    "inter_protocols": ["UBOE", "ROCE"]}   optional, default per product
  * Every device a rank uses must be listed once. Protocol names are the CommProtocol names
  * without the COMM_PROTOCOL_ prefix, in any case. */
-#include "hccl_topo.h"
+#include "cluster.h"
 
 #include <json-c/json.h>
 #include <pthread.h>
@@ -22,7 +22,7 @@
 #include "common/secure_dir.h"
 #include "common/product.h"
 #include "common/settings.h"
-#include "hccl_graph_priv.h"
+#include "hcomm/hcomm_res_defs.h" /* CommProtocol values */
 
 /* A topology names at most 256 devices and their links; 1 MiB is plenty, and bounds what a
  * wrong path (/dev/zero, a huge file) can cost. */
