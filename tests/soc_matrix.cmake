@@ -12,7 +12,7 @@ foreach(fam a3:Ascend910_9391 a2:Ascend910B1)
     list(GET f 1 soc)
     add_test(NAME collectives_soc_${tag} COMMAND test_collectives)
     set_tests_properties(collectives_soc_${tag} PROPERTIES TIMEOUT 300 ENVIRONMENT
-        "HCEMU_SOC=${soc};HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn")
+        "TEST_COLL_SOC=${soc};HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn")
     add_test(NAME collectives_procs_soc_${tag} COMMAND $<TARGET_FILE:hcemu-run> -n 3 --
              $<TARGET_FILE:test_collectives>)
     set_tests_properties(collectives_procs_soc_${tag} PROPERTIES TIMEOUT 300 ENVIRONMENT

@@ -1090,6 +1090,9 @@ int main(void)
     if (rank != NULL && size != NULL) /* started by hcemu-run */
         return run_as_rank_process(atoi(rank), atoi(size));
     cu_job_begin(job, sizeof(job), "8", "1");
+    /* cu_job_begin inherits no SoC: TEST_COLL_SOC names one (tests/soc_matrix.cmake). */
+    if (getenv("TEST_COLL_SOC") != NULL)
+        setenv("HCEMU_SOC", getenv("TEST_COLL_SOC"), 1);
     /* Ranks check megabytes on the host between calls while their peers' kernels wait: on a
      * loaded two-core machine that can exceed the 2 s default of the hang watchdog. */
     setenv("HCEMU_HANG_MS", "30000", 0);
