@@ -1,5 +1,5 @@
 /* coll_abi.h - the contract between the host side of the built-in collectives
- * (host/hccl/coll_*.c) and hcemu's own AICPU kernel image (collectives/coll_kernel.c):
+ * (host/coll/) and hcemu's own AICPU kernel image (collectives/coll_kernel.c):
  * the resource block the host keeps in the communicator's AICPU_TS engine context and the
  * argument block it appends to every launch. Fixed layout, plain C, no host pointers. */
 #ifndef HCEMU_COLL_ABI_H

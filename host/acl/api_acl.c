@@ -9,10 +9,12 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "acl_notify.h"
+#include "device.h"
 #include "event.h"
 #include "mem.h"
 #include "pin.h"
 #include "runtime.h"
+#include "runtime_life.h"
 #include "stream.h"
 
 static aclError out(emu_status s)
@@ -177,7 +179,7 @@ static aclError malloc_common(void **devPtr, size_t size, uint32_t policy, bool 
         return out(EMU_EINVAL);
     }
     if ((s = check_policy(policy, combined)) != EMU_OK ||
-        (s = emu_runtime_current(&d)) != EMU_OK || (s = emu_device_check_now(d)) != EMU_OK)
+        (s = emu_device_current(&d)) != EMU_OK || (s = emu_device_check_now(d)) != EMU_OK)
         return out(s);
     if (size > d->mem_size) {
         EMU_LOG_ERR("%s: %zu bytes is more than the device's %llu bytes (HCEMU_DEVICE_MEM_GB)",
@@ -335,7 +337,7 @@ static aclError create_stream(aclrtStream *stream, const char *fn)
 
     NULL_CHECK(stream, fn);
     NEED_INIT(fn);
-    if ((st = emu_runtime_current(&d)) != EMU_OK ||
+    if ((st = emu_device_current(&d)) != EMU_OK ||
         (st = emu_stream_create(d, false, &s)) != EMU_OK)
         return out(st);
     *stream = s;
@@ -406,7 +408,7 @@ aclError aclrtSynchronizeDevice(void)
     emu_status st;
 
     NEED_INIT("aclrtSynchronizeDevice");
-    if ((st = emu_runtime_current(&d)) != EMU_OK)
+    if ((st = emu_device_current(&d)) != EMU_OK)
         return out(st);
     return out(emu_stream_sync_device(d));
 }
@@ -420,7 +422,7 @@ static aclError create_event(aclrtEvent *event, const char *fn)
 
     NULL_CHECK(event, fn);
     NEED_INIT(fn);
-    if ((st = emu_runtime_current(&d)) != EMU_OK || (st = emu_event_create(d, &e)) != EMU_OK)
+    if ((st = emu_device_current(&d)) != EMU_OK || (st = emu_event_create(d, &e)) != EMU_OK)
         return out(st);
     *event = e;
     return ACL_SUCCESS;
@@ -512,7 +514,7 @@ aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
         EMU_LOG_ERR("aclrtCreateNotify: unknown flag 0x%llx", (unsigned long long)flag);
         return out(EMU_EINVAL);
     }
-    if ((st = emu_runtime_current(&d)) != EMU_OK || (st = emu_acl_notify_create(d, &n)) != EMU_OK)
+    if ((st = emu_device_current(&d)) != EMU_OK || (st = emu_acl_notify_create(d, &n)) != EMU_OK)
         return out(st);
     *notify = n;
     return ACL_SUCCESS;

@@ -20,14 +20,19 @@
 #include "common/layout.h"
 #include "common/os.h"
 #include "common/range.h"
+#include "hdev.h"
 #include "mem.h"
-#include "stream.h"
 
 #define ROOM_WAIT_NS 1000000000ull /* a stream this long without a retirement: stop waiting */
 
-void emu_args_ring_init(struct emu_args_ring *r)
+void emu_args_ring_init(struct emu_args_ring *r, struct emu_hdev *d, uint32_t slot,
+                        emu_args_ring_wait_fn wait, void *owner)
 {
     pthread_mutex_init(&r->lock, NULL);
+    r->d = d;
+    r->slot = slot;
+    r->wait = wait;
+    r->owner = owner;
 }
 
 /* The i-th pending block from the oldest (i may be count: the next free entry). */
@@ -92,13 +97,13 @@ static uint64_t room_at(struct emu_args_ring *r, uint64_t span)
 
 /* Wait until the launch counted as `seq` retired, for as long as the stream keeps
  * retiring: false after ROOM_WAIT_NS without a retirement, or when the device failed. */
-static bool room_retired(struct emu_hstream *s, uint32_t seq)
+static bool room_retired(struct emu_args_ring *r, uint32_t seq)
 {
-    _Atomic uint32_t *completed = &s->d->ctl->streams[s->slot].completed;
+    _Atomic uint32_t *completed = &r->d->ctl->streams[r->slot].completed;
 
     for (;;) {
         uint32_t before = emu_load_acquire(completed);
-        emu_status st = emu_stream_wait_retired(s, seq, emu_os_now_ns() + ROOM_WAIT_NS);
+        emu_status st = r->wait(r->owner, seq, emu_os_now_ns() + ROOM_WAIT_NS);
         if (st == EMU_OK)
             return true;
         if (st != EMU_ETIMEOUT || emu_load_acquire(completed) == before)
@@ -106,18 +111,17 @@ static bool room_retired(struct emu_hstream *s, uint32_t seq)
     }
 }
 
-emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr)
+emu_status emu_args_ring_take(struct emu_args_ring *r, uint64_t size, uint64_t *addr)
 {
-    struct emu_args_ring *r = &s->args;
     uint64_t span = emu_align_up(size, EMU_ALLOC_ALIGN);
-    _Atomic uint32_t *completed = &s->d->ctl->streams[s->slot].completed;
+    _Atomic uint32_t *completed = &r->d->ctl->streams[r->slot].completed;
 
     pthread_mutex_lock(&r->lock);
     if (span > EMU_ARGS_RING_BYTES / 4)
         return EMU_ENOMEM;
     if (r->base == 0) {
         void *p;
-        if (emu_mem_alloc(s->d, EMU_ARGS_RING_BYTES, EMU_ALLOC_ARGS, &p) != EMU_OK)
+        if (emu_mem_alloc(r->d, EMU_ARGS_RING_BYTES, EMU_ALLOC_ARGS, &p) != EMU_OK)
             return EMU_ENOMEM;
         r->base = (uint64_t)(uintptr_t)p;
     }
@@ -133,7 +137,7 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
          * while three quarters of the ring keep the device busy meanwhile. A stream that
          * retires nothing for ROOM_WAIT_NS (blocked on an event this very thread records
          * later, say) lends the launch a block of the table instead. */
-        if (r->count == 0 || !room_retired(s, pending_at(r, r->count / 4)->seq))
+        if (r->count == 0 || !room_retired(r, pending_at(r, r->count / 4)->seq))
             return EMU_ENOMEM;
         reclaim(r, emu_load_acquire(completed));
     }
@@ -142,15 +146,14 @@ emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *ad
     return EMU_OK;
 }
 
-void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted)
+void emu_args_ring_commit(struct emu_args_ring *r, bool taken, bool submitted)
 {
-    struct emu_args_ring *r = &s->args;
 
     if (taken && submitted) {
         /* The submission counted our launch: it retires when `completed` reaches this. A
          * launch of another thread on the same stream in between only makes it later. */
         struct emu_args_block *b = pending_at(r, r->count);
-        b->seq = emu_load_acquire(&s->d->ctl->streams[s->slot].submitted);
+        b->seq = emu_load_acquire(&r->d->ctl->streams[r->slot].submitted);
         b->end = r->head;
         r->count++;
     } else if (taken) { /* nothing was queued: the block goes back */
@@ -167,9 +170,9 @@ void emu_args_ring_forget(struct emu_args_ring *r)
     pthread_mutex_destroy(&r->lock);
 }
 
-void emu_args_ring_fini(struct emu_hstream *s)
+void emu_args_ring_fini(struct emu_args_ring *r)
 {
-    if (s->args.base != 0)
-        emu_mem_free_owned((void *)(uintptr_t)s->args.base);
-    emu_args_ring_forget(&s->args);
+    if (r->base != 0)
+        emu_mem_free_owned((void *)(uintptr_t)r->base);
+    emu_args_ring_forget(r);
 }

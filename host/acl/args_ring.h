@@ -14,7 +14,11 @@
 #define EMU_ARGS_RING_BYTES (4u << 20)
 #define EMU_ARGS_RING_PENDING_MAX 65536u /* blocks queued and not yet retired, at most */
 
-struct emu_hstream;
+struct emu_hdev;
+
+/* Wait until the owner stream's launch counted `seq` retired, or until `deadline` (ns):
+ * stream.c's emu_stream_wait_retired, handed in at init so the ring never calls up. */
+typedef emu_status (*emu_args_ring_wait_fn)(void *owner, uint32_t seq, uint64_t deadline);
 
 struct emu_args_block {
     uint32_t seq; /* the launch is retired once the stream's `completed` reaches seq */
@@ -27,18 +31,24 @@ struct emu_args_ring {
     uint64_t head, tail;  /* byte positions since the ring began: [tail, head) is in use */
     struct emu_args_block *pending; /* a circular list of cap (a power of two) entries */
     uint32_t first, count, cap;     /* pending[first .. first + count), modulo cap */
+    struct emu_hdev *d;             /* the stream's device and slot: its counters */
+    uint32_t slot;
+    emu_args_ring_wait_fn wait;
+    void *owner;
 };
 
-void emu_args_ring_init(struct emu_args_ring *r);
-/* Lock the ring and take `size` bytes of it for the launch about to be submitted on s:
- * EMU_OK with the block's device address in *addr, or EMU_ENOMEM (still locked) when the
- * ring is full of queued launches, for the caller to allocate elsewhere. */
-emu_status emu_args_ring_take(struct emu_hstream *s, uint64_t size, uint64_t *addr) EMU_MUST_CHECK;
+void emu_args_ring_init(struct emu_args_ring *r, struct emu_hdev *d, uint32_t slot,
+                        emu_args_ring_wait_fn wait, void *owner);
+/* Lock the ring and take `size` bytes of it for the launch about to be submitted on its
+ * stream: EMU_OK with the block's device address in *addr, or EMU_ENOMEM (still locked) when
+ * the ring is full of queued launches, for the caller to allocate elsewhere. */
+emu_status emu_args_ring_take(struct emu_args_ring *r, uint64_t size,
+                              uint64_t *addr) EMU_MUST_CHECK;
 /* After the submission (or its failure): remember the block until the launch retires, and
  * unlock. `taken`: whether emu_args_ring_take gave a block. */
-void emu_args_ring_commit(struct emu_hstream *s, bool taken, bool submitted);
+void emu_args_ring_commit(struct emu_args_ring *r, bool taken, bool submitted);
 /* The stream is drained: give the ring back to the device. */
-void emu_args_ring_fini(struct emu_hstream *s);
+void emu_args_ring_fini(struct emu_args_ring *r);
 /* The stream's device is gone, and the ring with it: free what the host holds. */
 void emu_args_ring_forget(struct emu_args_ring *r);
 

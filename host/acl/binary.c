@@ -13,10 +13,11 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/secure_dir.h"
+#include "device.h"
 #include "function.h"
+#include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/elf.h"
-#include "loader/deps.h"
 #include "loader/import.h"
 #include "package.h"
 #include "registry.h"
@@ -226,12 +227,13 @@ emu_status emu_binary_get_function(struct emu_binary *b, const char *kernel,
 {
     for (size_t i = 0; i < b->desc.n_entries; i++)
         if (strcmp(b->desc.entries[i].kernel_name, kernel) == 0)
-            return emu_function_create(b, kernel, b->desc.entries[i].function_name, out);
+            return emu_function_create(b, emu_binary_image_on, kernel,
+                                       b->desc.entries[i].function_name, out);
     if (emu_function_find(b, kernel, out))
         return EMU_OK;
     const struct emu_elf_symbol *sym = emu_elf_find_export(&b->info, kernel);
     if (b->bare && sym != NULL && emu_elf_symbol_is_function(sym))
-        return emu_function_create(b, kernel, kernel, out);
+        return emu_function_create(b, emu_binary_image_on, kernel, kernel, out);
     EMU_LOG_ERR("kernel %s is not in binary %s", kernel, b->so_path);
     return EMU_EKERNEL_LOOKUP;
 }
@@ -246,7 +248,7 @@ emu_status emu_binary_register(struct emu_binary *b, const char *symbol, const c
                     b->so_path);
         return EMU_EKERNEL_LOOKUP;
     }
-    return emu_function_create(b, kernel, symbol, out);
+    return emu_function_create(b, emu_binary_image_on, kernel, symbol, out);
 }
 
 emu_status emu_binary_image_on(struct emu_binary *b, struct emu_hdev *d, uint32_t *image)

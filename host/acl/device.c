@@ -464,3 +464,15 @@ emu_status emu_device_wait(struct emu_hdev *d, _Atomic uint32_t *word, uint32_t 
         (void)emu_os_futex_wait(word, seen, slice < deadline ? slice : deadline);
     }
 }
+
+emu_status emu_device_current(struct emu_hdev **out)
+{
+    if (emu_runtime_current_device() < 0) {
+        EMU_LOG_ERR("no device is set on this thread: call aclrtSetDevice first");
+        return EMU_ENODEVICE;
+    }
+    emu_status s = emu_device_open((uint32_t)emu_runtime_current_device(), out);
+    if (s != EMU_OK)
+        return s;
+    return emu_device_check(*out);
+}

@@ -11,27 +11,7 @@
 #include "common/devctl.h"
 #include "common/status.h"
 #include "common/wire.h"
-
-struct emu_hstream;
-
-/* The host's view of one device. Fields below `lock` are protected by it. */
-struct emu_hdev {
-    uint32_t id;
-    pthread_mutex_t lock;
-    bool open;   /* executor connected, control block and memory mapped */
-    bool failed; /* the executor died; every call on the device fails */
-    bool failure_reported;
-    int sock;                      /* connection to the executor: requests, and liveness */
-    _Atomic uint64_t next_poll_ns; /* emu_device_check() polls `sock` again after this */
-    int exec_pid;
-    pid_t child_pid; /* executor this process started (to reap), 0 if joined */
-    struct emu_devctl *ctl;
-    uint8_t *alias; /* device memory as this process reaches it (never at the window) */
-    uint64_t mem_size;
-    uint32_t set_refs; /* aclrtSetDevice calls not yet undone */
-    struct emu_hstream *default_stream;
-    pthread_mutex_t rpc_lock; /* one request on the socket at a time */
-};
+#include "hdev.h"
 
 /* Open device `id` (start or join its executor). Caller holds no lock. */
 emu_status emu_device_open(uint32_t id, struct emu_hdev **out) EMU_MUST_CHECK;
@@ -46,9 +26,9 @@ emu_status emu_device_rpc(struct emu_hdev *d, const struct emu_rpc_req *q,
 /* Send a request whose answer nobody needs (best effort, or clean-up whose state a dead
  * executor took with it). */
 void emu_device_post(struct emu_hdev *d, const struct emu_rpc_req *q);
-/* How long an executor may take to end after its hosts hung up: closing a device waits that
- * long for it (then leaves it to the process exit), the exit's clean-up too (then kills it). */
-#define EMU_DEVICE_REAP_MS 2000
+/* The device set on the calling thread (emu_runtime_current_device), opened and alive;
+ * EMU_ENODEVICE (logged) when none is set. */
+emu_status emu_device_current(struct emu_hdev **out) EMU_MUST_CHECK;
 /* Disconnect (the executor ends when its last host disconnects). */
 void emu_device_close(struct emu_hdev *d);
 /* emu_device_close() of devs[0..n), their executors ending side by side. */

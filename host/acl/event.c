@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/spin.h"
+#include "device.h"
 #include "model_time.h"
 #include "notify_pool.h"
 #include "registry.h"

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device.h"
+#include "hdev.h"
 
 /* Chain a SIGSEGV/SIGBUS handler that explains dereferences of device addresses. */
 void emu_fault_install_host(void);

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "device.h"
 #include "registry.h"
 
 struct emu_function {
     struct emu_registry_entry reg; /* first: the user's aclrtFuncHandle points here */
     struct emu_binary *bin;
+    emu_function_image_fn image_on; /* bin's image on a device */
     char kernel[128];
     char symbol[128];
     uint32_t fid[EMU_MAX_DEVICES]; /* executor function id + 1; 0 = not resolved yet */
@@ -64,7 +66,8 @@ bool emu_function_find(struct emu_binary *b, const char *kernel, struct emu_func
     return q.found != NULL;
 }
 
-emu_status emu_function_create(struct emu_binary *b, const char *kernel, const char *symbol,
+emu_status emu_function_create(struct emu_binary *b, emu_function_image_fn image_on,
+                               const char *kernel, const char *symbol,
                                struct emu_function **out)
 {
     struct emu_function *f = NULL;
@@ -72,6 +75,7 @@ emu_status emu_function_create(struct emu_binary *b, const char *kernel, const c
     pthread_mutex_lock(&create_lock);
     if (!emu_function_find(b, kernel, &f) && (f = calloc(1, sizeof(*f))) != NULL) {
         f->bin = b;
+        f->image_on = image_on;
         snprintf(f->kernel, sizeof(f->kernel), "%s", kernel);
         snprintf(f->symbol, sizeof(f->symbol), "%s", symbol);
         pthread_once(&watch_once, watch_devices);
@@ -118,7 +122,7 @@ emu_status emu_function_resolve(struct emu_function *f, struct emu_hdev *d, uint
         *fid = f->fid[d->id] - 1;
         return EMU_OK;
     }
-    if ((s = emu_binary_image_on(f->bin, d, &image)) != EMU_OK)
+    if ((s = f->image_on(f->bin, d, &image)) != EMU_OK)
         return s;
     memset(&q, 0, sizeof(q));
     q.op = EMU_RPC_RESOLVE;

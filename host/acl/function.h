@@ -6,11 +6,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "binary.h"
+#include "common/status.h"
+#include "runtime.h"
+
+struct emu_binary;
+struct emu_function;
+
+/* The executor's id of binary b's image on device d, loading it there on first use
+ * (binary.c's emu_binary_image_on: the binary hands it in, so functions never call up). */
+typedef emu_status (*emu_function_image_fn)(struct emu_binary *b, struct emu_hdev *d,
+                                            uint32_t *image);
 
 /* The function `kernel` of b, created on first request (the same handle afterwards). The
  * binary owns it: emu_function_destroy_all() frees it at unload. */
-emu_status emu_function_create(struct emu_binary *b, const char *kernel, const char *symbol,
+emu_status emu_function_create(struct emu_binary *b, emu_function_image_fn image_on,
+                               const char *kernel, const char *symbol,
                                struct emu_function **out) EMU_MUST_CHECK;
 /* Whether b already has a function named `kernel`. */
 bool emu_function_find(struct emu_binary *b, const char *kernel, struct emu_function **out);

@@ -9,6 +9,7 @@
 #include "mem.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,10 +18,19 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "device.h"
 #include "pin.h"
-#include "stream.h"
 
 #define POPULATE_MAX (16ull << 20)
+
+/* stream.c's emu_stream_memory_busy, installed with the first stream (no stream: nothing is
+ * busy), so memory never calls up into streams. */
+static _Atomic(emu_mem_busy_fn) busy_check;
+
+void emu_mem_on_busy_check(emu_mem_busy_fn fn)
+{
+    atomic_store(&busy_check, fn);
+}
 
 static void populate_in_executor(struct emu_hdev *d, uint64_t addr, uint64_t len)
 {
@@ -71,6 +81,7 @@ emu_status emu_mem_free(void *ptr)
     uint64_t addr = (uint64_t)(uintptr_t)ptr;
     int dev = emu_window_device(addr);
     struct emu_hdev *d;
+    emu_mem_busy_fn busy;
 
     if (dev < 0 || emu_device_open((uint32_t)dev, &d) != EMU_OK) {
         EMU_LOG_ERR("aclrtFree(%p): not a device address from aclrtMalloc", ptr);
@@ -83,7 +94,7 @@ emu_status emu_mem_free(void *ptr)
     int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
     if (i < 0 || d->ctl->alloc.recs[i].off != off) {
         s = EMU_EFREE;
-    } else if (emu_stream_memory_busy(addr)) {
+    } else if ((busy = atomic_load(&busy_check)) != NULL && busy(addr)) {
         s = EMU_EAGAIN;
     } else {
         span = d->ctl->alloc.recs[i].span;

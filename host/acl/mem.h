@@ -3,6 +3,7 @@
 #ifndef HCEMU_HOST_MEM_H
 #define HCEMU_HOST_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind,
 /* Free an allocation by its start address (any device). EMU_EFREE for an address that is
  * not the start of a live allocation. */
 emu_status emu_mem_free(void *ptr) EMU_MUST_CHECK;
+/* Whether a task still queued on some stream uses device address `addr`: aclrtFree of it
+ * then returns EMU_EAGAIN. stream.c installs it (emu_mem_on_busy_check) with its first
+ * stream. */
+typedef bool (*emu_mem_busy_fn)(uint64_t addr);
+void emu_mem_on_busy_check(emu_mem_busy_fn fn);
 /* Free an allocation the library made itself (launch blocks, HCCL buffers): nothing for the
  * caller to act on. */
 void emu_mem_free_owned(void *ptr);

@@ -1,12 +1,12 @@
-/* runtime.c - process-wide state of the host library: configuration, the job folder, the
- * current device of each OS thread, and clean-up at aclFinalize, exit, SIGINT and SIGTERM. */
+/* runtime.c - process-wide state of the host library: the current device of each OS thread,
+ * the device-lost callbacks, and clean-up at exit, SIGINT and SIGTERM. Starting and ending
+ * the job (configuration, the job folder, aclFinalize): runtime_life.c. */
 #include "runtime.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,13 +14,7 @@
 #include "common/job.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "common/product.h"
 #include "common/secure_dir.h"
-#include "common/settings.h"
-#include "common/spin.h"
-#include "fault.h"
-#include "model_time.h"
-#include "pin.h"
 
 #define MAX_WATCHERS 8
 
@@ -58,42 +52,6 @@ void emu_runtime_device_lost(struct emu_hdev *d)
     pthread_mutex_unlock(&watch_lock);
     for (uint32_t i = 0; i < n; i++)
         list[i](d);
-}
-
-static void read_config(void)
-{
-    emu_rt.ndev = (uint32_t)emu_settings_u64(EMU_SET_DEVICES);
-    emu_rt.dev_mem = emu_settings_u64(EMU_SET_DEVICE_MEM_GB) << 30;
-    snprintf(emu_rt.soc, sizeof(emu_rt.soc), "%s", emu_product_soc());
-    for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
-        emu_rt.devs[i].id = i;
-        pthread_mutex_init(&emu_rt.devs[i].lock, NULL);
-        pthread_mutex_init(&emu_rt.devs[i].rpc_lock, NULL);
-        emu_rt.devs[i].sock = -1;
-    }
-}
-
-static emu_status make_job_dir(void)
-{
-    const char *path = emu_settings_str(EMU_SET_JOB_PATH);
-
-    if (*path != '\0') {
-        /* hcemu-run (or another launcher) made the folder and removes it; it must be a
-         * private folder of ours, and we join its owners so it is not collected under us. */
-        if (snprintf(emu_rt.job_dir, sizeof(emu_rt.job_dir), "%s", path) >=
-            (int)sizeof(emu_rt.job_dir) - 16) {
-            EMU_LOG_ERR("HCEMU_JOB_PATH %s is too long", path);
-            return EMU_EINVAL;
-        }
-        emu_rt.own_job_dir = false;
-        emu_status s = emu_secure_dir_ensure(emu_rt.job_dir);
-        return s == EMU_OK ? emu_job_claim(emu_rt.job_dir) : s;
-    }
-    const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
-    /* Room for the longest file name inside. */
-    emu_status s = emu_job_make(parent, "", emu_rt.job_dir, sizeof(emu_rt.job_dir) - 16);
-    emu_rt.own_job_dir = s == EMU_OK;
-    return s;
 }
 
 /* Clean-up runs once per job, from whichever of exit(), a signal or aclFinalize comes first;
@@ -209,47 +167,17 @@ static void install_signal_cleanup(void)
     }
 }
 
-emu_status emu_runtime_init(void)
+void emu_runtime_arm_cleanup(void)
 {
-    emu_status s = EMU_OK;
+    static bool registered;
 
-    pthread_mutex_lock(&emu_rt.lock);
-    if (!emu_rt.job_ready) {
-        emu_os_raise_nofile();
-        read_config();
-        s = make_job_dir();
-        if (s == EMU_OK) {
-            atomic_store(&cleanup_started, CLEANUP_NONE);
-            emu_rt.job_ready = true;
-            emu_spin_open(emu_rt.job_dir); /* stream syncs spin within the job's budget */
-            static bool registered;
-            if (!registered) {
-                atexit(on_exit_barrier);
-                atexit(on_exit_cb);
-                registered = true;
-            }
-            install_signal_cleanup();
-            emu_fault_install_host();
-        }
+    atomic_store(&cleanup_started, CLEANUP_NONE);
+    if (!registered) {
+        atexit(on_exit_barrier);
+        atexit(on_exit_cb);
+        registered = true;
     }
-    pthread_mutex_unlock(&emu_rt.lock);
-    return s;
-}
-
-void emu_runtime_fini(void)
-{
-    pthread_mutex_lock(&emu_rt.lock);
-    if (emu_rt.job_ready) {
-        emu_device_close_all(emu_rt.devs, EMU_MAX_DEVICES);
-        emu_pin_fini();
-        if (emu_rt.own_job_dir)
-            emu_secure_dir_remove(emu_rt.job_dir);
-        (void)emu_job_leave(emu_rt.job_dir);
-        emu_model_time_job_end();
-        emu_rt.job_ready = false;
-        emu_rt.own_job_dir = false;
-    }
-    pthread_mutex_unlock(&emu_rt.lock);
+    install_signal_cleanup();
 }
 
 bool emu_runtime_is_initialized(void)
@@ -269,16 +197,4 @@ void emu_runtime_set_current_device(int dev)
     current_dev = dev;
     snprintf(ctx, sizeof(ctx), "dev%d", dev);
     emu_log_set_context(dev >= 0 ? ctx : NULL);
-}
-
-emu_status emu_runtime_current(struct emu_hdev **out)
-{
-    if (current_dev < 0) {
-        EMU_LOG_ERR("no device is set on this thread: call aclrtSetDevice first");
-        return EMU_ENODEVICE;
-    }
-    emu_status s = emu_device_open((uint32_t)current_dev, out);
-    if (s != EMU_OK)
-        return s;
-    return emu_device_check(*out);
 }

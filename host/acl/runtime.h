@@ -1,6 +1,7 @@
 /* runtime.h - the host library's process-wide state: the job folder, the devices this
  * process uses (their executors, control blocks and memory aliases), the current device of
- * each OS thread, and pinned host memory.
+ * each OS thread, and pinned host memory. Everything in acl/ may use it; it uses none of
+ * them (starting and ending the job, which does: runtime_life.h).
  *
  * Lock order: emu_rt.lock before a device's lock before the device's shared-memory locks
  * (alloc.lock, res_lock, sq.lock). */
@@ -14,7 +15,7 @@
 #include "common/devctl.h"
 #include "common/layout.h"
 #include "common/status.h"
-#include "device.h"
+#include "hdev.h"
 
 struct emu_runtime {
     pthread_mutex_t lock;
@@ -30,11 +31,10 @@ struct emu_runtime {
 
 extern struct emu_runtime emu_rt;
 
-/* Read configuration and create (or join) the job folder. Idempotent. */
-emu_status emu_runtime_init(void) EMU_MUST_CHECK;
-/* Stop using every device and remove the job folder if this process made it. */
-void emu_runtime_fini(void);
 bool emu_runtime_is_initialized(void);
+/* Clean-up from here on at exit and at the terminating signals (runtime_life.c's init, once
+ * the job folder exists). */
+void emu_runtime_arm_cleanup(void);
 /* Disconnect from the executors, reap them and remove the job folder if this process made
  * it. Async-signal-safe enough for exit paths: atexit, SIGINT/SIGTERM, and a host crash. */
 void emu_runtime_cleanup_now(void);
@@ -55,7 +55,5 @@ void emu_runtime_device_lost(struct emu_hdev *d);
 /* Current device of the calling OS thread, or -1. */
 int emu_runtime_current_device(void);
 void emu_runtime_set_current_device(int dev);
-/* The device set on this thread, opened; EMU_ENODEVICE when none is set. */
-emu_status emu_runtime_current(struct emu_hdev **out) EMU_MUST_CHECK;
 
 #endif

@@ -14,6 +14,8 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/spin.h"
+#include "device.h"
+#include "mem.h"
 #include "model_time.h"
 
 /* A stream freed with its lost device: its memory went with the device, the pending list of
@@ -26,6 +28,12 @@ static void release_lost(struct emu_registry_entry *e)
 static void watch_lost(void)
 {
     emu_registry_on_release(EMU_REG_STREAM, release_lost);
+    emu_mem_on_busy_check(emu_stream_memory_busy);
+}
+
+static emu_status ring_wait(void *s, uint32_t seq, uint64_t deadline)
+{
+    return emu_stream_wait_retired(s, seq, deadline);
 }
 
 emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hstream **out)
@@ -73,7 +81,7 @@ emu_status emu_stream_create(struct emu_hdev *d, bool is_default, struct emu_hst
     s->gen = d->ctl->streams[slot].gen;
     s->is_default = is_default;
     pthread_mutex_init(&s->use_lock, NULL);
-    emu_args_ring_init(&s->args);
+    emu_args_ring_init(&s->args, d, slot, ring_wait, s);
     emu_registry_add_on(&s->reg, EMU_REG_STREAM, d);
     *out = s;
     return EMU_OK;
@@ -97,7 +105,7 @@ void emu_stream_destroy(struct emu_hstream *s)
     emu_stream_drain(s);
     if (!emu_registry_remove(&s->reg, EMU_REG_STREAM))
         return; /* the device was closed meanwhile and freed the stream */
-    emu_args_ring_fini(s);
+    emu_args_ring_fini(&s->args);
     release_slot(s);
     free(s);
 }
@@ -131,7 +139,7 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out)
     emu_status st;
 
     if (user == NULL) {
-        if ((st = emu_runtime_current(&d)) != EMU_OK)
+        if ((st = emu_device_current(&d)) != EMU_OK)
             return st;
         if (d->default_stream == NULL) {
             EMU_LOG_ERR("device %u has no default stream (aclrtSetDevice first)", d->id);

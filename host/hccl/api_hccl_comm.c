@@ -11,6 +11,7 @@
 
 #include "hccl.h"
 #include "hccl_comm.h"
+#include "hccl_comm_life.h"
 #include "hccl_comm_args.h"
 #include "hccl_exchange.h"
 #include "hccl_ranktable.h"

@@ -8,7 +8,7 @@
  *   HcclCommSuspend/Resume): fault-recovery and split features of the
  *   full HCCL library; a custom operator only needs one communicator per rank.
  * - Process-wide config (HcclSetConfig/GetConfig, HcclGetCommConfigCapability): the built-in
- *   collectives (api_coll.c) are deterministic already and have no process-wide switches;
+ *   collectives (host/coll/) are deterministic already and have no process-wide switches;
  *   HcclCommConfig passed at init is handled by the init calls themselves.
  * HcclCommGetStatus, HcclGroupStatusGet and HcclConfigGetInfo answer for real
  * (api_hccl_diag.c).

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "host/acl/device.h"
+
 emu_status emu_hccl_enter_any(const void *comm, const char *fn, struct emu_comm **out)
 {
     if (comm == NULL) {
@@ -76,5 +78,5 @@ emu_status emu_hccl_need_device(const char *fn, uint32_t rank, struct emu_hdev *
                     rank);
         return EMU_ENODEVICE;
     }
-    return emu_runtime_current(out);
+    return emu_device_current(out);
 }

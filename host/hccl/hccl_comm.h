@@ -1,5 +1,6 @@
 /* hccl_comm.h - the host's communicator object (one member of an HCCL communicator, i.e. one
- * rank on one device) and the process registry that validates HcclComm values.
+ * rank on one device) and the process registry that validates HcclComm values. Creating and
+ * destroying a member: hccl_comm_life.h.
  *
  * Lock order: registry lock, then a comm's `lock`, then the device locks of runtime.h. The
  * resource modules (hccl_thread.c, hccl_link.c, hccl_mem.c) run with the comm's lock held;
@@ -152,21 +153,6 @@ struct emu_comm_args {
     uint32_t ip;
 };
 
-/* Join the communicator described by `a`: rendezvous with every rank (bounded by
- * HCCL_CONNECT_TIMEOUT), build the rank graph, register the member on the device.
- * The caller owns *out; release with emu_comm_destroy(). */
-emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out) EMU_MUST_CHECK;
-/* Release every resource of the member (waits boundedly for its device threads). pre: the
- * caller holds one use (emu_comm_get). EMU_EAGAIN (logged) while another call is using it;
- * then the caller still holds its use. On success the comm is gone. */
-emu_status emu_comm_destroy(struct emu_comm *c, const char *fn) EMU_MUST_CHECK;
-/* Destroy a member no other call can be using yet (HcclCommInitAll undoing its members). */
-void emu_comm_abandon(struct emu_comm *c);
-/* One member per device of `devices` (checked: distinct, opened here), each joining from its
- * own OS thread, as HcclCommInitAll does. All or nothing: on success out[i] is the member of
- * devices[i], on failure none remains. */
-emu_status emu_comm_create_all(uint32_t ndev, const int32_t *devices, struct emu_comm **out,
-                               const char *fn) EMU_MUST_CHECK;
 /* The live comm behind a user's HcclComm with one use taken, or NULL (logged: "fn: comm %p
  * is not a live communicator"). Pair with emu_comm_put(). */
 struct emu_comm *emu_comm_get(const void *user, const char *fn);
@@ -174,6 +160,10 @@ void emu_comm_put(struct emu_comm *c);
 /* The live comm named `name`; with several (ranks as threads), the one on the calling
  * thread's device, else the first. */
 struct emu_comm *emu_comm_find_name(const char *name);
+/* Make a created member findable by emu_comm_get; withdraw it again: false (nothing done)
+ * while another call holds a use and `force` is not set. */
+void emu_comm_register(struct emu_comm *c);
+bool emu_comm_unregister(struct emu_comm *c, bool force);
 /* Settings from the environment. */
 uint64_t emu_comm_connect_timeout_ms(void);
 /* The display name of the host of rank r of c ("?" for a rank out of range). */

@@ -23,6 +23,7 @@
 #include "hccl_rdv.h"
 #include "hccl_rules.h"
 #include "hccl_topo.h"
+#include "host/acl/device.h"
 #include "host/acl/notify_pool.h"
 
 /* One channel this call creates. */

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "hccl_rules.h"
+#include "host/acl/device.h"
 #include "host/acl/mem.h"
 #include "host/acl/runtime.h"
 

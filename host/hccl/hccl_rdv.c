@@ -22,7 +22,6 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/secure_dir.h"
-#include "hccl_rdvnet.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
 #define RDV_VERSION 2u
@@ -75,6 +74,7 @@ struct emu_rdv {
     char dir[EMU_PATH_MAX];
     bool own_dir; /* a per-user rendezvous folder: removed with its last file */
     struct emu_rdvnet *net; /* multi-host: in step with the root's file through it; or NULL */
+    const struct emu_rdv_link *link; /* net's functions */
     uint32_t net_rank;      /* the rank whose rows this handle pushes */
     bool leaving;           /* closing: the root's process may be gone already */
     uint64_t pids_checked_ns; /* join: when the members' processes were last looked at */
@@ -398,7 +398,7 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
 static void net_sync(struct emu_rdv *r)
 {
     if (r->net != NULL)
-        emu_rdvnet_sync(r->net, r, r->hdr->nonce, r->nranks, r->net_rank, r->leaving);
+        r->link->sync(r->net, r, r->hdr->nonce, r->nranks, r->net_rank, r->leaving);
 }
 
 void emu_rdv_ring(struct emu_rdv *r)
@@ -418,7 +418,7 @@ static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
     if (st == MEMBER_JOINED && !foreign(r, m))
         return pid_gone(m->info.pid);
     /* Another host: gone when our line to the root's listener is. */
-    return r->net != NULL && emu_rdvnet_broken(r->net);
+    return r->net != NULL && r->link->broken(r->net);
 }
 
 emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uint64_t deadline,
@@ -609,7 +609,8 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
         if (r->own_dir)
             rmdir(r->dir); /* fails while other communicators' files are in it */
     }
-    emu_rdvnet_close(r->net);
+    if (r->net != NULL)
+        r->link->close(r->net);
     unmap_shared_file(r->base, r->len);
     free(r);
 }
@@ -628,9 +629,11 @@ struct row_offer {
     uint32_t key, seq, got, notify_num, notify_base, slot, mem_num, info_len;
 };
 
-void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank)
+void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net,
+                        const struct emu_rdv_link *link, uint32_t rank)
 {
     r->net = net;
+    r->link = link;
     r->net_rank = rank;
 }
 

@@ -99,9 +99,19 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined);
 
 /* ---- multi-host: the file of a host other than the root's, kept in step over TCP ---------- */
 
-/* Keep `r` in step with the root's file through `net` (owned by `r` from now on): every wait
- * and publication exchanges rows with the root's listener. */
-void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank);
+/* How a file keeps in step with the root's over the network: hccl_rdvnet.c's functions
+ * (emu_rdvnet_link), handed in by the caller, so this file never calls up into the network
+ * layer built on it. */
+struct emu_rdv_link {
+    void (*sync)(struct emu_rdvnet *n, struct emu_rdv *r, uint64_t nonce, uint32_t nranks,
+                 uint32_t rank, bool leaving);
+    bool (*broken)(const struct emu_rdvnet *n);
+    void (*close)(struct emu_rdvnet *n);
+};
+/* Keep `r` in step with the root's file through `net` (owned by `r` from now on, reached
+ * through `link`): every wait and publication exchanges rows with the root's listener. */
+void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net,
+                        const struct emu_rdv_link *link, uint32_t rank);
 /* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length, or 0
  * when buf is too small. */
 size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap);

@@ -537,6 +537,9 @@ void emu_rdvnet_close(struct emu_rdvnet *n)
     free(n);
 }
 
+const struct emu_rdv_link emu_rdvnet_link = {
+    .sync = emu_rdvnet_sync, .broken = emu_rdvnet_broken, .close = emu_rdvnet_close};
+
 /* ---- addresses ---------------------------------------------------------------------------- */
 
 emu_status emu_rdvnet_parse_addr(const char *text, uint32_t *ip, uint16_t *port)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
+#include "hccl_rdv.h"
 
 struct emu_rdv;
 struct emu_rdvnet;
@@ -41,6 +42,8 @@ void emu_rdvnet_sync(struct emu_rdvnet *n, struct emu_rdv *r, uint64_t nonce, ui
 bool emu_rdvnet_broken(const struct emu_rdvnet *n);
 /* NULL ok. */
 void emu_rdvnet_close(struct emu_rdvnet *n);
+/* The three above, for emu_rdv_attach_net. */
+extern const struct emu_rdv_link emu_rdvnet_link;
 
 /* Resolve "HOST:PORT" (IPv4) into network-order address and host-order port. */
 emu_status emu_rdvnet_parse_addr(const char *text, uint32_t *ip, uint16_t *port) EMU_MUST_CHECK;

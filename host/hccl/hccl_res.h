@@ -1,7 +1,7 @@
 /* hccl_res.h - a communicator's resources for callers that do not hold its lock: the HCCL
  * boundary (api_hccl_*.c, after its argument checks) and the built-in collectives
  * (host/coll/) share these, so neither re-enters the library through a vendor name. Each
- * takes c->lock around the module that does the work (hccl_mem.c, hccl_topo.c, hccl_link.c).
+ * takes c->lock around the module that does the work (hccl_mem.c, hccl_graph.c, hccl_link.c).
  * Statuses come back unchanged. */
 #ifndef HCEMU_HOST_HCCL_RES_H
 #define HCEMU_HOST_HCCL_RES_H

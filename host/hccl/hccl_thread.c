@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "hccl_rules.h"
+#include "host/acl/device.h"
 #include "host/acl/notify_pool.h"
 #include "host/acl/stream.h"
 

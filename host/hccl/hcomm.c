@@ -18,6 +18,7 @@
 #include "common/hcomm_check.h"
 #include "common/log.h"
 #include "common/os.h"
+#include "host/acl/device.h"
 #include "host/acl/runtime.h"
 #include "host/acl/stream.h"
 
