@@ -1,7 +1,7 @@
 #!/bin/sh
 # docs_check.sh SRC - the repository explains itself, and its documentation agrees with the
 # code: no file points at documents outside it; every docs page named and every link exists;
-# every source file the docs name exists; every HCEMU_* variable the docs name is a setting
+# every source file and build-tree program the docs name exists; every HCEMU_* variable the docs name is a setting
 # (common/settings.h), a CMake option or read by a script; README.md stays a front door (under
 # 400 lines, the main plot shown); no file carries the name of a working period or a run's
 # date (history is in git). Exit 0 when clean; otherwise one line per problem and exit 1.
@@ -79,6 +79,20 @@ for ref in $(cat $docs | grep -o -E '(^|[^A-Za-z0-9_./-])(common|host|device|loa
         echo "missing file: $ref (named in $(grep -l -F "$ref" $docs | tr '\n' ' '))"
         bad=1
     fi
+done
+
+# Programs the documentation runs from the build tree (build/bin/NAME) are targets of the build.
+cmakes=$(printf '%s\n' "$list" | grep -E '(^|/)CMakeLists\.txt$|\.cmake$')
+for name in $(cat $docs | grep -o -E '(^|[^A-Za-z0-9_/.-])(build/)?bin/[A-Za-z0-9_-]+' |
+              sed 's#.*bin/##' | sort -u); do
+    case $name in
+    hcemu-example-*) [ -d "examples/${name#hcemu-example-}" ] && continue ;;
+    test_*) grep -q -E "emu_add_test\(${name#test_}( |$)" $cmakes && continue ;;
+    esac
+    grep -q -E "add_executable\($name( |\)|$)" $cmakes && continue
+    grep -q -E "[ (]$name=[0-9]" $cmakes && continue # hccl_test's tools (HT_TOOLS)
+    echo "no such program: bin/$name (named in $(grep -l -w "$name" $docs | tr '\n' ' '))"
+    bad=1
 done
 
 # Every HCEMU_* variable the documentation names exists: a row of the settings table, else a
