@@ -1,17 +1,24 @@
 # hcemu - the two commands of the quick start, and a few more. The real build is CMake.
 #   make demo   build everything and run the AllGather example on 8 emulated devices
 #   make test   build (plain and ASan+UBSan) and run the whole test suite
+#   make bench-report   run the benchmarks and write docs/perf/ (tables, SVG plots) and the
+#               README's summary table; installs OpenMPI and gnuplot first (bench-deps)
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps build build-asan demo test test-plain test-asan fuzz bench scale install clean
+.PHONY: all deps bench-deps build build-asan demo test test-plain test-asan fuzz bench bench-report \
+        scale install clean
 
 all: build
 
 deps:
 	@scripts/deps
+
+# Only for the benchmark report: OpenMPI (the baseline beside hcemu) and gnuplot (the plots).
+bench-deps:
+	@scripts/deps openmpi-bin libopenmpi-dev gnuplot-nox
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -44,6 +51,11 @@ bench: build
 	@echo "== bench/net.sh"; bench/net.sh $(BUILD)
 	@echo "== bench/net_wakes.sh"; bench/net_wakes.sh $(BUILD)
 	@echo "== $(BUILD)/bin/hcemu-model-table"; $(BUILD)/bin/hcemu-model-table
+
+# docs/perf/: every collective beside OpenMPI and the copy bound, the modelled time of each
+# algorithm, the data plane's hand-offs; a few minutes on two cores (MAXB=4M for a short one).
+bench-report: build bench-deps
+	@bench/report.sh $(BUILD) docs/perf
 
 # 256 ranks as threads and as processes, peak memory and start-up times; minutes, not in CI.
 scale: build

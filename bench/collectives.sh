@@ -59,6 +59,7 @@ for n in $RANKS; do
     # shellcheck disable=SC2046
     set -- $("$BIN/coll_copy_bound")
     copy=$1 stream=$2
+    echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" \
@@ -71,7 +72,7 @@ for n in $RANKS; do
         # The sizes from 1 KiB, x4: the small ones in one sweep, then each larger one in a job
         # of its own, so that no row depends on the sizes before it (one such dependence, a
         # peer mapping that moved between two sizes, was found this way: docs/PERFORMANCE.md,
-        # session of 17:15).
+        # "A peer mapping that moved").
         small_end=$smallmax
         [ "$maxbytes" -ge "$smallmax" ] || small_end=$maxbytes
         sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"

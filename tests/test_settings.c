@@ -1,7 +1,7 @@
 /* test_settings.c - common/settings.c: typed parsing with ranges, one warning per bad value,
  * the block a host hands to its executors (adopted instead of the environment, and the
- * warning for a later host that disagrees), and README.md's environment table checked
- * against the settings table both ways. */
+ * warning for a later host that disagrees), and the environment table of docs/SETTINGS.md
+ * checked against the settings table both ways. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -51,7 +51,7 @@ static int capture_end(struct capture *c)
     return lines;
 }
 
-/* ---- README.md ------------------------------------------------------------------------- */
+/* ---- docs/SETTINGS.md ------------------------------------------------------------------ */
 
 #define MAX_DOC 64
 
@@ -60,11 +60,11 @@ struct doc_row {
     char def[128];
 };
 
-/* The rows of README's "## Environment variables" table: `NAME` (one or more per cell) and
+/* The rows of docs/SETTINGS.md's "## Environment variables" table: `NAME` (one or more per cell) and
  * the default cell without backticks ("—" reads as no default). */
-static size_t read_readme(struct doc_row *rows)
+static size_t read_settings_doc(struct doc_row *rows)
 {
-    FILE *f = fopen(HCEMU_README, "r");
+    FILE *f = fopen(HCEMU_SETTINGS_DOC, "r");
     char line[1024];
     size_t n = 0;
     int in_section = 0;
@@ -106,10 +106,10 @@ static size_t read_readme(struct doc_row *rows)
     return n;
 }
 
-static void readme_documents_exactly_the_table(void **state)
+static void the_doc_documents_exactly_the_table(void **state)
 {
     struct doc_row doc[MAX_DOC];
-    size_t n = read_readme(doc);
+    size_t n = read_settings_doc(doc);
     (void)state;
 
     assert_true(n > 0);
@@ -119,9 +119,9 @@ static void readme_documents_exactly_the_table(void **state)
         while (j < n && strcmp(doc[j].name, r->name) != 0)
             j++;
         if (j == n)
-            fail_msg("%s is in the settings table but not in README.md", r->name);
+            fail_msg("%s is in the settings table but not in docs/SETTINGS.md", r->name);
         if (strcmp(doc[j].def, r->def) != 0)
-            fail_msg("%s: README.md says the default is \"%s\", the table \"%s\"", r->name,
+            fail_msg("%s: docs/SETTINGS.md says the default is \"%s\", the table \"%s\"", r->name,
                      doc[j].def, r->def);
     }
     for (size_t j = 0; j < n; j++) {
@@ -130,7 +130,7 @@ static void readme_documents_exactly_the_table(void **state)
                strcmp(emu_settings_info((enum emu_setting)i)->name, doc[j].name) != 0)
             i++;
         if (i == EMU_SET_COUNT)
-            fail_msg("README.md documents %s, which the settings table lacks", doc[j].name);
+            fail_msg("docs/SETTINGS.md documents %s, which the settings table lacks", doc[j].name);
     }
 }
 
@@ -364,7 +364,7 @@ static void an_executor_takes_its_hosts_values_not_its_environment(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(readme_documents_exactly_the_table),
+        cmocka_unit_test(the_doc_documents_exactly_the_table),
         cmocka_unit_test(every_row_is_well_formed),
         cmocka_unit_test(numbers_honour_their_range),
         cmocka_unit_test(switches_and_choices_parse_their_spellings),

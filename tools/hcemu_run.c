@@ -293,7 +293,7 @@ static void exec_rank(const struct job *job, uint32_t r, int out_fd, int err_fd,
 
     /* Its own process group: Ctrl-C reaches only us, and we forward it exactly once; a stop
      * signal to the group also reaches the rank's helpers (not its executors, which run in
-     * their own sessions and end when the rank hangs up). */
+     * detached from the terminal by setsid and end when the rank hangs up). */
     setpgid(0, 0);
     /* If hcemu-run dies, the ranks must not live on (SIGTERM lets them clean up). */
     prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -2,7 +2,7 @@
  *
  * The first process of a job that uses device N starts hcemu-device for it (a flock on
  * dev<N>.lock makes that race-free across processes); later ones join it through its socket.
- * The executor runs in its own session, so terminal signals (Ctrl-C) reach only the host,
+ * The executor is detached from the terminal (setsid), so Ctrl-C reaches only the host,
  * which then cleans up; it ends when its last host disconnects, and its parent reaps it when
  * it closes the device. */
 #include "device.h"
@@ -117,8 +117,8 @@ static emu_status start_child(const char *bin, char *const argv[], int keep_fd, 
         posix_spawn_file_actions_destroy(&fa);
         return EMU_ENOMEM;
     }
-    /* dup2 onto itself clears close-on-exec: the ready pipe survives exec. A session of
-     * its own keeps terminal signals (Ctrl-C) away from the executor. */
+    /* dup2 onto itself clears close-on-exec: the ready pipe survives exec. setsid detaches
+     * the executor from the terminal, so terminal signals (Ctrl-C) never reach it. */
     rc = posix_spawn_file_actions_adddup2(&fa, keep_fd, keep_fd);
     if (rc == 0)
         rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);

@@ -22,7 +22,7 @@ args=(-b 32M -e 32M -f 2 -n 3000 -w 0 -c 0) # far longer than the test lasts: it
 env HCEMU_HOST=dead-a-$$ HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 0 --root "$root" \
     --secret "dead-$$" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" >"$out/a" 2>&1 &
 pa=$!
-# Host b in a session of its own, so one kill reaches all of it.
+# Host b detached by setsid, so one kill reaches all of it.
 setsid env HCEMU_HOST=dead-b-$$ HCEMU_LOG_LEVEL=info "$bin/hcemu-run" -n 2 --world-size 4 \
     --first-rank 2 --root "$root" --secret "dead-$$" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" \
     >"$out/b" 2>&1 &

@@ -20,7 +20,7 @@ env HCEMU_HOST=host-a HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --
     --first-rank 0 --root "$root" --secret "join-$$" --timeout ${DEAD_LIMIT:-40} -- \
     "$probe" --servers 4 >"$out/a" 2>&1 &
 pa=$!
-# Host b in a session of its own, so one kill reaches all of it; info level for the line
+# Host b detached by setsid, so one kill reaches all of it; info level for the line
 # that says rank 2 reached the listener.
 setsid env HCEMU_HOST=host-b HCEMU_LOG_LEVEL=info "$bin/hcemu-run" -n 1 --world-size 4 \
     --first-rank 2 --root "$root" --secret "join-$$" --timeout 100 -- "$probe" --servers 4 \

@@ -20,7 +20,7 @@ env HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --world-size 4 --fir
     --secret "rdv-$$" --timeout ${DEAD_LIMIT:-40} -- "$probe" --servers 4 --collectives 4096 \
     >"$out/a" 2>&1 &
 pa=$!
-# Host b in a session of its own, so one kill reaches all of it.
+# Host b detached by setsid, so one kill reaches all of it.
 setsid env HCEMU_LOG_LEVEL=warn "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 2 --root "$root" \
     --secret "rdv-$$" --timeout 100 -- "$probe" --servers 4 --stall 90 >"$out/b" 2>&1 &
 pb=$!

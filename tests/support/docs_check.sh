@@ -1,7 +1,10 @@
 #!/bin/sh
-# docs_check.sh SRC - the repository explains itself: no file may point at documents that live
-# outside it, and every docs page named in a file or linked from README/docs must exist.
-# Exit 0 when clean; otherwise one line per problem and exit 1.
+# docs_check.sh SRC - the repository explains itself, and its documentation agrees with the
+# code: no file points at documents outside it; every docs page named and every link exists;
+# every source file and build-tree program the docs name exists; every HCEMU_* variable the docs name is a setting
+# (common/settings.h), a CMake option or read by a script; README.md stays a front door (under
+# 400 lines, the main plot shown); no file carries the name of a working period or a run's
+# date (history is in git). Exit 0 when clean; otherwise one line per problem and exit 1.
 set -u
 src=${1:?usage: docs_check.sh SOURCE_DIR}
 cd "$src" || exit 2
@@ -43,8 +46,8 @@ for ref in $(printf '%s\n' "$list" | tr '\n' '\0' |
     fi
 done
 
-# Relative markdown links of README.md and docs/*.md must resolve.
-for md in README.md docs/*.md; do
+# Relative markdown links of README.md, CONTRIBUTING.md and docs/**.md must resolve.
+for md in README.md CONTRIBUTING.md docs/*.md docs/*/*.md; do
     [ -f "$md" ] || continue
     dir=$(dirname "$md")
     for link in $(grep -o -E '\]\([^)#[:space:]]+' "$md" | sed 's/^](//' | sort -u); do
@@ -55,4 +58,60 @@ for md in README.md docs/*.md; do
         fi
     done
 done
+
+docs="README.md CONTRIBUTING.md $(ls docs/*.md 2>/dev/null)"
+
+# README.md is the front door: under 400 lines, and it shows the benchmark report's main plot.
+lines=$(wc -l <README.md)
+if [ "$lines" -ge 400 ]; then
+    echo "README.md has $lines lines: keep it under 400 (move detail into docs/)"
+    bad=1
+fi
+if ! grep -q '](docs/perf/time.svg)' README.md || [ ! -f docs/perf/time.svg ]; then
+    echo "README.md does not show docs/perf/time.svg (make bench-report writes it)"
+    bad=1
+fi
+
+# Source files the documentation names (a path with an extension under a source folder).
+for ref in $(cat $docs | grep -o -E '(^|[^A-Za-z0-9_./-])(common|host|device|loader|tools|bench|tests|scripts|collectives|shim|cmake|include|examples)/[A-Za-z0-9_./-]*\.(c|h|cc|cpp|sh|cmake|py|json|map|in)([^A-Za-z0-9_]|$)' |
+             sed -E 's/^[^a-z]//; s/[^A-Za-z0-9_]$//' | sort -u); do
+    if [ ! -e "$ref" ]; then
+        echo "missing file: $ref (named in $(grep -l -F "$ref" $docs | tr '\n' ' '))"
+        bad=1
+    fi
+done
+
+# Programs the documentation runs from the build tree (build/bin/NAME) are targets of the build.
+cmakes=$(printf '%s\n' "$list" | grep -E '(^|/)CMakeLists\.txt$|\.cmake$')
+for name in $(cat $docs | grep -o -E '(^|[^A-Za-z0-9_/.-])(build/)?bin/[A-Za-z0-9_-]+' |
+              sed 's#.*bin/##' | sort -u); do
+    case $name in
+    hcemu-example-*) [ -d "examples/${name#hcemu-example-}" ] && continue ;;
+    test_*) grep -q -E "emu_add_test\(${name#test_}( |$)" $cmakes && continue ;;
+    esac
+    grep -q -E "add_executable\($name( |\)|$)" $cmakes && continue
+    grep -q -E "[ (]$name=[0-9]" $cmakes && continue # hccl_test's tools (HT_TOOLS)
+    echo "no such program: bin/$name (named in $(grep -l -w "$name" $docs | tr '\n' ' '))"
+    bad=1
+done
+
+# Every HCEMU_* variable the documentation names exists: a row of the settings table, else a
+# CMake option, else a variable a script reads.
+for name in $(cat $docs | grep -o -E 'HCEMU_[A-Z0-9_]+' | sort -u); do
+    grep -q "\"$name\"" common/settings.h && continue
+    grep -q "option($name " CMakeLists.txt && continue
+    printf '%s\n' "$list" | grep '^scripts/' | tr '\n' '\0' | xargs -0 grep -l -w "$name" \
+        >/dev/null 2>&1 && continue
+    echo "unknown variable: $name (named in $(grep -l -w "$name" $docs | tr '\n' ' ')) is not in common/settings.h"
+    bad=1
+done
+
+# History lives in git: no working-period word (spelled with a bracket class so that this file
+# does not carry it) and no date of a run anywhere.
+hits=$(printf '%s\n' "$list" | tr '\n' '\0' |
+       xargs -0 grep -I -n -i -E 'sessio[n]|20[0-9][0-9]-[01][0-9]-[0-3][0-9]' 2>/dev/null)
+if [ -n "$hits" ]; then
+    printf '%s\n' "$hits" | sed 's/^/history in a file: /'
+    bad=1
+fi
 exit $bad
