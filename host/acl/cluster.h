@@ -4,7 +4,7 @@
  *
  * Default: one server holding every device, linked by UB_CTP on Ascend950 SoCs and HCCS on
  * A2/A3; servers are linked by UBoE and RoCE (950) or RoCE (A2/A3). HCEMU_TOPOLOGY names a
- * JSON file that partitions the devices into servers (format: README.md, "Topology file"). */
+ * JSON file that partitions the devices into servers (format: docs/CONTROL_PLANE.md, section 3). */
 #ifndef HCEMU_HOST_ACL_CLUSTER_H
 #define HCEMU_HOST_ACL_CLUSTER_H
 
