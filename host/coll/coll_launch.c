@@ -47,7 +47,7 @@
 /* Two ranks: up to this many. There an eager pair copies a block as often as the staged reads
  * (three times: written into the peer's slot and copied out, or staged and read, and my own
  * block to my output) and saves the ACK's hand-off, which costs more than the copy up to
- * about 1 MiB here (docs/PERFORMANCE.md, session of 2026-12-02 17:15). With more ranks an
+ * about 1 MiB here (docs/ARCHITECTURE.md, "Eager pairs"). With more ranks an
  * eager block is copied 2n - 1 times against n + 1, and larger slots made 4 and 8 ranks slower
  * from 256 KiB. */
 #define MAX_EAGER_TWO (1ull << 20)
