@@ -62,9 +62,7 @@ static void handle(const struct emu_rpc_req *q, struct emu_rpc_rep *r)
         return;
     case EMU_RPC_POPULATE: {
         void *p = emu_devmem_ptr(q->arg1, 0, q->arg2);
-        if (p != NULL)
-            emu_os_populate(p, q->arg2);
-        r->status = p != NULL ? EMU_OK : EMU_EINVAL;
+        r->status = p == NULL ? EMU_EINVAL : emu_os_populate(p, q->arg2);
         return;
     }
     default:
