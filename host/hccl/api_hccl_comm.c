@@ -60,7 +60,7 @@ static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
         snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", emu_rt.job_dir);
         a.net_ip = info.net_ip;
         a.net_port = info.net_port;
-        memcpy(a.secret, info.secret, sizeof(a.secret));
+        memcpy(a.key, info.key, sizeof(a.key));
     }
     if ((s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;

@@ -239,7 +239,7 @@ static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
         s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
     struct emu_rdvnet_who who = {a->fn, a->nonce, a->size, a->rank, me.host, me.job_dir};
     if (s == EMU_OK && a->net_port != 0 &&
-        (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->secret, deadline, &who, &net)) == EMU_OK)
+        (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->key, deadline, &who, &net)) == EMU_OK)
         emu_rdv_attach_net(c->rdv, net, a->rank);
     if (s == EMU_OK)
         s = emu_rdv_join(c->rdv, a->rank, &me, deadline, a->fn);

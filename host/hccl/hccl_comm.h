@@ -142,7 +142,7 @@ struct emu_comm_args {
     /* Multi-host: the root's listener when this rank meets through it (net_port != 0). */
     uint32_t net_ip;
     uint16_t net_port;
-    uint8_t secret[32];
+    uint8_t key[32]; /* the job's key (rdv_auth.h) */
     bool multi_host; /* the root info has a TCP listener: ranks may be on other hosts */
     const HcclCommConfig *config; /* NULL = defaults */
     /* From a rank table (cluster info); has_table = false for root info. */
