@@ -270,3 +270,12 @@ add_test(NAME multihost_keys
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/keys.sh ${CMAKE_BINARY_DIR}/bin
                  $<TARGET_FILE:mh_probe>)
 set_tests_properties(multihost_keys PROPERTIES LABELS "e2e;multihost" TIMEOUT 120 PROCESSORS 2)
+
+# The executors' UCX listeners are bound to the job's interface (loopback here), not to every
+# interface of the machine. Skipped (77) without UCX.
+add_test(NAME multihost_net_ucx_bind
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/ucx_bind.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:all_reduce_test>)
+set_tests_properties(multihost_net_ucx_bind PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+                     SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
+                     "HCEMU_LOG_LEVEL=warn;MH_HAVE_UCX=${MH_HAVE_UCX}")

@@ -260,6 +260,37 @@ emu_status emu_rdvnet_parse_addr(const char *text, uint32_t *ip, uint16_t *port)
     return EMU_OK;
 }
 
+void emu_rdvnet_ifname(uint32_t ip, uint16_t port, char *out, size_t len)
+{
+    const char *want = emu_settings_str(EMU_SET_HCCL_SOCKET_IFNAME);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = ip, .sin_port = htons(port)};
+    struct sockaddr_in me;
+    socklen_t ml = sizeof(me);
+    struct ifaddrs *ifs = NULL;
+
+    out[0] = '\0';
+    if (*want != '\0') {
+        snprintf(out, len, "%s", want);
+        return;
+    }
+    /* A UDP socket "connected" to the root sends nothing: it only asks the kernel's routing
+     * which local address (and so which interface) leads there. */
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&to, sizeof(to)) == 0 &&
+              getsockname(fd, (struct sockaddr *)&me, &ml) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!ok || getifaddrs(&ifs) != 0)
+        return;
+    for (struct ifaddrs *i = ifs; i != NULL; i = i->ifa_next)
+        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
+            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == me.sin_addr.s_addr) {
+            snprintf(out, len, "%s", i->ifa_name);
+            break;
+        }
+    freeifaddrs(ifs);
+}
+
 emu_status emu_rdvnet_local_addr(uint32_t *ip)
 {
     struct ifaddrs *ifs = NULL;

@@ -7,6 +7,7 @@
 #define HCEMU_HOST_HCCL_RDVNET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/status.h"
@@ -45,6 +46,10 @@ void emu_rdvnet_close(struct emu_rdvnet *n);
 
 /* Resolve "HOST:PORT" (IPv4) into network-order address and host-order port. */
 emu_status emu_rdvnet_parse_addr(const char *text, uint32_t *ip, uint16_t *port) EMU_MUST_CHECK;
+/* The network interface this host's ranks reach the root's listener at ip:port through (the
+ * one the job was given): HCCL_SOCKET_IFNAME when set, else the interface holding the local
+ * address the kernel picks for that destination. "" when it cannot be told. */
+void emu_rdvnet_ifname(uint32_t ip, uint16_t port, char *out, size_t len);
 /* The address the root listens on from HCCL_IF_IP or HCCL_SOCKET_IFNAME; EMU_ENOTFOUND when
  * neither is set. */
 emu_status emu_rdvnet_local_addr(uint32_t *ip) EMU_MUST_CHECK;

@@ -15,10 +15,10 @@
 
 #include "common/job_key.h"
 #include "common/status.h"
+#include "common/wire.h" /* EMU_NET_TOKEN_BYTES */
 
 #define EMU_RDV_NONCE_BYTES 32u
 #define EMU_RDV_PROOF_BYTES 32u
-#define EMU_NET_TOKEN_BYTES 16u
 
 /* The key of a launched job whose root listens at `root_ip` (HCEMU_ROOT): HCEMU_KEY, else
  * the file HCEMU_KEY_FILE. Neither: with HCEMU_INSECURE_LOOPBACK and a 127.x root, a key
