@@ -707,7 +707,7 @@ size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size
     for (uint32_t i = 0; i < r->nranks; i++)
         if (rank == UINT32_MAX || rank == i)
             at = encode_rank(r, i, buf, at, cap);
-    return at == SIZE_MAX ? 0 : at;
+    return at;
 }
 
 static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const struct emu_rdv_mem *mems,

@@ -103,8 +103,8 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined);
 /* Keep `r` in step with the root's file through `net` (owned by `r` from now on): every wait
  * and publication exchanges rows with the root's listener. */
 void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net, uint32_t rank);
-/* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length, or 0
- * when buf is too small. */
+/* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length (0:
+ * no rows yet), or SIZE_MAX when buf is too small. */
 size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap);
 /* Copy the rows in buf of ranks that are not on this file's host into the file. */
 void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len);

@@ -328,8 +328,13 @@ static bool on_request(struct conn *c, uint64_t now)
         if (!net_grow(&c->out, &c->out_cap, sizeof(a) + cap))
             return false;
         a.len = emu_rdv_encode(r, UINT32_MAX, c->out + sizeof(a), cap);
-        if (a.len != 0 || cap >= max)
+        if (a.len != SIZE_MAX)
             break;
+        if (cap >= max) {
+            EMU_LOG_ERR("rendezvous listener: the rows of communicator %016llx do not fit "
+                        "%zu bytes", (unsigned long long)c->id.comm, max);
+            return false;
+        }
         cap *= 2;
     }
     memcpy(c->out, &a, sizeof(a));

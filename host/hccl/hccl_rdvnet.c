@@ -64,22 +64,23 @@ static bool io_all(int fd, void *p, size_t n, bool out)
 }
 
 /* Rows of `rank` of `r` into *buf, growing it up to what one rank of an n-rank communicator
- * may have; the length (0 = none). */
+ * may have; the length (0 = none, or no memory). */
 static size_t encode(struct emu_rdv *r, uint32_t rank, uint32_t nranks, uint8_t **buf,
                      size_t *cap)
 {
+    size_t want = 65536;
+
     for (;;) {
-        if (!net_grow(buf, cap, 65536))
+        if (!net_grow(buf, cap, want))
             return 0;
         size_t n = emu_rdv_encode(r, rank, *buf, *cap);
-        if (n != 0 || *cap >= emu_rdv_encode_rank_max(nranks))
+        if (n != SIZE_MAX)
             return n;
-        if (!net_grow(buf, cap, *cap * 2))
+        if (*cap >= emu_rdv_encode_rank_max(nranks))
             return 0;
+        want = *cap * 2;
     }
 }
-
-/* ---- a rank of another host ------------------------------------------------------------- */
 
 static int try_connect(uint32_t ip, uint16_t port)
 {
