@@ -149,9 +149,9 @@ static emu_status check_whitelist(const char *tarball, const char *so_name)
         rel++;
         dir_len--;
     }
-    EMU_LOG_ERR("kernel image %s is in AICPU package %s, which the whitelist %s does not allow "
-                "(%s), so the device does not load it; add: name:%s install_path:2 "
-                "optional:true package_path:%.*s load_as_per_soc:false (one field per line)",
+    EMU_LOG_ERR("kernel image %s is in AICPU package %s, which %s does not list (%s), so the "
+                "device does not load it; add: name:%s install_path:2 optional:true "
+                "package_path:%.*s load_as_per_soc:false (one field per line)",
                 so_name, tarball, ini, why, pkg, (int)dir_len, rel);
     return EMU_ENOTFOUND;
 }

@@ -39,7 +39,7 @@ bool emu_package_ini_lists(const char *ini, const char *pkg, const char *dir, si
     strip(&want_dir, &want_end, true);
     bool in_block = false, path_ok = true, listed = false;
     unsigned line_no = 0;
-    snprintf(why, why_len, "it does not list it");
+    snprintf(why, why_len, "no block names the package with that package_path");
     for (const char *p = buf; p < buf + len && !listed;) {
         const char *nl = memchr(p, '\n', (size_t)(buf + len - p));
         const char *e = nl != NULL ? nl : buf + len;
