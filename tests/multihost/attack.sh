@@ -3,9 +3,9 @@
 # 1+1 ranks (two hcemu-runs on loopback, mh_probe) forms through it. The attacker is
 # tests/multihost/rdv_attack.c, bounded in connections and time:
 #   slow    20 greetings dribbled a byte at a time, for the job's life
-#   idle    300 silent connections from 40 loopback addresses, still open when the root's
-#           process exits: it must not wait for them (HCCL_CONNECT_TIMEOUT is 100 s here,
-#           each host's --timeout 60 s)
+#   idle    300 silent connections from 40 loopback addresses, kept open (reconnected when
+#           dropped) until the job has ended: the root's process must not wait for them at
+#           exit (HCCL_CONNECT_TIMEOUT is 100 s here, each host's --timeout 60 s)
 #   proofs  before host b starts: a replayed greeting and a 256 MiB request, both refused
 # The job must pass (both hosts exit 0, each rank prints PASS) in every mode.
 set -u
@@ -30,7 +30,7 @@ for _ in $(seq 1 300); do
 done
 case $mode in
 slow | idle)
-    "$attack" "$mode" "$root" 6 >"$out/attack" 2>&1 &
+    "$attack" "$mode" "$root" 90 >"$out/attack" 2>&1 &
     pat=$!
     sleep 1 ;;
 proofs)
@@ -46,6 +46,6 @@ esac
 rb=$?
 wait $pa; ra=$?
 cat "$out/a" "$out/b"
-[ -n "$pat" ] && { wait "$pat"; pat=""; cat "$out/attack"; }
+[ -n "$pat" ] && { kill "$pat"; wait "$pat"; pat=""; cat "$out/attack"; }
 mh_verdict "attack $mode" "$ra" "$rb" 2 "$out/a" "$out/b" || exit 1
 echo "attack $mode: the job formed and ended under the attack"

@@ -11,12 +11,14 @@
  *   rdv_attack bigreq HOST:PORT KEYFILE        a proper greeting, then a request announcing
  *                                              256 MiB
  *
- * slow and idle print what happened and exit 0 (the job beside them is the test); replay and
- * bigreq exit 0 when the listener refused (closed) and 1 when it went along. */
+ * slow and idle end early on SIGTERM, print what happened and exit 0 (the job beside them is
+ * the test); replay and bigreq exit 0 when the listener refused (closed) and 1 when it went
+ * along. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,13 @@
 #define IDLE_ADDRS 40
 
 static struct sockaddr_in target;
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
 
 static double now_s(void)
 {
@@ -84,7 +93,8 @@ static int hold(unsigned n, unsigned addrs, unsigned dribble_ms, double seconds)
         fds[i] = dial(addrs != 0 ? 2 + i % addrs : 0, true);
         born[i] = now_s();
     }
-    while (now_s() < end) {
+    signal(SIGTERM, on_term);
+    while (now_s() < end && !stop) {
         bool dribble = dribble_ms != 0 && now_s() >= next;
         if (dribble)
             next = now_s() + dribble_ms / 1000.0;
@@ -110,8 +120,8 @@ static int hold(unsigned n, unsigned addrs, unsigned dribble_ms, double seconds)
     for (unsigned i = 0; i < n; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    printf("rdv_attack: %u connections held for %.0f s: the listener closed %u, the longest "
-           "after %.1f s\n", n, seconds, dropped, longest);
+    printf("rdv_attack: %u connections held%s: the listener closed %u, the longest after "
+           "%.1f s\n", n, stop ? " until the job ended" : "", dropped, longest);
     return 0;
 }
 
