@@ -89,7 +89,8 @@ static struct {
 
 /* A line about a peer that has not proved the key: at most one a second (a flood of
  * connections must not flood the log), saying how many were left out. */
-static void note(enum emu_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(enum emu_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void note(enum emu_log_level level, const char *fmt, ...)
 {
     char line[400];
