@@ -39,10 +39,10 @@ hcemu_sr() {
     local port
     port=$(free_port)
     HCEMU_HOST=bench-a-$$ HCCL_BUFFSIZE=600 timeout 600 "$BIN/hcemu-run" -n 1 --world-size 2 \
-        --first-rank 0 --root 127.0.0.1:"$port" --secret "net-$$" -- "$BIN/send_recv_test" "$@" \
+        --first-rank 0 --root 127.0.0.1:"$port" --insecure-loopback -- "$BIN/send_recv_test" "$@" \
         >"$TMP/a" 2>&1 &
     HCEMU_HOST=bench-b-$$ HCCL_BUFFSIZE=600 timeout 600 "$BIN/hcemu-run" -n 1 --world-size 2 \
-        --first-rank 1 --root 127.0.0.1:"$port" --secret "net-$$" -- "$BIN/send_recv_test" "$@" \
+        --first-rank 1 --root 127.0.0.1:"$port" --insecure-loopback -- "$BIN/send_recv_test" "$@" \
         >"$TMP/b" 2>&1
     wait
     grep -E '^\[rank 0\] +[0-9]+ +\|' "$TMP/a" | awk -F'|' '{sub(/^\[rank 0\] +/, "", $1); print $1+0, $2+0, $3+0}'

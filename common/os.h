@@ -32,8 +32,10 @@ emu_status emu_os_map_shared(int fd, uint64_t offset, size_t len, void *addr, in
 /* Reserve address space (PROT_NONE, no backing) so nothing else lands there. */
 emu_status emu_os_map_reserve(size_t len, void **out) EMU_MUST_CHECK;
 void emu_os_unmap(void *addr, size_t len);
-/* Fault in the pages of [addr, addr+len) for writing now, so later copies take no fault. */
-void emu_os_populate(void *addr, size_t len);
+/* Fault in the pages of [addr, addr+len) for writing now, so later copies take no fault.
+ * EMU_ENOMEM when the pages cannot be had (a full tmpfs, no memory): the caller fails its
+ * allocation, where touching them would have been a SIGBUS. */
+emu_status emu_os_populate(void *addr, size_t len) EMU_MUST_CHECK;
 /* Give the pages of a shared range back to the file system (they read as zero afterwards). */
 void emu_os_discard(void *addr, size_t len);
 

@@ -119,21 +119,21 @@ void emu_os_unmap(void *addr, size_t len)
         munmap(addr, len);
 }
 
-void emu_os_populate(void *addr, size_t len)
+emu_status emu_os_populate(void *addr, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)addr & ~((uintptr_t)page - 1);
     size_t span = (size_t)((uintptr_t)addr + len - start);
 
-    if (len == 0)
-        return;
-    if (madvise((void *)start, span, MADV_POPULATE_WRITE) == 0)
-        return;
-    /* Kernels before 5.14: touch one byte per page, keeping its value. */
-    for (uintptr_t p = start; p < (uintptr_t)addr + len; p += (uintptr_t)page) {
-        volatile uint8_t *b = (volatile uint8_t *)p;
-        *b = *b;
-    }
+    if (len == 0 || madvise((void *)start, span, MADV_POPULATE_WRITE) == 0)
+        return EMU_OK;
+    /* EFAULT: a page of the file could not be had (its file system is full: touching it
+     * would be a SIGBUS); ENOMEM: no memory. Never touch the pages then. */
+    if (errno != EINVAL)
+        return EMU_ENOMEM;
+    /* Kernels before 5.14 do not know MADV_POPULATE_WRITE: the pages are faulted in by
+     * their first use instead (touching them here could not be undone on a full tmpfs). */
+    return EMU_OK;
 }
 
 void emu_os_discard(void *addr, size_t len)

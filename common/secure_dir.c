@@ -41,6 +41,14 @@ emu_status emu_secure_dir_check_parent(const char *parent)
         EMU_LOG_ERR("job folder parent %s is not a folder", parent);
         return EMU_EFILE;
     }
+    /* Its owner can rename or replace what we make inside, whatever the mode: only our own
+     * folders and root's (like /dev/shm and /tmp) are safe places. */
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        EMU_LOG_ERR("job folder parent %s belongs to uid %u, not to us (uid %u) or root: its "
+                    "owner could replace our folders; use a folder of your own",
+                    parent, (unsigned)st.st_uid, (unsigned)geteuid());
+        return EMU_EINVAL;
+    }
     if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
         EMU_LOG_ERR("job folder parent %s is writable by every user without the sticky bit "
                     "(others could replace our folders); use a private folder",

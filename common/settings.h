@@ -59,8 +59,12 @@ enum emu_setting_reader {
       "this process's index on its host: the device it uses")                                      \
     X(ROOT, "HCEMU_ROOT", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                                  \
       "HOST:PORT of rank 0's rendezvous listener (multi-host jobs)")                               \
-    X(SECRET, "HCEMU_SECRET", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                              \
-      "shared secret of a multi-host job whose ranks derive the root info")                        \
+    X(KEY, "HCEMU_KEY", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                                    \
+      "the key of a multi-host job: 64 hex digits (hcemu-run --make-key)")                         \
+    X(KEY_FILE, "HCEMU_KEY_FILE", EMU_SET_STR, "", 0, 0, "", EMU_SET_RUN,                          \
+      "file holding the key of a multi-host job (0600, owned by the user)")                        \
+    X(INSECURE_LOOPBACK, "HCEMU_INSECURE_LOOPBACK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_RUN,      \
+      "a job on one machine without a key: HCEMU_ROOT on 127.x, a key anyone can derive")          \
     X(HOST_NAME, "HCEMU_HOST", EMU_SET_STR, "", 0, 0, "", EMU_SET_BOTH,                            \
       "this process's host; different names are different hosts (forces the network path)")      \
     X(HOST_SPLIT, "HCEMU_HOST_SPLIT", EMU_SET_U64, "0", 0, EMU_MAX_DEVICES, "", EMU_SET_BOTH,      \

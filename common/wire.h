@@ -91,8 +91,23 @@ enum emu_rpc_op {
     EMU_RPC_MAP_PIN,       /* arg0 = pid: map that host's pinned memory file now */
     EMU_RPC_POPULATE,      /* arg1 = offset, arg2 = len: fault in device memory */
     EMU_RPC_MAP_PEER,      /* arg0 = dev, text = job folder: map a peer device now */
-    EMU_RPC_NET_ADDR,      /* -> val0 = length, msg = the executor's network address */
-    EMU_RPC_NET_CONNECT,   /* arg0 = peers[] index, arg1 = length, text = the peer's address */
+    EMU_RPC_NET_ADDR,      /* text = struct emu_net_job (device/net.h) -> val0 = length, msg =
+                            * the executor's network address */
+    EMU_RPC_NET_CONNECT,   /* arg0 = peers[] index, arg1 = length, text = the peer's address,
+                            * then at text[EMU_HOST_ADDR_MAX] the token of its job */
+};
+
+/* What the host tells its executor's transport to other hosts about its job when it asks for
+ * the address (EMU_RPC_NET_ADDR): the token the job's messages carry (derived from the job's
+ * key by the host: messages without a token of a job the executor serves are dropped), and
+ * the network interface the job was given (the one its rendezvous uses; UCX then listens
+ * only there, unless UCX_NET_DEVICES is set; the first request decides, as UCX starts
+ * once). */
+#define EMU_NET_TOKEN_BYTES 16u
+#define EMU_NET_IFNAME_MAX 16u
+struct emu_net_job {
+    uint8_t token[EMU_NET_TOKEN_BYTES];
+    char ifname[EMU_NET_IFNAME_MAX]; /* "" = any */
 };
 
 struct emu_rpc_req {

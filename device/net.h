@@ -22,18 +22,18 @@
 
 #include "common/host_id.h"
 #include "common/status.h"
+#include "common/wire.h" /* struct emu_net_job */
 #include "task.h"
 
 #define EMU_NET_ADDR_MAX EMU_HOST_ADDR_MAX /* a worker address in a rendezvous row */
-
 /* This executor's address (starting the transport on first use). EMU_ENOTSUP when hcemu was
  * built without UCX; msg says why on failure. */
-emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg,
-                           size_t msg_len) EMU_MUST_CHECK;
+emu_status emu_net_address(const struct emu_net_job *job, uint8_t *buf, size_t cap,
+                           uint32_t *len, char *msg, size_t msg_len) EMU_MUST_CHECK;
 /* Connect peers[peer] (its host, device and folder as the control block has them now) to the
- * executor at `addr`. */
-emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
-                           size_t msg_len) EMU_MUST_CHECK;
+ * executor at `addr`, whose job's messages carry `token`. */
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len,
+                           const uint8_t *token, char *msg, size_t msg_len) EMU_MUST_CHECK;
 /* Whether peers[peer] is on another host (so only the network reaches it); net_peer.c. */
 bool emu_net_is_remote(uint32_t peer);
 /* What a wait on `channel` (whose peer is peers[peer]) must fail with, if anything:

@@ -134,20 +134,25 @@ static const struct emu_net_ops *load_ops(char *msg, size_t msg_len)
     return t;
 }
 
-emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+emu_status emu_net_address(const struct emu_net_job *job, uint8_t *buf, size_t cap,
+                           uint32_t *len, char *msg, size_t msg_len)
 {
+    /* UCX listens on the interface the job was given, not on every one of the machine: set
+     * before the plug-in loads (a user's UCX_NET_DEVICES wins). */
+    if (job->ifname[0] != '\0' && memchr(job->ifname, '\0', sizeof(job->ifname)) != NULL)
+        setenv("UCX_NET_DEVICES", job->ifname, 0);
     const struct emu_net_ops *t = load_ops(msg, msg_len);
 
     *len = 0;
-    return t != NULL ? t->address(buf, cap, len, msg, msg_len) : EMU_ENOTSUP;
+    return t != NULL ? t->address(job, buf, cap, len, msg, msg_len) : EMU_ENOTSUP;
 }
 
-emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
-                           size_t msg_len)
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len,
+                           const uint8_t *token, char *msg, size_t msg_len)
 {
     const struct emu_net_ops *t = load_ops(msg, msg_len);
 
-    return t != NULL ? t->connect(peer, addr, len, msg, msg_len) : EMU_ENOTSUP;
+    return t != NULL ? t->connect(peer, addr, len, token, msg, msg_len) : EMU_ENOTSUP;
 }
 
 /* A channel reaches the network only after a connection succeeded, so the plug-in is loaded

@@ -8,8 +8,10 @@
 static const char why[] = "hcemu was built without UCX (libucx-dev): ranks of other hosts are "
                           "unreachable";
 
-emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+emu_status emu_net_address(const struct emu_net_job *job, uint8_t *buf, size_t cap,
+                           uint32_t *len, char *msg, size_t msg_len)
 {
+    (void)job;
     (void)buf;
     (void)cap;
     *len = 0;
@@ -17,9 +19,10 @@ emu_status emu_net_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, s
     return EMU_ENOTSUP;
 }
 
-emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
-                           size_t msg_len)
+emu_status emu_net_connect(uint32_t peer, const uint8_t *addr, uint32_t len,
+                           const uint8_t *token, char *msg, size_t msg_len)
 {
+    (void)token;
     (void)peer;
     (void)addr;
     (void)len;

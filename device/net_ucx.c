@@ -64,13 +64,14 @@
 #include "dp.h"
 #include "net.h"
 #include "diag/hang_net.h"
+#include "net_admit.h"
 #include "net_handoff.h"
 #include "net_ops.h"
 #include "diag/model_net.h"
 #include "diag/race_net.h"
 #include "reduce.h"
 
-#define NET_MAGIC 0x3254454e4d454348ull /* "HCEMNET2" */
+#define NET_MAGIC 0x3354454e4d454348ull /* "HCEMNET3" */
 #define AM_REQ 11u
 #define AM_REP 12u
 #define AM_HANG_ASK 13u  /* the watchdog asks a peer's folder for its parked waits */
@@ -104,6 +105,7 @@ struct net_hdr {
     uint32_t chan_gen; /* sent it: a refused record is answered late, and its refusal is */
     uint32_t stream;  /* kept on that channel (refusals below) */
     uint32_t reserved;
+    uint8_t admit[EMU_NET_TOKEN_BYTES]; /* the sender's job's token: admission (below) */
 };
 
 /* One peer device of another host, as the control block's peers[] entry named it when it
@@ -115,6 +117,7 @@ struct conn {
     ucp_ep_h ep;
     uint64_t folder;     /* the peer's job folder (emu_folder_key) */
     uint32_t model_sent; /* nodes of this folder's model graph sent to it (model_net.h) */
+    uint8_t token[EMU_NET_TOKEN_BYTES]; /* its job's token: every message to it carries it */
     _Atomic bool failed;
     char why[320];
 };
@@ -165,8 +168,28 @@ static _Atomic uint32_t spin_gate; /* the progress thread's spin (common/spin.h)
 static struct conn conns[EMU_MAX_PEERS];
 static struct net_op pending = {.next = &pending, .prev = &pending};
 static size_t max_header = sizeof(struct net_hdr); /* UCX's bound on an AM header */
+/* The jobs whose messages are admitted (net_admit.h: their tokens came with the address
+ * requests); others are dropped unread. Under ucx_lock. */
+static struct emu_net_admit admitted;
+static uint64_t last_drop_log;
 
 /* ---- helpers ---------------------------------------------------------------------------- */
+
+/* Whether `h` carries the token of a job this executor serves; logs a refusal at most once a
+ * second. Under ucx_lock (from the AM handlers). */
+static bool admitted_msg(const struct net_hdr *h, const char *what)
+{
+    if (emu_net_admit_has(&admitted, h->admit))
+        return true;
+    uint64_t now = emu_os_now_ns();
+    if (now - last_drop_log >= 1000000000ull) {
+        last_drop_log = now;
+        EMU_LOG_WARN("device %u: dropped a %s that does not carry the key of a job this "
+                     "executor serves (another job's executor, or a stray peer)", emu_exec_g.dev,
+                     what);
+    }
+    return false;
+}
 
 static void *self_ptr(uint64_t addr)
 {
@@ -509,7 +532,8 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
     if (header_len < sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
-    if (h.magic != NET_MAGIC || h.tag_len > header_len - sizeof(h))
+    if (h.magic != NET_MAGIC || h.tag_len > header_len - sizeof(h) ||
+        !admitted_msg(&h, "request"))
         return UCS_OK;
     /* The requester's task graph first: the causal past of what this message records. */
     if (!(h.flags & NF_SHARED_DIAG)) {
@@ -588,7 +612,9 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, v
     if (header_len != sizeof(h))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
-    if (h.magic == NET_MAGIC && h.kind == NK_NOTIFY) {
+    if (h.magic != NET_MAGIC || !admitted_msg(&h, "reply"))
+        return UCS_OK;
+    if (h.kind == NK_NOTIFY) {
         /* Only a refusal: its task is gone (its token may name a newer operation now). */
         if (h.status != EMU_OK)
             refusal_keep(&h);
@@ -669,7 +695,9 @@ static ucs_status_t on_hang_ask(void *arg, const void *header, size_t header_len
     if (header_len != sizeof(h) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
         return UCS_OK;
     memcpy(&h, header, sizeof(h));
-    size_t n = h.magic == NET_MAGIC ? emu_hang_net_answer(&view) : 0;
+    size_t n = h.magic == NET_MAGIC && admitted_msg(&h, "hang view request")
+                   ? emu_hang_net_answer(&view)
+                   : 0;
     /* One buffer, the header then the view as payload, freed at the send's completion. */
     uint8_t *msg = n != 0 ? malloc(sizeof(h) + n) : NULL;
     if (msg != NULL) {
@@ -685,8 +713,14 @@ static ucs_status_t on_hang_ask(void *arg, const void *header, size_t header_len
 static ucs_status_t on_hang_view(void *arg, const void *header, size_t header_len, void *data,
                                  size_t len, const ucp_am_recv_param_t *param)
 {
-    (void)arg, (void)header, (void)header_len;
-    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+    struct net_hdr h;
+
+    (void)arg;
+    if (header_len != sizeof(h))
+        return UCS_OK;
+    memcpy(&h, header, sizeof(h));
+    if (h.magic == NET_MAGIC && admitted_msg(&h, "hang view") &&
+        !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
         emu_hang_net_store(data, len);
     return UCS_OK;
 }
@@ -844,7 +878,8 @@ static void start_once_fn(void)
                     start_why);
 }
 
-static emu_status ucx_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg, size_t msg_len)
+static emu_status ucx_address(const struct emu_net_job *job, uint8_t *buf, size_t cap,
+                              uint32_t *len, char *msg, size_t msg_len)
 {
     pthread_once(&start_once, start_once_fn);
     *len = 0;
@@ -854,13 +889,16 @@ static emu_status ucx_address(uint8_t *buf, size_t cap, uint32_t *len, char *msg
     }
     if (cap < my_addr_len)
         return EMU_EINVAL;
+    pthread_mutex_lock(&ucx_lock);
+    emu_net_admit_add(&admitted, job->token); /* its ranks' peers send with it */
+    pthread_mutex_unlock(&ucx_lock);
     memcpy(buf, my_addr, my_addr_len);
     *len = my_addr_len;
     return EMU_OK;
 }
 
-static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len, char *msg,
-                              size_t msg_len)
+static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len,
+                              const uint8_t *token, char *msg, size_t msg_len)
 {
     const struct emu_peer_ref *p;
 
@@ -887,6 +925,7 @@ static emu_status ucx_connect(uint32_t peer, const uint8_t *addr, uint32_t len, 
     c->dev = p->dev;
     c->folder = emu_folder_key(p->host_key, p->job_dir);
     c->model_sent = 0;
+    memcpy(c->token, token, sizeof(c->token));
     snprintf(c->job_dir, sizeof(c->job_dir), "%s", p->job_dir);
     atomic_store(&c->failed, false);
     c->why[0] = '\0';
@@ -955,6 +994,7 @@ static emu_status ucx_flush(uint32_t channel, uint32_t peer, uint32_t timeout_s,
     atomic_store(&op->refs, 3); /* the caller, the send, the answer */
     pthread_mutex_lock(&ucx_lock);
     struct conn *c = &conns[peer];
+    memcpy(op->h.admit, c->token, sizeof(op->h.admit));
     if (c->ep == NULL || atomic_load(&c->failed)) {
         snprintf(why, len, "%s", c->ep == NULL ? "the peer of another host was never connected"
                                                : c->why);
@@ -1006,6 +1046,7 @@ static void ucx_hang_ask(uint32_t peer)
     h->src_dev = emu_exec_g.dev;
     pthread_mutex_lock(&ucx_lock);
     struct conn *c = &conns[peer];
+    memcpy(h->admit, c->token, sizeof(h->admit));
     if (c->ep != NULL && !atomic_load(&c->failed))
         send_owned(c->ep, AM_HANG_ASK, h, sizeof(*h), NULL, 0, true);
     else
@@ -1105,6 +1146,7 @@ static enum emu_run_result launch(struct emu_task *t, struct emu_dp_op *o, uint3
         .chan_gen = emu_exec_ctl()->channels[o->channel].gen,
         .stream = t->stream,
     };
+    memcpy(op->h.admit, conns[peer].token, sizeof(op->h.admit)); /* set at connect */
     if (move && (f & EMU_DPF_REDUCE) && !read)
         op->h.flags |= NF_REDUCE;
     if (move && (f & EMU_DPF_RECORD))

@@ -51,20 +51,22 @@ static void handle(const struct emu_rpc_req *q, struct emu_rpc_rep *r)
         if (r->status != EMU_OK)
             snprintf(r->msg, sizeof(r->msg), "%s", emu_status_str((emu_status)r->status));
         return;
-    case EMU_RPC_NET_ADDR:
-        r->status = emu_net_address((uint8_t *)r->msg, sizeof(r->msg), &r->val0, r->msg,
+    case EMU_RPC_NET_ADDR: {
+        struct emu_net_job job;
+        memcpy(&job, q->text, sizeof(job));
+        r->status = emu_net_address(&job, (uint8_t *)r->msg, sizeof(r->msg), &r->val0, r->msg,
                                     sizeof(r->msg));
         return;
+    }
     case EMU_RPC_NET_CONNECT:
         r->status = emu_net_connect(q->arg0, (const uint8_t *)q->text,
-                                    q->arg1 <= sizeof(q->text) ? (uint32_t)q->arg1 : 0, r->msg,
+                                    q->arg1 <= EMU_NET_ADDR_MAX ? (uint32_t)q->arg1 : 0,
+                                    (const uint8_t *)q->text + EMU_NET_ADDR_MAX, r->msg,
                                     sizeof(r->msg));
         return;
     case EMU_RPC_POPULATE: {
         void *p = emu_devmem_ptr(q->arg1, 0, q->arg2);
-        if (p != NULL)
-            emu_os_populate(p, q->arg2);
-        r->status = p != NULL ? EMU_OK : EMU_EINVAL;
+        r->status = p == NULL ? EMU_EINVAL : emu_os_populate(p, q->arg2);
         return;
     }
     default:

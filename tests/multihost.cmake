@@ -53,12 +53,12 @@ mh_net_set(mpirun 4 4 "allreduce" "all_gather_test")
 mh_net_set(mpirun 1 7 "allreduce" "")
 set(MH_EXTRA "MH_HAVE_UCX=${MH_HAVE_UCX}")
 
-# Ranks of host b present another secret: refused by the root's listener with one line each;
-# every wait is bounded (HCCL_CONNECT_TIMEOUT=5 here).
-add_test(NAME multihost_wrong_secret
+# Ranks of host b hold another key: the root's listener cannot prove theirs, so they send it
+# nothing and fail with one line each; every wait is bounded (HCCL_CONNECT_TIMEOUT=5 here).
+add_test(NAME multihost_wrong_key
          COMMAND bash ${MH_RUN} ${CMAKE_BINARY_DIR}/bin hcemu-run 2 2
                  $<TARGET_FILE:hcemu-example-allreduce> --bytes 64K)
-set_tests_properties(multihost_wrong_secret PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+set_tests_properties(multihost_wrong_key PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
                      PROCESSORS 2 ENVIRONMENT
                      "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=5;MH_EXPECT=refused")
 
@@ -240,3 +240,42 @@ foreach(shape "4_4;8;4,4" "2_2_2;6;2,2,2")
             ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:hier,allgather:hier;HCEMU_TOPOLOGY=${CMAKE_CURRENT_SOURCE_DIR}/multihost/topo_${tag}.json")
     endforeach()
 endforeach()
+
+# The root's listener under attack (tests/multihost/attack.sh, rdv_attack.c): slow greetings,
+# a flood of idle connections still open when the root's process exits, a replayed greeting
+# and an oversized request; a 1+1 job must form and end beside each.
+add_executable(rdv_attack ${CMAKE_CURRENT_SOURCE_DIR}/multihost/rdv_attack.c
+                          ${CMAKE_SOURCE_DIR}/host/hccl/rdv_auth.c)
+target_include_directories(rdv_attack PRIVATE ${CMAKE_SOURCE_DIR}/host/hccl ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(rdv_attack PRIVATE hcemu_common PkgConfig::NETTLE)
+set_target_properties(rdv_attack PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+foreach(mode slow idle proofs)
+    add_test(NAME multihost_attack_${mode}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/attack.sh ${CMAKE_BINARY_DIR}/bin
+                     $<TARGET_FILE:rdv_attack> $<TARGET_FILE:mh_probe> ${mode})
+    set_tests_properties(multihost_attack_${mode} PROPERTIES LABELS "e2e;multihost" TIMEOUT 150
+                         PROCESSORS 2 ENVIRONMENT "HCEMU_LOG_LEVEL=warn")
+endforeach()
+
+# Communicators made and destroyed in a loop by a 1+1 split: the root's listener forgets each
+# (before, the 65th failed). bench/comm_loop.sh runs 1,000 and reports the memory.
+add_executable(mh_comm_loop ${CMAKE_CURRENT_SOURCE_DIR}/multihost/mh_comm_loop.c)
+target_include_directories(mh_comm_loop PRIVATE ${CMAKE_SOURCE_DIR}/examples/common)
+target_link_libraries(mh_comm_loop PRIVATE hcemu)
+set_target_properties(mh_comm_loop PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+mh_test(multihost_comm_loop_1_1 PASS hcemu-run 1 1 $<TARGET_FILE:mh_comm_loop> --iters 100)
+
+# The job's key: never on a command line, files checked, no predictable default.
+add_test(NAME multihost_keys
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/keys.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:mh_probe>)
+set_tests_properties(multihost_keys PROPERTIES LABELS "e2e;multihost" TIMEOUT 120 PROCESSORS 2)
+
+# The executors' UCX listeners are bound to the job's interface (loopback here), not to every
+# interface of the machine. Skipped (77) without UCX.
+add_test(NAME multihost_net_ucx_bind
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/ucx_bind.sh ${CMAKE_BINARY_DIR}/bin
+                 $<TARGET_FILE:all_reduce_test>)
+set_tests_properties(multihost_net_ucx_bind PROPERTIES LABELS "e2e;multihost" TIMEOUT 120
+                     SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
+                     "HCEMU_LOG_LEVEL=warn;MH_HAVE_UCX=${MH_HAVE_UCX}")

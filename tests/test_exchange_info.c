@@ -195,7 +195,7 @@ static void run_processes(int n, int hosts)
         snprintf(env[r][3], sizeof(env[r][3]), "HCEMU_JOB_PATH=%s", dir[h]);
         snprintf(env[r][4], sizeof(env[r][4]), "HCEMU_JOB_ID=%s", sub);
         snprintf(env[r][5], sizeof(env[r][5]), "HCEMU_ROOT=127.0.0.1:%d", port);
-        snprintf(env[r][6], sizeof(env[r][6]), "HCEMU_SECRET=exchange-%d", (int)getpid());
+        snprintf(env[r][6], sizeof(env[r][6]), "HCEMU_INSECURE_LOOPBACK=1");
         char *e[] = {env[r][0], env[r][1], env[r][2], env[r][3], env[r][4],
                      hosts > 1 ? env[r][5] : NULL, env[r][6], NULL};
         pid[r] = cu_spawn(self, "rank", sub, e);

@@ -273,6 +273,24 @@ static void a_parent_open_to_all_without_the_sticky_bit_is_refused(void **state)
     emu_secure_dir_remove(sticky);
 }
 
+/* A parent folder of another user (not root): its owner could swap our job folders. */
+static void a_parent_of_another_user_is_refused(void **state)
+{
+    char foreign[RT_PATH], job[RT_PATH];
+    (void)state;
+
+    if (geteuid() != 0) {
+        print_message("skipped: needs root to give a folder to a second user\n");
+        skip();
+    }
+    make_dir(foreign, sizeof(foreign), "foreign-parent", 0755);
+    assert_int_equal(chown(foreign, NOBODY, NOBODY), 0);
+    assert_int_equal(emu_secure_dir_check_parent(foreign), EMU_EINVAL);
+    assert_int_equal(emu_job_make(foreign, "", job, sizeof(job)), EMU_EINVAL);
+    assert_int_equal(rt_job_dirs(foreign, NULL, 0), 0);
+    emu_secure_dir_remove(foreign);
+}
+
 static void removal_never_follows_a_symlink(void **state)
 {
     char victim[RT_PATH], job[RT_PATH], path[RT_PATH + 32], keep[RT_PATH + 16];
@@ -732,22 +750,14 @@ static void buffers_the_machine_cannot_hold_are_refused(void **state)
 
 /* ---- children ---------------------------------------------------------------------------- */
 
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "check failed at line %d: %s\n", __LINE__, #cond);             \
-            return 1;                                                                      \
-        }                                                                                  \
-    } while (0)
-
 static int child_topology(void)
 {
     int32_t devs[1] = {0};
     HcclComm comm = NULL;
 
-    CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS);
-    CHECK(HcclCommInitAll(1, devs, &comm) != HCCL_SUCCESS);
-    CHECK(aclrtResetDevice(0) == ACL_SUCCESS && aclFinalize() == ACL_SUCCESS);
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS);
+    RT_CHECK(HcclCommInitAll(1, devs, &comm) != HCCL_SUCCESS);
+    RT_CHECK(aclrtResetDevice(0) == ACL_SUCCESS && aclFinalize() == ACL_SUCCESS);
     return 0;
 }
 
@@ -756,11 +766,11 @@ static int child_forkhold(void)
     /* The executor must not hold the test's pipes: then only its host's death can end it. */
     int out = fcntl(1, F_DUPFD_CLOEXEC, 10), err = fcntl(2, F_DUPFD_CLOEXEC, 10);
     int null = open("/dev/null", O_RDWR);
-    CHECK(out >= 0 && err >= 0 && null >= 0 && dup2(null, 1) == 1 && dup2(null, 2) == 2);
-    CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS);
-    CHECK(dup2(out, 1) == 1 && dup2(err, 2) == 2);
+    RT_CHECK(out >= 0 && err >= 0 && null >= 0 && dup2(null, 1) == 1 && dup2(null, 2) == 2);
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS);
+    RT_CHECK(dup2(out, 1) == 1 && dup2(err, 2) == 2);
     pid_t holder = fork();
-    CHECK(holder >= 0);
+    RT_CHECK(holder >= 0);
     if (holder == 0) { /* keeps the host's socket to the executor, not the test's pipes */
         close(out);
         close(err);
@@ -809,33 +819,33 @@ static int child_bigbuf(void)
     HcclComm comms[2] = {NULL, NULL};
     static char data[4096];
 
-    CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
           aclrtSetDevice(1) == ACL_SUCCESS);
-    CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
+    RT_CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
     for (int r = 0; r < 2; r++) {
         void *buf = NULL;
         uint64_t size = 0;
-        CHECK(aclrtSetDevice(r) == ACL_SUCCESS);
-        CHECK(HcclGetHcclBuffer(comms[r], &buf, &size) == HCCL_SUCCESS);
-        CHECK(size == (2048ull << 20));
+        RT_CHECK(aclrtSetDevice(r) == ACL_SUCCESS);
+        RT_CHECK(HcclGetHcclBuffer(comms[r], &buf, &size) == HCCL_SUCCESS);
+        RT_CHECK(size == (2048ull << 20));
         memset(data, 0x5a + r, sizeof(data));
-        CHECK(aclrtMemcpy((uint8_t *)buf + size - sizeof(data), sizeof(data), data, sizeof(data),
+        RT_CHECK(aclrtMemcpy((uint8_t *)buf + size - sizeof(data), sizeof(data), data, sizeof(data),
                           ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
         memset(data, 0, sizeof(data));
-        CHECK(aclrtMemcpy(data, sizeof(data), (uint8_t *)buf + size - sizeof(data), sizeof(data),
+        RT_CHECK(aclrtMemcpy(data, sizeof(data), (uint8_t *)buf + size - sizeof(data), sizeof(data),
                           ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
-        CHECK(data[0] == 0x5a + r && data[sizeof(data) - 1] == 0x5a + r);
+        RT_CHECK(data[0] == 0x5a + r && data[sizeof(data) - 1] == 0x5a + r);
     }
     /* 2 x 2 GiB of buffer; what is used is a few pages (and the control block's file is
      * separate): the memory files and this process stay far below one buffer. */
     fprintf(stderr, "dev0.mem %llu bytes, dev1.mem %llu bytes, host rss %llu bytes\n",
             (unsigned long long)mem_file_bytes(0), (unsigned long long)mem_file_bytes(1),
             (unsigned long long)my_rss());
-    CHECK(mem_file_bytes(0) < (64ull << 20) && mem_file_bytes(1) < (64ull << 20));
-    CHECK(my_rss() < (256ull << 20));
-    CHECK(HcclCommDestroy(comms[0]) == HCCL_SUCCESS && HcclCommDestroy(comms[1]) == HCCL_SUCCESS);
-    CHECK(aclrtResetDevice(1) == ACL_SUCCESS && aclrtResetDevice(0) == ACL_SUCCESS);
-    CHECK(aclFinalize() == ACL_SUCCESS);
+    RT_CHECK(mem_file_bytes(0) < (64ull << 20) && mem_file_bytes(1) < (64ull << 20));
+    RT_CHECK(my_rss() < (256ull << 20));
+    RT_CHECK(HcclCommDestroy(comms[0]) == HCCL_SUCCESS && HcclCommDestroy(comms[1]) == HCCL_SUCCESS);
+    RT_CHECK(aclrtResetDevice(1) == ACL_SUCCESS && aclrtResetDevice(0) == ACL_SUCCESS);
+    RT_CHECK(aclFinalize() == ACL_SUCCESS);
     return 0;
 }
 
@@ -846,14 +856,14 @@ static int child_hugebuf(void)
     void *buf = NULL;
     uint64_t size = 0;
 
-    CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
           aclrtSetDevice(1) == ACL_SUCCESS);
-    CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
-    CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
-    CHECK(HcclGetHcclBuffer(comms[0], &buf, &size) == HCCL_E_MEMORY);
-    CHECK(HcclCommDestroy(comms[0]) == HCCL_SUCCESS && HcclCommDestroy(comms[1]) == HCCL_SUCCESS);
-    CHECK(aclrtResetDevice(1) == ACL_SUCCESS && aclrtResetDevice(0) == ACL_SUCCESS);
-    CHECK(aclFinalize() == ACL_SUCCESS);
+    RT_CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
+    RT_CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+    RT_CHECK(HcclGetHcclBuffer(comms[0], &buf, &size) == HCCL_E_MEMORY);
+    RT_CHECK(HcclCommDestroy(comms[0]) == HCCL_SUCCESS && HcclCommDestroy(comms[1]) == HCCL_SUCCESS);
+    RT_CHECK(aclrtResetDevice(1) == ACL_SUCCESS && aclrtResetDevice(0) == ACL_SUCCESS);
+    RT_CHECK(aclFinalize() == ACL_SUCCESS);
     return 0;
 }
 
@@ -891,10 +901,10 @@ static int child_ranks(void)
 
     signal(SIGINT, SIG_DFL); /* a test runner may start us with it ignored */
     signal(SIGTERM, SIG_DFL);
-    CHECK(aclInit(NULL) == ACL_SUCCESS);
-    CHECK(HcclCommInitAll(RANKS, devs, rank_comms) == HCCL_SUCCESS);
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS);
+    RT_CHECK(HcclCommInitAll(RANKS, devs, rank_comms) == HCCL_SUCCESS);
     for (intptr_t r = 0; r < RANKS; r++)
-        CHECK(pthread_create(&th, NULL, rank_loop, (void *)r) == 0);
+        RT_CHECK(pthread_create(&th, NULL, rank_loop, (void *)r) == 0);
     while (atomic_load(&ranks_going) < RANKS)
         usleep(1000);
     printf("READY\n");
@@ -922,10 +932,10 @@ static int child_exitrace(void)
     enum { THREADS = 16 };
     pthread_t th;
 
-    CHECK(aclInit(NULL) == ACL_SUCCESS);
+    RT_CHECK(aclInit(NULL) == ACL_SUCCESS);
     pthread_barrier_init(&exit_barrier, NULL, THREADS + 1);
     for (intptr_t i = 0; i < THREADS; i++)
-        CHECK(pthread_create(&th, NULL, exit_thread, (void *)i) == 0);
+        RT_CHECK(pthread_create(&th, NULL, exit_thread, (void *)i) == 0);
     pthread_barrier_wait(&exit_barrier);
     exit(0);
 }
@@ -936,8 +946,8 @@ static int child_runrank(void)
     void *p = NULL;
     const char *rank = getenv("HCEMU_RANK");
 
-    CHECK(rank != NULL && aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(atoi(rank)) == ACL_SUCCESS);
-    CHECK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    RT_CHECK(rank != NULL && aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(atoi(rank)) == ACL_SUCCESS);
+    RT_CHECK(aclrtMalloc(&p, 4096, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
     for (int i = 0; i < 60; i++)
         sleep(1);
     return 1;
@@ -974,6 +984,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_folder_or_file_of_another_user_is_refused),
         cmocka_unit_test(job_folders_in_a_shared_place_cannot_be_pre_created),
         cmocka_unit_test(a_parent_open_to_all_without_the_sticky_bit_is_refused),
+        cmocka_unit_test(a_parent_of_another_user_is_refused),
         cmocka_unit_test(removal_never_follows_a_symlink),
         cmocka_unit_test(the_collector_removes_dead_jobs_and_nothing_else),
         cmocka_unit_test(every_job_start_collects_a_killed_jobs_folder),

@@ -3,7 +3,8 @@
  *
  * Each rank gets HCEMU_RANK, HCEMU_RANK_SIZE, HCEMU_LOCAL_RANK, HCEMU_JOB_PATH, HCEMU_JOB_ID and
  * HCEMU_DEVICES (one host of a job over several: --world-size/--first-rank/--root add
- * HCEMU_ROOT and HCEMU_SECRET, docs/MULTIHOST.md);
+ * HCEMU_ROOT, and --key-file HCEMU_KEY_FILE or --insecure-loopback HCEMU_INSECURE_LOOPBACK,
+ * docs/MULTIHOST.md);
  * its stdout and stderr come back through pipes and are printed line by line with a
  * "[rank r] " prefix. The first failing rank stops the job and its status becomes ours.
  * Entry point: main(); one job is run_job(). Single-threaded: every event (child exit,
@@ -13,6 +14,9 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/job.h"
+#include "common/job_key.h"
 #include "common/layout.h"
 #include "common/os.h"
 #include "common/secure_dir.h"
@@ -47,7 +52,8 @@ struct options {
     uint32_t world;      /* ranks of the job over all hosts (--world-size; default `ranks`) */
     uint32_t first;      /* global rank of our first rank (--first-rank) */
     const char *root;    /* HOST:PORT of rank 0's rendezvous listener (--root), or NULL */
-    const char *secret;  /* the job's secret (--secret), or NULL */
+    char key_file[PATH_MAX]; /* the job's key file, absolute (--key-file), or "" */
+    bool insecure_loopback;  /* --insecure-loopback */
     uint32_t schedules; /* 0: one plain run without HCEMU_SEED */
     double timeout_s;   /* 0: none */
     char **argv;        /* PROGRAM ARGS..., NULL-terminated */
@@ -89,10 +95,15 @@ struct job {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hcemu-run -n N [--schedules K] [--timeout S]\n"
-               "                 [--world-size W --first-rank R --root HOST:PORT [--secret S]]\n"
+               "                 [--world-size W --first-rank R --root HOST:PORT\n"
+               "                  (--key-file FILE | --insecure-loopback)]\n"
                "                 [--] PROGRAM [ARGS...]\n"
+               "       hcemu-run --make-key FILE\n"
                "  one host of a multi-host job: ranks R..R+N-1 of W run here, rank 0's process\n"
-               "  listens on HOST:PORT for the other hosts' ranks\n");
+               "  listens on HOST:PORT for the other hosts' ranks, which must prove they hold\n"
+               "  the job's key (the same FILE on every host, made by --make-key; or HCEMU_KEY /\n"
+               "  HCEMU_KEY_FILE in the environment). --insecure-loopback: no key, for a job on\n"
+               "  this machine with a 127.x root (any local user can then join it)\n");
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,6 +144,73 @@ static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
     return true;
 }
 
+/* --key-file: the file must hold a key only we can read; the ranks get its absolute path. */
+static bool check_key_file(const char *path, char *abs, size_t len)
+{
+    uint8_t key[EMU_JOB_KEY_BYTES];
+    char why[200];
+
+    if (emu_job_key_read_file(path, key, why, sizeof(why)) != EMU_OK) {
+        fprintf(stderr, "hcemu-run: --key-file %s: %s\n", path, why);
+        return false;
+    }
+    memset(key, 0, sizeof(key));
+    if (realpath(path, abs) == NULL || strlen(abs) >= len) {
+        fprintf(stderr, "hcemu-run: --key-file %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static int make_key(const char *path)
+{
+    char why[200];
+
+    if (emu_job_key_make_file(path, why, sizeof(why)) != EMU_OK) {
+        fprintf(stderr, "hcemu-run: --make-key %s: %s\n", path, why);
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "hcemu-run: wrote a new key to %s (mode 0600): give it to every host of "
+                    "the job with --key-file\n", path);
+    return 0;
+}
+
+/* Whether the HOST of HOST:PORT is an IPv4 loopback address (127.x). */
+static bool root_is_loopback(const char *root)
+{
+    char host[256];
+    const char *colon = strrchr(root, ':');
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *res = NULL;
+
+    snprintf(host, sizeof(host), "%.*s", (int)(colon - root), root);
+    if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL)
+        return false;
+    uint32_t ip = ntohl(((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr);
+    freeaddrinfo(res);
+    return (ip >> 24) == 127;
+}
+
+/* A job with --root needs a key nobody else can derive: refuse to start without one. */
+static bool root_has_key(const struct options *opt)
+{
+    if (opt->insecure_loopback) {
+        if (root_is_loopback(opt->root))
+            return true;
+        fprintf(stderr, "hcemu-run: --insecure-loopback needs a root on this machine's loopback "
+                        "(127.x), not %s: other hosts would join with a key anyone can derive\n",
+                opt->root);
+        return false;
+    }
+    if (opt->key_file[0] != '\0' || emu_settings_is_set(EMU_SET_KEY) ||
+        emu_settings_is_set(EMU_SET_KEY_FILE))
+        return true;
+    fprintf(stderr, "hcemu-run: --root needs the job's key: --key-file FILE on every host (make "
+                    "one with hcemu-run --make-key FILE) or HCEMU_KEY / HCEMU_KEY_FILE in the "
+                    "environment; for a job on this machine only, --insecure-loopback with a "
+                    "127.x root\n");
+    return false;
+}
+
 static int parse_options(int argc, char **argv, struct options *opt)
 {
     static const struct option longs[] = {
@@ -143,6 +221,9 @@ static int parse_options(int argc, char **argv, struct options *opt)
         {"first-rank", required_argument, NULL, 'f'},
         {"root", required_argument, NULL, 'r'},
         {"secret", required_argument, NULL, 'S'},
+        {"key-file", required_argument, NULL, 'K'},
+        {"make-key", required_argument, NULL, 'M'},
+        {"insecure-loopback", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -191,7 +272,19 @@ static int parse_options(int argc, char **argv, struct options *opt)
             opt->root = optarg;
             break;
         case 'S':
-            opt->secret = optarg;
+            fprintf(stderr, "hcemu-run: --secret is refused: a command line is readable by every "
+                            "user of this machine (/proc/PID/cmdline); make a key file with "
+                            "hcemu-run --make-key FILE, copy it to every host and give "
+                            "--key-file FILE\n");
+            return EXIT_USAGE;
+        case 'K':
+            if (!check_key_file(optarg, opt->key_file, sizeof(opt->key_file)))
+                return EXIT_USAGE;
+            break;
+        case 'M':
+            exit(make_key(optarg));
+        case 'L':
+            opt->insecure_loopback = true;
             break;
         case 'h':
             usage(stdout);
@@ -213,6 +306,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
                 opt->root == NULL ? " (a job spread over hosts needs --root HOST:PORT)" : "");
         return EXIT_USAGE;
     }
+    if (opt->root != NULL && !root_has_key(opt))
+        return EXIT_USAGE;
     opt->argv = &argv[optind];
     return 0;
 }
@@ -318,8 +413,10 @@ static void exec_rank(const struct job *job, uint32_t r, int out_fd, int err_fd,
         setenv("HCEMU_JOB_ID", id, 1);
         setenv("HCEMU_ROOT", job->opt->root, 1);
     }
-    if (job->opt->secret != NULL)
-        setenv("HCEMU_SECRET", job->opt->secret, 1);
+    if (job->opt->key_file[0] != '\0')
+        setenv("HCEMU_KEY_FILE", job->opt->key_file, 1);
+    if (job->opt->insecure_loopback)
+        setenv("HCEMU_INSECURE_LOOPBACK", "1", 1);
     if (getenv("HCEMU_DEVICES") == NULL) {
         snprintf(v, sizeof(v), "%u", job->opt->ranks > 8 ? job->opt->ranks : 8);
         setenv("HCEMU_DEVICES", v, 1);

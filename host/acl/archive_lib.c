@@ -34,6 +34,8 @@ static void load(void)
         {"archive_read_free", offsetof(struct emu_archive_lib, read_free)},
         {"archive_entry_filetype", offsetof(struct emu_archive_lib, entry_filetype)},
         {"archive_entry_pathname", offsetof(struct emu_archive_lib, entry_pathname)},
+        {"archive_entry_size", offsetof(struct emu_archive_lib, entry_size)},
+        {"archive_entry_size_is_set", offsetof(struct emu_archive_lib, entry_size_is_set)},
     };
     /* Never closed: the table stays valid for the life of the process. */
     void *h = dlopen(HCEMU_LIBARCHIVE_SO, RTLD_NOW | RTLD_LOCAL);

@@ -19,6 +19,8 @@ struct emu_archive_lib {
     __typeof__(archive_read_free) *read_free;
     __typeof__(archive_entry_filetype) *entry_filetype;
     __typeof__(archive_entry_pathname) *entry_pathname;
+    __typeof__(archive_entry_size) *entry_size;
+    __typeof__(archive_entry_size_is_set) *entry_size_is_set;
 };
 
 /* The table, loading libarchive on the first call (any thread). NULL, with one log line for

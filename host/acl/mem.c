@@ -69,7 +69,19 @@ emu_status emu_mem_alloc(struct emu_hdev *d, uint64_t size, uint32_t kind, void 
     }
     uint64_t addr = emu_window_base(d->id) + r.off;
     if (kind != EMU_ALLOC_ARGS && kind != EMU_ALLOC_HCCL_BUFFER && r.span <= POPULATE_MAX) {
-        emu_os_populate(d->alias + r.off, r.span);
+        if (emu_os_populate(d->alias + r.off, r.span) != EMU_OK) {
+            /* Its file system is full (any user can fill /dev/shm) or memory is out: the
+             * pages cannot be had, and touching them later would be a SIGBUS. */
+            emu_devctl_lock(&d->ctl->alloc.lock);
+            int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, r.off);
+            if (i >= 0)
+                emu_range_remove(&d->ctl->alloc.set, d->ctl->alloc.recs, i);
+            emu_devctl_unlock(&d->ctl->alloc.lock);
+            EMU_LOG_ERR("device %u: cannot allocate %llu bytes: no room for their pages in %s "
+                        "(its file system is full, or memory is)",
+                        d->id, (unsigned long long)size, emu_rt.job_dir);
+            return EMU_ENOMEM;
+        }
         populate_in_executor(d, addr, r.span);
     }
     *out = (void *)(uintptr_t)addr;

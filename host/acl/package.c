@@ -1,9 +1,13 @@
 /* package.c - kernel images from installed AICPU packages (package.h).
  * Search: the package folders of the descriptor (../kernel and its own folder), each *.tar.gz
  * listed by libarchive (opened on first use, archive_lib.h); whitelist:
- * conf/ascend_package_load.ini of the toolkit the package is installed in; extraction:
- * <job>/aicpu-packages/<pkg>/, made under a private name and renamed into place, so processes
- * of one job share one copy. */
+ * conf/ascend_package_load.ini of the toolkit the package is installed in (package_ini.h);
+ * extraction: only the image asked for, into <job>/aicpu-packages/<pkg>/<image>, written
+ * under a private name and renamed into place, so processes of one job share one copy.
+ * A package is untrusted input: at most EMU_PACKAGE_ENTRIES_MAX entries are looked at, an
+ * image is at most EMU_PACKAGE_IMAGE_MAX bytes (counted as written, not as announced), and
+ * a package holding two regular files of the image's name is refused (which one the device
+ * loads would depend on the order). */
 #include "package.h"
 
 #include <dirent.h>
@@ -23,9 +27,12 @@
 #include "common/settings.h"
 #include "common/os.h"
 #include "archive_lib.h"
+#include "package_ini.h"
 
 #define TARBALL_SUFFIX ".tar.gz"
 #define INI_NAME "conf/ascend_package_load.ini"
+#define EMU_PACKAGE_ENTRIES_MAX 4096u
+#define EMU_PACKAGE_IMAGE_MAX (256ull << 20)
 
 static const char *base_of(const char *path)
 {
@@ -37,12 +44,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
     return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* A path inside the archive that is safe to recreate: relative, no "..". */
-static bool safe_entry(const char *p)
-{
-    return p[0] != '/' && strstr(p, "..") == NULL;
 }
 
 /* The package open for reading with libarchive `ar`; NULL when it cannot be. */
@@ -60,21 +61,34 @@ static struct archive *open_tarball(const struct emu_archive_lib *ar, const char
     return a;
 }
 
-/* Whether the package holds a regular file named so_name. */
-static bool package_holds(const char *tarball, const char *so_name)
+/* How many regular files of the package are named so_name (any folder), within the first
+ * EMU_PACKAGE_ENTRIES_MAX entries; *too_many when it has more entries than that. */
+static unsigned package_count(const char *tarball, const char *so_name, bool *too_many)
 {
     const struct emu_archive_lib *ar = emu_archive_lib();
     struct archive *a = ar != NULL ? open_tarball(ar, tarball) : NULL;
     struct archive_entry *e;
-    bool found = false;
+    unsigned found = 0, entries = 0;
 
+    *too_many = false;
     if (a == NULL)
-        return false;
-    while (!found && ar->read_next_header(a, &e) == ARCHIVE_OK)
-        found = ar->entry_filetype(e) == AE_IFREG &&
-                strcmp(base_of(ar->entry_pathname(e)), so_name) == 0;
+        return 0;
+    while (ar->read_next_header(a, &e) == ARCHIVE_OK) {
+        if (++entries > EMU_PACKAGE_ENTRIES_MAX) {
+            *too_many = true;
+            break;
+        }
+        found += ar->entry_filetype(e) == AE_IFREG &&
+                 strcmp(base_of(ar->entry_pathname(e)), so_name) == 0;
+    }
     ar->read_free(a);
     return found;
+}
+
+static bool package_holds(const char *tarball, const char *so_name)
+{
+    bool too_many;
+    return package_count(tarball, so_name, &too_many) != 0 || too_many;
 }
 
 /* The first *.tar.gz in `dir` holding so_name, into out. */
@@ -118,43 +132,6 @@ static void toolkit_of(const char *tarball, char *root, size_t root_len, const c
     *rel_dir = tarball;
 }
 
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '/'))
-        s[--n] = '\0';
-}
-
-/* Whether the ini has a block "name:<pkg>" whose package_path (if any) is `dir`. */
-static bool whitelisted(const char *ini, const char *pkg, const char *dir, size_t dir_len)
-{
-    FILE *f = fopen(ini, "r");
-    char line[1024];
-    bool in_block = false, listed = false, path_ok = true;
-
-    if (f == NULL)
-        return false;
-    while (!listed && fgets(line, sizeof(line), f) != NULL) {
-        trim(line);
-        const char *v = line;
-        while (*v == ' ' || *v == '\t')
-            v++;
-        if (strncmp(v, "name:", 5) == 0) {
-            listed = in_block && path_ok;
-            in_block = strcmp(v + 5, pkg) == 0;
-            path_ok = true;
-        } else if (in_block && strncmp(v, "package_path:", 13) == 0) {
-            const char *p = v + 13;
-            while (*p == '/')
-                p++;
-            path_ok = strlen(p) == dir_len && strncmp(p, dir, dir_len) == 0;
-        }
-    }
-    listed = listed || (in_block && path_ok);
-    fclose(f);
-    return listed;
-}
-
 static emu_status check_whitelist(const char *tarball, const char *so_name)
 {
     char root[PATH_MAX], ini[PATH_MAX + 64];
@@ -164,83 +141,125 @@ static emu_status check_whitelist(const char *tarball, const char *so_name)
     toolkit_of(tarball, root, sizeof(root), &rel);
     size_t dir_len = (size_t)(pkg - rel) > 0 ? (size_t)(pkg - rel) - 1 : 0;
     snprintf(ini, sizeof(ini), "%s/%s", root, INI_NAME);
-    if (whitelisted(ini, pkg, rel, dir_len))
+    char why[160];
+    if (emu_package_ini_lists(ini, pkg, rel, dir_len, why, sizeof(why)))
         return EMU_OK;
-    EMU_LOG_ERR("kernel image %s is in AICPU package %s, which %s does not list, so the device "
-                "does not load it; add: name:%s install_path:2 optional:true package_path:%.*s "
-                "load_as_per_soc:false (one field per line)", so_name, tarball, ini, pkg,
-                (int)dir_len, rel);
+    /* The package_path printed is the one the parser matches (leading slashes ignored). */
+    while (dir_len > 0 && *rel == '/') {
+        rel++;
+        dir_len--;
+    }
+    EMU_LOG_ERR("kernel image %s is in AICPU package %s, which %s does not list (%s), so the "
+                "device does not load it; add: name:%s install_path:2 optional:true "
+                "package_path:%.*s load_as_per_soc:false (one field per line)",
+                so_name, tarball, ini, why, pkg, (int)dir_len, rel);
     return EMU_ENOTFOUND;
 }
 
+/* The current entry's bytes into the new file `path`, at most EMU_PACKAGE_IMAGE_MAX. */
 static emu_status write_entry(const struct emu_archive_lib *ar, struct archive *a,
-                              const char *path)
+                              const char *path, const char *tarball)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
     const void *buf;
     size_t len;
     la_int64_t off;
     int r;
 
-    if (fd < 0)
+    if (fd < 0) {
+        EMU_LOG_ERR("cannot create %s: %s", path, strerror(errno));
         return EMU_EFILE;
-    while ((r = ar->read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK)
-        if (pwrite(fd, buf, len, off) != (ssize_t)len) {
-            r = ARCHIVE_FATAL;
-            break;
+    }
+    while ((r = ar->read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK) {
+        if (off < 0 || (uint64_t)off + len > EMU_PACKAGE_IMAGE_MAX) {
+            EMU_LOG_ERR("AICPU package %s: its image %s is larger than %llu MiB; refused",
+                        tarball, base_of(path), EMU_PACKAGE_IMAGE_MAX >> 20);
+            close(fd);
+            return EMU_EFILE;
         }
+        if (pwrite(fd, buf, len, off) != (ssize_t)len) {
+            EMU_LOG_ERR("cannot write %s: %s", path, strerror(errno));
+            close(fd);
+            return EMU_EFILE;
+        }
+    }
     close(fd);
+    if (r != ARCHIVE_EOF)
+        EMU_LOG_ERR("AICPU package %s is damaged (reading its image %s failed)", tarball,
+                    base_of(path));
     return r == ARCHIVE_EOF ? EMU_OK : EMU_EFILE;
 }
 
-/* Every regular file of the package below `dir` (flat: images load by file name). */
-static emu_status extract_to(const char *tarball, const char *dir)
+/* The package's one regular file named so_name into the new file `path`. */
+static emu_status extract_image(const char *tarball, const char *so_name, const char *path)
 {
     const struct emu_archive_lib *ar = emu_archive_lib();
+    bool too_many;
+    unsigned n = package_count(tarball, so_name, &too_many);
+
+    if (too_many) {
+        EMU_LOG_ERR("AICPU package %s has more than %u entries; refused", tarball,
+                    EMU_PACKAGE_ENTRIES_MAX);
+        return EMU_EFILE;
+    }
+    if (n != 1) {
+        EMU_LOG_ERR("AICPU package %s holds %u files named %s (in different folders); which "
+                    "one is the image is ambiguous: refused", tarball, n, so_name);
+        return EMU_EFILE;
+    }
     struct archive *a = ar != NULL ? open_tarball(ar, tarball) : NULL;
     struct archive_entry *e;
-    emu_status s = EMU_OK;
-    char path[PATH_MAX];
+    emu_status s = EMU_EFILE;
 
     if (a == NULL)
         return EMU_EFILE;
-    while (s == EMU_OK && ar->read_next_header(a, &e) == ARCHIVE_OK) {
-        const char *p = ar->entry_pathname(e);
-        if (ar->entry_filetype(e) != AE_IFREG || !safe_entry(p))
-            continue;
-        int n = snprintf(path, sizeof(path), "%s/%s", dir, base_of(p));
-        s = n > 0 && (size_t)n < sizeof(path) ? write_entry(ar, a, path) : EMU_EFILE;
-    }
+    while (ar->read_next_header(a, &e) == ARCHIVE_OK)
+        if (ar->entry_filetype(e) == AE_IFREG &&
+            strcmp(base_of(ar->entry_pathname(e)), so_name) == 0) {
+            if (ar->entry_size_is_set(e) && ar->entry_size(e) > (la_int64_t)EMU_PACKAGE_IMAGE_MAX)
+                EMU_LOG_ERR("AICPU package %s: its image %s announces %lld bytes, more than "
+                            "%llu MiB; refused", tarball, so_name, (long long)ar->entry_size(e),
+                            EMU_PACKAGE_IMAGE_MAX >> 20);
+            else
+                s = write_entry(ar, a, path, tarball);
+            break;
+        }
     ar->read_free(a);
     return s;
 }
 
-static emu_status extract_locked(const char *tarball, const char *job_dir, char *dir, size_t len)
+static emu_status extract_locked(const char *tarball, const char *so_name, const char *job_dir,
+                                 char *dir, size_t len)
 {
-    char tmp[PATH_MAX + 32];
+    char path[PATH_MAX + 64], tmp[PATH_MAX + 96];
     struct stat st;
 
     int n = snprintf(dir, len, "%s/aicpu-packages/%s", job_dir, base_of(tarball));
     if (n < 0 || (size_t)n >= len - 1)
         return EMU_EFILE;
-    if (stat(dir, &st) == 0)
+    snprintf(path, sizeof(path), "%s/%s", dir, so_name);
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
         return EMU_OK;
     char parent[PATH_MAX];
     snprintf(parent, sizeof(parent), "%s/aicpu-packages", job_dir);
-    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", dir, (int)getpid());
     /* Fixed names inside the private job folder: nobody else can have made them. */
     emu_status s = emu_secure_dir_ensure(parent);
     if (s == EMU_OK)
-        s = emu_secure_dir_ensure(tmp);
+        s = emu_secure_dir_ensure(dir);
+    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+    unlink(tmp); /* a leftover of a killed extraction by a process of this pid */
     if (s == EMU_OK)
-        s = extract_to(tarball, tmp);
+        s = extract_image(tarball, so_name, tmp);
     if (s != EMU_OK) {
-        EMU_LOG_ERR("cannot extract AICPU package %s into %s", tarball, tmp);
-        emu_secure_dir_remove(tmp);
+        EMU_LOG_ERR("cannot extract image %s of AICPU package %s into %s", so_name, tarball, dir);
+        unlink(tmp);
         return s;
     }
-    if (rename(tmp, dir) != 0)
-        emu_secure_dir_remove(tmp); /* another process of the job extracted it first */
+    if (rename(tmp, path) != 0) {
+        EMU_LOG_ERR("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return EMU_EFILE;
+    }
     return EMU_OK;
 }
 
@@ -248,10 +267,11 @@ static pthread_mutex_t extract_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Ranks that are threads of this process wait for the first one's extraction (extract_lock);
  * other processes of the job extract under their own name and the first rename wins. */
-static emu_status extract_once(const char *tarball, const char *job_dir, char *dir, size_t len)
+static emu_status extract_once(const char *tarball, const char *so_name, const char *job_dir,
+                               char *dir, size_t len)
 {
     pthread_mutex_lock(&extract_lock);
-    emu_status s = extract_locked(tarball, job_dir, dir, len);
+    emu_status s = extract_locked(tarball, so_name, job_dir, dir, len);
     pthread_mutex_unlock(&extract_lock);
     return s;
 }
@@ -280,7 +300,7 @@ emu_status emu_package_find_image(const char *json, const char *so_path, const c
         snprintf(tarball, sizeof(tarball), "%s", real);
     emu_status s = check_whitelist(tarball, so_name);
     if (s == EMU_OK)
-        s = extract_once(tarball, job_dir, cand, sizeof(cand));
+        s = extract_once(tarball, so_name, job_dir, cand, sizeof(cand));
     if (s != EMU_OK)
         return s;
     int n = snprintf(out, out_len, "%s/%s", cand, so_name);

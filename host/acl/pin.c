@@ -85,7 +85,17 @@ emu_status emu_pin_alloc(uint64_t size, void **out)
                     (unsigned long long)size);
         return EMU_ENOMEM;
     }
-    emu_os_populate(pin_base + r.off, r.span);
+    if (emu_os_populate(pin_base + r.off, r.span) != EMU_OK) {
+        pthread_mutex_lock(&pin_lock);
+        int i = emu_range_find(&pin_set, pin_recs, r.off);
+        if (i >= 0)
+            emu_range_remove(&pin_set, pin_recs, i);
+        pthread_mutex_unlock(&pin_lock);
+        EMU_LOG_ERR("aclrtMallocHost: cannot allocate %llu bytes of pinned host memory: no room "
+                    "for their pages (the job folder's file system is full, or memory is)",
+                    (unsigned long long)size);
+        return EMU_ENOMEM;
+    }
     *out = pin_base + r.off;
     return EMU_OK;
 }

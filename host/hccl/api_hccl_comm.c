@@ -56,12 +56,14 @@ static HcclResult init_root(uint32_t n, const HcclRootInfo *ri, uint32_t rank,
     snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", info.dir);
     a.nonce = info.nonce;
     a.multi_host = info.net_port != 0;
+    a.root_ip = info.net_ip;
+    a.root_port = info.net_port;
+    memcpy(a.key, info.key, sizeof(a.key));
     /* Not the root's process: meet in our own job folder, kept in step over TCP. */
     if (info.net_port != 0 && !emu_rdvnet_is_listener(info.net_ip, info.net_port)) {
         snprintf(a.rdv_dir, sizeof(a.rdv_dir), "%s", emu_rt.job_dir);
         a.net_ip = info.net_ip;
         a.net_port = info.net_port;
-        memcpy(a.secret, info.secret, sizeof(a.secret));
     }
     if ((s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;

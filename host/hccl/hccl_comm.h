@@ -108,6 +108,7 @@ struct emu_comm {
     uint64_t buf_bytes;
     int32_t exec_timeout_s;
     uint64_t connect_timeout_ms;
+    uint8_t net_token[16]; /* what this job's messages between executors carry (rdv_auth.h) */
     struct emu_rdv *rdv;
     struct emu_rank_info *ranks; /* [size] */
     struct emu_graph *graph;
@@ -143,8 +144,10 @@ struct emu_comm_args {
     /* Multi-host: the root's listener when this rank meets through it (net_port != 0). */
     uint32_t net_ip;
     uint16_t net_port;
-    uint8_t secret[32];
+    uint8_t key[32]; /* the job's key (rdv_auth.h) */
     bool multi_host; /* the root info has a TCP listener: ranks may be on other hosts */
+    uint32_t root_ip; /* ... at this address (network order) and port */
+    uint16_t root_port;
     const HcclCommConfig *config; /* NULL = defaults */
     /* From a rank table (cluster info); has_table = false for root info. */
     bool has_table;

@@ -20,6 +20,7 @@
 #include "hccl_rdvnet.h"
 #include "hccl_thread.h"
 #include "hccl_topo.h"
+#include "rdv_auth.h"
 #include "host/acl/device.h"
 
 static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
@@ -48,6 +49,15 @@ static void net_address(const struct emu_comm_args *a, struct emu_rank_info *me)
 {
     struct emu_rpc_req q = {.op = EMU_RPC_NET_ADDR};
     struct emu_rpc_rep r;
+    struct emu_net_job job;
+
+    /* The executor admits messages carrying this token, and listens only on the interface
+     * the rendezvous uses (the one the job was given). */
+    memset(&job, 0, sizeof(job));
+    emu_rdv_net_token(a->key, job.token);
+    if (a->multi_host)
+        emu_rdvnet_ifname(a->root_ip, a->root_port, job.ifname, sizeof(job.ifname));
+    memcpy(q.text, &job, sizeof(job));
 
     if (emu_device_rpc(a->d, &q, &r) != EMU_OK || r.status != EMU_OK ||
         r.val0 > sizeof(me->net_addr)) {
@@ -178,7 +188,7 @@ static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
         s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
     struct emu_rdvnet_who who = {a->fn, a->nonce, a->size, a->rank, me.host, me.job_dir};
     if (s == EMU_OK && a->net_port != 0 &&
-        (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->secret, deadline, &who, &net)) == EMU_OK)
+        (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->key, deadline, &who, &net)) == EMU_OK)
         emu_rdv_attach_net(c->rdv, net, &emu_rdvnet_link, a->rank);
     if (s == EMU_OK)
         s = emu_rdv_join(c->rdv, a->rank, &me, deadline, a->fn);
@@ -197,6 +207,7 @@ emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out)
     pthread_mutex_init(&c->lock, NULL);
     c->d = a->d;
     c->rank = a->rank;
+    emu_rdv_net_token(a->key, c->net_token);
     c->size = a->size;
     c->id = a->nonce;
     c->ctl_slot = UINT32_MAX;

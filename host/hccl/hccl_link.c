@@ -406,7 +406,9 @@ static emu_status connect_remote(struct emu_comm *c, const struct pending *p, co
                             .arg0 = c->d->ctl->channels[p->rec.slot].peer,
                             .arg1 = pi->net_len};
     struct emu_rpc_rep r;
-    memcpy(q.text, pi->net_addr, pi->net_len < sizeof(q.text) ? pi->net_len : sizeof(q.text));
+    memcpy(q.text, pi->net_addr, pi->net_len < EMU_HOST_ADDR_MAX ? pi->net_len : EMU_HOST_ADDR_MAX);
+    _Static_assert(EMU_HOST_ADDR_MAX + EMU_NET_TOKEN_BYTES <= sizeof(q.text), "address, token");
+    memcpy(q.text + EMU_HOST_ADDR_MAX, c->net_token, EMU_NET_TOKEN_BYTES);
     emu_status s = emu_device_rpc(c->d, &q, &r);
     if (s == EMU_OK)
         s = (emu_status)r.status;

@@ -646,6 +646,22 @@ size_t emu_rdv_encode_max(uint32_t nranks)
                                   EMU_RDV_INFO_MAX));
 }
 
+size_t emu_rdv_encode_rank_max(uint32_t nranks)
+{
+    return nranks != 0 ? emu_rdv_encode_max(nranks) / nranks : 0;
+}
+
+bool emu_rdv_unused_here(const struct emu_rdv *r)
+{
+    for (uint32_t i = 0; i < r->nranks; i++) {
+        uint32_t st = emu_load_acquire(&r->members[i].state);
+        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && !foreign(r, &r->members[i]) &&
+            !pid_gone(r->members[i].info.pid))
+            return false;
+    }
+    return true;
+}
+
 static size_t put(uint8_t *buf, size_t at, size_t cap, const void *p, size_t n)
 {
     if (at == SIZE_MAX || at + n > cap)
@@ -694,7 +710,7 @@ size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size
     for (uint32_t i = 0; i < r->nranks; i++)
         if (rank == UINT32_MAX || rank == i)
             at = encode_rank(r, i, buf, at, cap);
-    return at == SIZE_MAX ? 0 : at;
+    return at;
 }
 
 static void apply_offer(struct emu_rdv *r, const struct row_offer *ro, const struct emu_rdv_mem *mems,

@@ -17,7 +17,6 @@
 
 #define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */
 #define EMU_ROOT_INFO_VERSION 2u
-#define EMU_ROOT_SECRET_BYTES 32u
 #define EMU_RDV_KEYS 4u /* distinct (engine, protocol) channels per ordered rank pair */
 /* Bytes of exchange info (HcclCommAddExchangeInfo) an offer carries: hcomm's limit. */
 #define EMU_RDV_INFO_MAX 2048u
@@ -32,11 +31,13 @@ struct emu_root_info {
     uint32_t reserved;
     char dir[EMU_PATH_MAX]; /* job folder holding the rendezvous file */
     /* Multi-host jobs: where the root's process listens (port 0: no listener, every rank
-     * is on the root's machine) and what a peer must present to be served. */
+     * is on the root's machine) and the key a peer must prove it holds to be served (random
+     * for a root info the program broadcasts; the job's key, HCEMU_KEY / HCEMU_KEY_FILE,
+     * when every rank derives the root info). */
     uint32_t net_ip; /* IPv4, network byte order */
     uint16_t net_port;
     uint16_t reserved2;
-    uint8_t secret[EMU_ROOT_SECRET_BYTES];
+    uint8_t key[32];
 };
 _Static_assert(sizeof(struct emu_root_info) <= HCCL_ROOT_INFO_BYTES, "root info fits");
 
@@ -112,8 +113,8 @@ struct emu_rdv_link {
  * through `link`): every wait and publication exchanges rows with the root's listener. */
 void emu_rdv_attach_net(struct emu_rdv *r, struct emu_rdvnet *net,
                         const struct emu_rdv_link *link, uint32_t rank);
-/* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length, or 0
- * when buf is too small. */
+/* The rows `rank` owns (rank == UINT32_MAX: every rank's), encoded into buf; the length (0:
+ * no rows yet), or SIZE_MAX when buf is too small. */
 size_t emu_rdv_encode(const struct emu_rdv *r, uint32_t rank, uint8_t *buf, size_t cap);
 /* Copy the rows in buf of ranks that are not on this file's host into the file. */
 void emu_rdv_apply(struct emu_rdv *r, const uint8_t *buf, size_t len);
@@ -128,6 +129,11 @@ bool emu_rdv_mark_gone(struct emu_rdv *r, uint32_t rank);
 bool emu_rdv_mark_lost(struct emu_rdv *r, uint32_t rank, const char *host, const char *job_dir);
 /* Bytes emu_rdv_encode() may need for every rank's rows of an n-rank communicator. */
 size_t emu_rdv_encode_max(uint32_t nranks);
+/* ... and for the rows of one rank (what one rank's request may carry). */
+size_t emu_rdv_encode_rank_max(uint32_t nranks);
+/* Whether no rank of this file's own job folder is joining or a live member: the root's
+ * listener then forgets the file once no rank of another host is connected for it. */
+bool emu_rdv_unused_here(const struct emu_rdv *r);
 
 /* My entry for `key` in the block [me -> peer], claimed when absent (NULL when full). */
 struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key);

@@ -17,6 +17,7 @@
 #include "common/settings.h"
 #include "hccl_rdv.h"
 #include "hccl_rdvnet.h"
+#include "rdv_auth.h"
 
 static _Atomic uint32_t job_calls;
 
@@ -43,22 +44,10 @@ uint64_t emu_rootinfo_fresh_nonce(void)
     return n != 0 ? n : 1;
 }
 
-/* A secret every rank of a launched job derives alike: from HCEMU_SECRET when given (the
- * only way to keep it from anyone who can read the launcher's job id), else from the job id. */
-static void derive_secret(const char *text, uint8_t *out)
-{
-    uint64_t h = fnv1a(text);
-
-    for (uint32_t i = 0; i < EMU_ROOT_SECRET_BYTES; i += 8) {
-        h = (h ^ i) * 0x100000001b3ull + fnv1a(text) * (i + 1u);
-        memcpy(out + i, &h, 8);
-    }
-}
-
 /* Multi-host: rank 0's process listens where the root info says, every rank of a launched
- * job at HCEMU_ROOT; a root info made alone (to be broadcast by the program) at HCCL_IF_IP /
- * HCCL_SOCKET_IFNAME on any port, with a random secret. No address configured: no listener,
- * every rank must be on this machine. */
+ * job at HCEMU_ROOT with the job's key; a root info made alone (to be broadcast by the
+ * program) at HCCL_IF_IP / HCCL_SOCKET_IFNAME on any port, with a random key. No address
+ * configured: no listener, every rank must be on this machine. */
 static emu_status add_listener(struct emu_root_info *ri, const struct emu_launch_id *l,
                                bool launched, const char *id)
 {
@@ -68,10 +57,11 @@ static emu_status add_listener(struct emu_root_info *ri, const struct emu_launch
         if ((s = emu_rdvnet_parse_addr(emu_settings_str(EMU_SET_ROOT), &ri->net_ip,
                                        &ri->net_port)) != EMU_OK)
             return s;
-        derive_secret(env_set(EMU_SET_SECRET) ? emu_settings_str(EMU_SET_SECRET) : id, ri->secret);
+        if ((s = emu_rdv_key_load(ri->net_ip, id, ri->key)) != EMU_OK)
+            return s;
         if (l->rank != 0)
             return EMU_OK;
-        return emu_rdvnet_listen(ri->dir, ri->net_ip, ri->net_port, ri->secret, &ri->net_port);
+        return emu_rdvnet_listen(ri->dir, ri->net_ip, ri->net_port, ri->key, &ri->net_port);
     }
     if (launched)
         return EMU_OK;
@@ -80,11 +70,11 @@ static emu_status add_listener(struct emu_root_info *ri, const struct emu_launch
         return EMU_OK;
     if (s != EMU_OK)
         return s;
-    if (getrandom(ri->secret, sizeof(ri->secret), 0) != (ssize_t)sizeof(ri->secret)) {
-        EMU_LOG_ERR("no random bytes for the root info's secret");
+    if (getrandom(ri->key, sizeof(ri->key), 0) != (ssize_t)sizeof(ri->key)) {
+        EMU_LOG_ERR("no random bytes for the root info's key");
         return EMU_ESYSCALL;
     }
-    return emu_rdvnet_listen(ri->dir, ri->net_ip, 0, ri->secret, &ri->net_port);
+    return emu_rdvnet_listen(ri->dir, ri->net_ip, 0, ri->key, &ri->net_port);
 }
 
 emu_status emu_rootinfo_make(void *blob, const char *fn)

@@ -17,14 +17,15 @@ pb=""
 trap '[ -n "$pb" ] && kill -9 -- -"$pb" 2>/dev/null; rm -rf "$out"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 root=127.0.0.1:$port
+"$bin/hcemu-run" --make-key "$out/key" 2>/dev/null || exit 1
 args=(-b 32M -e 32M -f 2 -n 3000 -w 0 -c 0) # far longer than the test lasts: it is killed first
 
 env HCEMU_HOST=dead-a-$$ HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 0 --root "$root" \
-    --secret "dead-$$" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" >"$out/a" 2>&1 &
+    --key-file "$out/key" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" >"$out/a" 2>&1 &
 pa=$!
 # Host b detached by setsid, so one kill reaches all of it.
 setsid env HCEMU_HOST=dead-b-$$ HCEMU_LOG_LEVEL=info "$bin/hcemu-run" -n 2 --world-size 4 \
-    --first-rank 2 --root "$root" --secret "dead-$$" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" \
+    --first-rank 2 --root "$root" --key-file "$out/key" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" \
     >"$out/b" 2>&1 &
 pb=$!
 # Wait until host b's executors are connected to host a's (every channel made), then let the

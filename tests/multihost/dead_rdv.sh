@@ -14,15 +14,16 @@ pb=""
 trap '[ -n "$pb" ] && kill -9 -- -"$pb" 2>/dev/null; rm -rf "$out"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 root=127.0.0.1:$port
+"$bin/hcemu-run" --make-key "$out/key" 2>/dev/null || exit 1
 export HCCL_CONNECT_TIMEOUT=120
 
 env HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 0 --root "$root" \
-    --secret "rdv-$$" --timeout ${DEAD_LIMIT:-40} -- "$probe" --servers 4 --collectives 4096 \
+    --key-file "$out/key" --timeout ${DEAD_LIMIT:-40} -- "$probe" --servers 4 --collectives 4096 \
     >"$out/a" 2>&1 &
 pa=$!
 # Host b detached by setsid, so one kill reaches all of it.
 setsid env HCEMU_LOG_LEVEL=warn "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 2 --root "$root" \
-    --secret "rdv-$$" --timeout 100 -- "$probe" --servers 4 --stall 90 >"$out/b" 2>&1 &
+    --key-file "$out/key" --timeout 100 -- "$probe" --servers 4 --stall 90 >"$out/b" 2>&1 &
 pb=$!
 for _ in $(seq 1 600); do
     [ "$(grep -c "stalling" "$out/b")" -ge 2 ] && break

@@ -76,7 +76,7 @@ ip netns exec "$nsa" unshare -m --propagation private \
     skip "cannot mount a private /dev/shm in a mount namespace"
 
 root=10.77.0.1:29500
-secret=netns-$tag-$RANDOM
+"$bin/hcemu-run" --make-key "$out/key" 2>/dev/null || { echo "run_netns: no key"; exit 1; }
 
 # on_host NS IP FIRST COUNT OUT: one hcemu-run in namespace NS with its own /dev/shm.
 on_host() {
@@ -86,7 +86,7 @@ on_host() {
         mount -t tmpfs -o mode=1777 hcemu-shm /dev/shm || exit 1
         exec env HCCL_IF_IP="$0" "$@"' "$ip" \
         "$bin/hcemu-run" -n "$count" --world-size "$n" --first-rank "$first" --root "$root" \
-        --secret "$secret" --timeout 200 -- "$@" >"$log" 2>&1
+        --key-file "$out/key" --timeout 200 -- "$@" >"$log" 2>&1
 }
 
 case $launcher in
@@ -119,7 +119,7 @@ AGENT
     ip netns exec "$nsa" timeout 200 mpirun $asroot --host "ha:$a,hb:$b" -np "$n" \
         --mca plm_rsh_agent "$out/agent" --mca oob_tcp_if_include 10.77.0.0/24 \
         --mca rtc_hwloc_vmhole none \
-        -x HCEMU_ROOT="$root" -x HCEMU_SECRET="$secret" "$@" >"$out/a" 2>&1 &
+        -x HCEMU_ROOT="$root" -x HCEMU_KEY="$(cat "$out/key")" "$@" >"$out/a" 2>&1 &
     pa=$!
     pids=$pa
     wait $pa; ra=$?

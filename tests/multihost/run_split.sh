@@ -17,6 +17,9 @@ shift 4
 n=$((a + b))
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# The job's key (and, for MH_EXPECT=refused, another one for host b).
+"$bin/hcemu-run" --make-key "$out/key" 2>/dev/null &&
+    "$bin/hcemu-run" --make-key "$out/intruder-key" 2>/dev/null || exit 1
 
 host_a="" host_b=""
 if [ "${MH_NET:-0}" = 1 ]; then
@@ -36,12 +39,12 @@ launch() {
     case $launcher in
     hcemu-run)
         env "${env_a[@]}" "$bin/hcemu-run" -n "$a" --world-size "$n" --first-rank 0 --root "$root" \
-            --secret "split-$$" --timeout 200 -- "$@" >"$out/a" 2>&1 &
+            --key-file "$out/key" --timeout 200 -- "$@" >"$out/a" 2>&1 &
         pa=$!
-        secret_b=split-$$
-        [ "${MH_EXPECT:-}" = refused ] && secret_b=intruder-$$
+        key_b=$out/key
+        [ "${MH_EXPECT:-}" = refused ] && key_b=$out/intruder-key
         env "${env_b[@]}" "$bin/hcemu-run" -n "$b" --world-size "$n" --first-rank "$a" --root "$root" \
-            --secret "$secret_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
+            --key-file "$key_b" --timeout 200 -- "$@" >"$out/b" 2>&1 &
         pb=$!
         wait $pa; ra=$?
         wait $pb; rb=$?
@@ -52,7 +55,7 @@ launch() {
         asroot=""
         [ "$(id -u)" = 0 ] && asroot="--allow-run-as-root"
         # rtc_hwloc_vmhole none: see run_netns.sh. Each app context is one host; -x would reach only the first, so env sets the variables.
-        common="HCEMU_ROOT=$root HCEMU_SECRET=split-$$"
+        common="HCEMU_ROOT=$root HCEMU_KEY=$(cat "$out/key")"
         timeout 200 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none \
             -np "$a" env $common "${env_a[@]}" "$@" : -np "$b" env $common "${env_b[@]}" "$@" \
             >"$out/a" 2>&1
@@ -74,15 +77,15 @@ for attempt in 1 2 3; do
     grep -q "cannot listen on $root: Address already in use" "$out"/* || break
     echo "run_split: port $port was taken before the root listened on it (attempt $attempt)"
 done
-# MH_EXPECT=refused: host b has another secret; the root's listener must refuse each of its
-# ranks with one line, they fail, and host a's ranks give up at HCCL_CONNECT_TIMEOUT.
+# MH_EXPECT=refused: host b has another key; its ranks find that the root's listener does
+# not prove their key and send it nothing, they fail, and host a's ranks give up at
+# HCCL_CONNECT_TIMEOUT.
 if [ "${MH_EXPECT:-}" = refused ]; then
-    refused=$(grep -c "rendezvous listener: refused .*secret" "$out/a")
-    if [ "$ra" != 0 ] && [ "$rb" != 0 ] && [ "$refused" -ge 1 ] && grep -q "refused us" "$out/b"; then
-        echo "run_split: the ranks without the secret were refused"
+    if [ "$ra" != 0 ] && [ "$rb" != 0 ] && grep -q "does not prove the job's key" "$out/b"; then
+        echo "run_split: the ranks with another key were refused"
         exit 0
     fi
-    echo "run_split: FAILED: ranks without the secret were not refused (exit $ra/$rb)"
+    echo "run_split: FAILED: ranks with another key were not refused (exit $ra/$rb)"
     exit 1
 fi
 mh_verdict run_split "$ra" "$rb" "$n" "$out"/* || exit 1

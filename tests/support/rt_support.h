@@ -52,6 +52,14 @@ struct rt_child {
     int saw_ready;   /* the child printed READY */
     char err[8192];  /* the child's stderr (truncated) */
 };
+/* In a child scenario: on a false condition, say which on stderr and return 1. */
+#define RT_CHECK(cond)                                                                       \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "check failed at line %d: %s\n", __LINE__, #cond);             \
+            return 1;                                                                      \
+        }                                                                                  \
+    } while (0)
 int rt_child_run(const char *scenario, const char *job_parent, const char *env, int sig,
                  int timeout_ms, struct rt_child *out);
 
