@@ -135,7 +135,10 @@ static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_inf
         me->server = a->server;
         me->phy_id = a->phy_id;
         me->ip = a->ip;
+        me->super_pod = a->super_pod;
+        me->super_dev = a->super_dev;
     } else {
+        me->super_dev = UINT32_MAX;
         emu_status s = emu_topo_server_of(a->d->id, a->fn, a->rank, &me->server);
         if (s != EMU_OK)
             return s;

@@ -31,6 +31,8 @@ struct emu_rank_info {
     uint32_t server; /* server index: the rank's layer-0 instance */
     uint32_t phy_id; /* device id shown in endpoints (rank table device_id, else dev) */
     uint32_t ip;     /* device NIC IPv4, network byte order */
+    uint32_t super_pod; /* super-pod index from the rank table; 0 otherwise */
+    uint32_t super_dev; /* rank table super_device_id; UINT32_MAX: the emulated device id */
     int32_t pid;
     char job_dir[EMU_PATH_MAX];
     uint64_t host_key;                /* emu_host_of_device() of the rank (host_id.h) */
@@ -150,6 +152,8 @@ struct emu_comm_args {
     uint32_t server;
     uint32_t phy_id;
     uint32_t ip;
+    uint32_t super_pod;
+    uint32_t super_dev;
 };
 
 /* Join the communicator described by `a`: rendezvous with every rank (bounded by
