@@ -29,30 +29,52 @@ static const char v2_two[] =
     "{\"version\": \"2.0\", \"rank_count\": 2, \"status\": \"completed\", \"rank_list\": [\n"
     " {\"rank_id\": 0, \"device_id\": 0, \"local_id\": 0, \"level_list\": [\n"
     "  {\"net_layer\": 0, \"net_instance_id\": \"az0-rack0\", \"net_type\": \"TOPO_FILE_DESC\",\n"
-    "   \"net_attr\": \"\", \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": \"223.0.0.10\",\n"
+    "   \"net_attr\": \"\", \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": "
+    "\"223.0.0.10\",\n"
     "   \"ports\": [\"0/0\"]}]}]},\n"
     " {\"rank_id\": 1, \"local_id\": 1, \"device_id\": 1, \"level_list\": [\n"
     "  {\"net_layer\": 0, \"net_instance_id\": \"az0-rack0\", \"net_type\": \"TOPO_FILE_DESC\",\n"
-    "   \"net_attr\": \"\", \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": \"223.0.0.28\",\n"
+    "   \"net_attr\": \"\", \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": "
+    "\"223.0.0.28\",\n"
     "   \"ports\": [\"0/1\"]}]}]}]}\n";
 
 /* Two servers (net_layer 0 instances pod0, pod1) under one net_layer 1 instance; rank_list
  * not in rank order, EID addresses at layer 0 and IPv4 at layer 1. */
 #define V2_RANK(id, dev, pod, eid, ip)                                                             \
     " {\"rank_id\": " #id ", \"device_id\": " #dev ", \"local_id\": " #dev                         \
-    ", \"device_port\": 16666, \"host_port\": 6000" #id ", \"level_list\": [\n"                   \
+    ", \"device_port\": 16666, \"host_port\": 6000" #id ", \"level_list\": [\n"                    \
     "  {\"net_layer\": 0, \"net_instance_id\": \"" pod "\", \"net_type\": \"TOPO_FILE_DESC\",\n"   \
     "   \"rank_addr_list\": [{\"addr_type\": \"EID\", \"addr\": \"" eid "\", \"ports\": "          \
     "[\"0/4\", \"0/5\"], \"plane_id\": \"plane0\"}]},\n"                                           \
-    "  {\"net_layer\": 1, \"net_instance_id\": \"az0\", \"net_type\": \"CLOS\", \"net_attr\": \"\",\n" \
+    "  {\"net_layer\": 1, \"net_instance_id\": \"az0\", \"net_type\": \"CLOS\", \"net_attr\": "    \
+    "\"\",\n"                                                                                      \
     "   \"rank_addr_list\": [{\"addr_type\": \"IPV4\", \"addr\": \"" ip "\", \"ports\": "          \
     "[\"1/5\"], \"backup_addr\": [\"172.16.9.9\"]}]}]}"
 static const char v2_pods[] =
-    "{\"version\": \"2.0\", \"rank_count\": 4, \"detour\": \"false\", \"rank_list\": [\n"
-    V2_RANK(2, 0, "pod1", "000000000000000000100000dfdf0030", "172.16.1.15") ",\n"
-    V2_RANK(0, 0, "pod0", "000000000000000000100000dfdf0020", "172.16.0.15") ",\n"
-    V2_RANK(1, 1, "pod0", "000000000000000000100000dfdf0021", "172.16.0.33") ",\n"
-    V2_RANK(3, 1, "pod1", "000000000000000000100000dfdf0031", "172.16.1.33") "]}\n";
+    "{\"version\": \"2.0\", \"rank_count\": 4, \"detour\": \"false\", \"rank_list\": [\n" V2_RANK(
+        2, 0, "pod1", "000000000000000000100000dfdf0030",
+        "172.16.1.15") ",\n" V2_RANK(0, 0, "pod0", "000000000000000000100000dfdf0020",
+                                     "172.16.0.15") ",\n" V2_RANK(1, 1, "pod0",
+                                                                  "000000000000000000100000dfdf002"
+                                                                  "1",
+                                                                  "172.16.0.33") ",\n" V2_RANK(3, 1,
+                                                                                               "pod"
+                                                                                               "1",
+                                                                                               "000"
+                                                                                               "000"
+                                                                                               "000"
+                                                                                               "000"
+                                                                                               "000"
+                                                                                               "000"
+                                                                                               "100"
+                                                                                               "000"
+                                                                                               "dfd"
+                                                                                               "f00"
+                                                                                               "31",
+                                                                                               "172"
+                                                                                               ".16"
+                                                                                               ".1."
+                                                                                               "33") "]}\n";
 
 /* Version 1.2: two servers of two devices, each server its own super pod. */
 static const char v12_pods[] =
@@ -198,8 +220,8 @@ static void body_v12(struct cu_rank *r)
 {
     EndpointLoc l = loc_of(r, 3, NULL);
 
-    CU_CHECK(r, l.device.serverIdx == 1 && l.device.superPodIdx == 1 &&
-                    l.device.superDevId == 21 && l.device.devPhyId == 1);
+    CU_CHECK(r, l.device.serverIdx == 1 && l.device.superPodIdx == 1 && l.device.superDevId == 21 &&
+                    l.device.devPhyId == 1);
     l = loc_of(r, 0, NULL);
     CU_CHECK(r, l.device.serverIdx == 0 && l.device.superPodIdx == 0 && l.device.superDevId == 10);
 }
@@ -302,7 +324,8 @@ static const struct bad_case bad_cases[] = {
      "\"server_list[0].device[0].device_ip\"", "not an IPv4 or IPv6"},
     {V1_ONE("\"device_id\": \"0\", \"rank_id\": \"0\", \"device_port\": \"99999\""),
      "\"server_list[0].device[0].device_port\"", "outside [1, 65535]"},
-    {"{\"version\": \"1.0\", \"server_list\": [{\"device\": [{\"device_id\": 0, \"rank_id\": 0}]}]}",
+    {"{\"version\": \"1.0\", \"server_list\": [{\"device\": [{\"device_id\": 0, \"rank_id\": "
+     "0}]}]}",
      "\"server_list[0].server_id\"", "missing"},
     {"{\"version\": \"1.2\", \"server_list\": [{\"server_id\": \"a\", \"device\": [{\"device_id\": "
      "0, \"rank_id\": 0}]}], \"super_pod_list\": [{\"super_pod_id\": \"p\", \"server_list\": "

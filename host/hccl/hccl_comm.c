@@ -186,6 +186,7 @@ static emu_status publish_on_device(struct emu_comm *c, const char *fn)
         e->size = c->size;
         e->comm_id = c->id;
         emu_store_relaxed(&e->locked, 0);
+        emu_store_relaxed(&e->host_call_on, 0);
         snprintf(e->name, sizeof(e->name), "%s", c->name);
         /* Pairs with the acquire load of `state` in the executor's HcommAcquireComm. */
         emu_store_release(&e->state, 1);

@@ -118,6 +118,7 @@ struct emu_comm {
     void *buf;     /* HCCL buffer, allocated on first use */
     struct emu_thread_rec *threads;
     uint32_t n_threads, cap_threads;
+    uint32_t threads_made; /* threads ever acquired: the next one's index in reports */
     uint32_t *spare_notifies; /* ranges replaced when a wrapped stream grew; freed at destroy */
     uint32_t n_spare, cap_spare;
     uint64_t dedicated[6];       /* cached HcclDedicatedThreadAcquire handles, by type */

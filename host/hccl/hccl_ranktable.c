@@ -43,8 +43,7 @@ emu_status rt_uint(const struct rt_parse *p, json_object *o, const char *where, 
     int64_t n;
 
     if (!json_object_object_get_ex(o, key, &v))
-        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing")
-                        : EMU_ENOTFOUND;
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
     if (json_object_is_type(v, json_type_int)) {
         n = json_object_get_int64(v);
     } else if (form == RT_NUM_INT_OR_STRING && json_object_is_type(v, json_type_string)) {
@@ -61,8 +60,8 @@ emu_status rt_uint(const struct rt_parse *p, json_object *o, const char *where, 
                       form == RT_NUM_INT ? "an integer" : "a number (integer or decimal string)");
     }
     if (n < (int64_t)lo || n > (int64_t)hi)
-        return rt_bad(p, field(f, sizeof(f), where, key), "%lld is outside [%u, %u]",
-                      (long long)n, lo, hi);
+        return rt_bad(p, field(f, sizeof(f), where, key), "%lld is outside [%u, %u]", (long long)n,
+                      lo, hi);
     *out = (uint32_t)n;
     return EMU_OK;
 }
@@ -74,8 +73,7 @@ emu_status rt_str(const struct rt_parse *p, json_object *o, const char *where, c
     json_object *v;
 
     if (!json_object_object_get_ex(o, key, &v))
-        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing")
-                        : EMU_ENOTFOUND;
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
     if (!json_object_is_type(v, json_type_string))
         return rt_bad(p, field(f, sizeof(f), where, key), "is not a string");
     size_t len = (size_t)json_object_get_string_len(v);
@@ -93,8 +91,7 @@ emu_status rt_array(const struct rt_parse *p, json_object *o, const char *where,
     json_object *v;
 
     if (!json_object_object_get_ex(o, key, &v))
-        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing")
-                        : EMU_ENOTFOUND;
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
     if (!json_object_is_type(v, json_type_array))
         return rt_bad(p, field(f, sizeof(f), where, key), "is not an array");
     if (json_object_array_length(v) < min)
@@ -122,8 +119,8 @@ emu_status rt_check_ranks(struct rt_parse *p)
             return rt_bad(p, "rank_id", "the %u ranks are not numbered 0..%u: %u is missing",
                           p->nranks, p->nranks - 1, r);
     if (!p->found) {
-        EMU_LOG_ERR("%s: rank %u: rank table %s has no device with rank_id %u (it lists %u ranks)", p->fn,
-                    p->rank, p->path, p->rank, p->nranks);
+        EMU_LOG_ERR("%s: rank %u: rank table %s has no device with rank_id %u (it lists %u ranks)",
+                    p->fn, p->rank, p->path, p->rank, p->nranks);
         return EMU_EINVAL;
     }
     p->out->nranks = p->nranks;
@@ -174,8 +171,8 @@ emu_status emu_ranktable_load(const char *path, uint32_t rank, const char *fn,
     if (p == NULL)
         return EMU_ENOMEM;
     *p = (struct rt_parse){.fn = fn, .path = path, .rank = rank, .out = out};
-    if (emu_secure_dir_read_input(path, EMU_RANKTABLE_MAX_BYTES, &text, &len, why,
-                                  sizeof(why)) != EMU_OK) {
+    if (emu_secure_dir_read_input(path, EMU_RANKTABLE_MAX_BYTES, &text, &len, why, sizeof(why)) !=
+        EMU_OK) {
         EMU_LOG_ERR("%s: rank %u: cannot read rank table %s: %s", fn, rank, path, why);
         free(p);
         return EMU_EFILE;

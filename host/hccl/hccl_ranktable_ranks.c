@@ -42,8 +42,8 @@
 #define RT_BACKUP_ADDRS_MAX 16u
 #define RT_EID_HEX 32u
 
-static const char *const net_types[] = {"1DMESH", "2DMESH", "A3_SERVER", "A2_AX_SERVER",
-                                        "TOPO_FILE_DESC", "CLOS"};
+static const char *const net_types[] = {"1DMESH",       "2DMESH",         "A3_SERVER",
+                                        "A2_AX_SERVER", "TOPO_FILE_DESC", "CLOS"};
 
 /* One (rank, level) seen so far: the shared-instance checks and the server numbering. */
 struct level_seen {
@@ -253,8 +253,7 @@ static uint32_t instance_index(const struct ranks_ctx *c, uint32_t layer, const 
     return idx;
 }
 
-static emu_status parse_rank(struct ranks_ctx *c, json_object *r, size_t index,
-                             uint32_t rank_count)
+static emu_status parse_rank(struct ranks_ctx *c, json_object *r, size_t index, uint32_t rank_count)
 {
     struct rt_parse *p = c->p;
     char where[48], f[96];
@@ -271,10 +270,10 @@ static emu_status parse_rank(struct ranks_ctx *c, json_object *r, size_t index,
         (s = rt_uint(p, r, where, "local_id", RT_NUM_INT, true, 0, RT_BACKUP_LOCAL_ID,
                      &local_id)) != EMU_OK ||
         (local_id == RT_BACKUP_LOCAL_ID &&
-         (s = rt_uint(p, r, where, "replaced_local_id", RT_NUM_INT, true, 0,
-                      RT_BACKUP_LOCAL_ID - 1, &replaced)) != EMU_OK) ||
-        (s = rt_uint(p, r, where, "device_id", RT_NUM_INT, true, 0, RT_DEVICE_ID_MAX,
-                     &dev_id)) != EMU_OK)
+         (s = rt_uint(p, r, where, "replaced_local_id", RT_NUM_INT, true, 0, RT_BACKUP_LOCAL_ID - 1,
+                      &replaced)) != EMU_OK) ||
+        (s = rt_uint(p, r, where, "device_id", RT_NUM_INT, true, 0, RT_DEVICE_ID_MAX, &dev_id)) !=
+            EMU_OK)
         return s;
     static const char *const ports[] = {"device_port", "host_port"};
     for (size_t i = 0; i < 2; i++) {
@@ -294,8 +293,8 @@ static emu_status parse_rank(struct ranks_ctx *c, json_object *r, size_t index,
         uint32_t layer;
         const char *inst;
         snprintf(f, sizeof(f), "%s.level_list[%zu]", where, i);
-        if ((s = parse_level(c, json_object_array_get_idx(levels, i), f, &layer, &inst,
-                             &ip4)) != EMU_OK)
+        if ((s = parse_level(c, json_object_array_get_idx(levels, i), f, &layer, &inst, &ip4)) !=
+            EMU_OK)
             return s;
         if (i > 0 && layer <= prev)
             return rt_bad(p, f, "net_layer %u does not follow %u: layers must increase", layer,
@@ -326,17 +325,15 @@ emu_status emu_ranktable_parse_ranks(struct rt_parse *p, json_object *root)
     if (json_object_object_get_ex(root, "detour", &v) &&
         (!json_object_is_type(v, json_type_string) ||
          (strcmp(json_object_get_string(v), "true") != 0 &&
-          strcmp(json_object_get_string(v), "false") != 0 &&
-          json_object_get_string(v)[0] != '\0')))
+          strcmp(json_object_get_string(v), "false") != 0 && json_object_get_string(v)[0] != '\0')))
         return rt_bad(p, "detour", "is not \"true\" or \"false\"");
-    if ((s = rt_uint(p, root, "", "rank_count", RT_NUM_INT, true, 1, RT_RANK_COUNT_MAX,
-                     &count)) != EMU_OK ||
+    if ((s = rt_uint(p, root, "", "rank_count", RT_NUM_INT, true, 1, RT_RANK_COUNT_MAX, &count)) !=
+            EMU_OK ||
         (s = rt_array(p, root, "", "rank_list", true, 1, &list)) != EMU_OK)
         return s;
     size_t n = json_object_array_length(list);
     if (n != count)
-        return rt_bad(p, "rank_count", "%u does not match the %zu entries of rank_list", count,
-                      n);
+        return rt_bad(p, "rank_count", "%u does not match the %zu entries of rank_list", count, n);
     if (count > EMU_COMM_MAX_RANKS)
         return rt_bad(p, "rank_count", "%u: hcemu emulates at most %u ranks", count,
                       EMU_COMM_MAX_RANKS);

@@ -15,14 +15,13 @@
 
 #define RT_PORT_MIN 1u
 #define RT_PORT_MAX 65535u
-#define RT_DEVICE_ID_MAX 63u   /* /dev/davinciN on the largest server */
-#define RT_SERVER_ID_MAX 64u   /* characters */
+#define RT_DEVICE_ID_MAX 63u /* /dev/davinciN on the largest server */
+#define RT_SERVER_ID_MAX 64u /* characters */
 #define RT_POD_ID_MAX 128u
 
 /* An IPv4 or IPv6 address, or several separated by commas (the vendor splits them); the
  * first IPv4 one lands in *ip4 (left alone when there is none). */
-static emu_status ip_list(const struct rt_parse *p, const char *where, const char *s,
-                          uint32_t *ip4)
+static emu_status ip_list(const struct rt_parse *p, const char *where, const char *s, uint32_t *ip4)
 {
     char buf[256];
     char *save = NULL;
@@ -65,8 +64,8 @@ static emu_status optional_port(const struct rt_parse *p, json_object *o, const 
                                 const char *key)
 {
     uint32_t v;
-    emu_status s = rt_uint(p, o, where, key, RT_NUM_INT_OR_STRING, false, RT_PORT_MIN,
-                           RT_PORT_MAX, &v);
+    emu_status s =
+        rt_uint(p, o, where, key, RT_NUM_INT_OR_STRING, false, RT_PORT_MIN, RT_PORT_MAX, &v);
     return s == EMU_ENOTFOUND ? EMU_OK : s;
 }
 
@@ -106,8 +105,7 @@ static emu_status parse_device(struct rt_parse *p, json_object *d, const char *w
     return EMU_OK;
 }
 
-static emu_status parse_server(struct rt_parse *p, json_object *srv, size_t index,
-                               const char **id)
+static emu_status parse_server(struct rt_parse *p, json_object *srv, size_t index, const char **id)
 {
     char where[64], f[128];
     json_object *devs;
@@ -123,8 +121,7 @@ static emu_status parse_server(struct rt_parse *p, json_object *srv, size_t inde
         return s;
     for (size_t i = 0; i < json_object_array_length(devs); i++) {
         snprintf(f, sizeof(f), "%s.device[%zu]", where, i);
-        if ((s = parse_device(p, json_object_array_get_idx(devs, i), f, (uint32_t)index)) !=
-            EMU_OK)
+        if ((s = parse_device(p, json_object_array_get_idx(devs, i), f, (uint32_t)index)) != EMU_OK)
             return s;
     }
     return EMU_OK;
@@ -157,8 +154,8 @@ static emu_status parse_pods(struct rt_parse *p, json_object *root, const char *
             (s = rt_array(p, pod, where, "server_list", true, 1, &list)) != EMU_OK)
             return s;
         for (size_t j = 0; j < k; j++) {
-            const char *other = json_object_get_string(json_object_object_get(
-                json_object_array_get_idx(pods, j), "super_pod_id"));
+            const char *other = json_object_get_string(
+                json_object_object_get(json_object_array_get_idx(pods, j), "super_pod_id"));
             if (strcmp(other, pod_id) == 0)
                 return rt_bad(p, where, "super_pod_id \"%s\" appears twice", pod_id);
         }
@@ -185,8 +182,7 @@ static emu_status parse_pods(struct rt_parse *p, json_object *root, const char *
     return EMU_OK;
 }
 
-emu_status emu_ranktable_parse_servers(struct rt_parse *p, json_object *root,
-                                       const char *version)
+emu_status emu_ranktable_parse_servers(struct rt_parse *p, json_object *root, const char *version)
 {
     json_object *list;
     uint32_t count;
@@ -201,8 +197,8 @@ emu_status emu_ranktable_parse_servers(struct rt_parse *p, json_object *root,
                       EMU_COMM_MAX_RANKS);
     s = rt_uint(p, root, "", "server_count", RT_NUM_INT_OR_STRING, false, 1, UINT32_MAX, &count);
     if (s == EMU_OK && count != ns)
-        return rt_bad(p, "server_count", "%u does not match the %zu entries of server_list",
-                      count, ns);
+        return rt_bad(p, "server_count", "%u does not match the %zu entries of server_list", count,
+                      ns);
     if (s != EMU_OK && s != EMU_ENOTFOUND)
         return s;
     const char *ids[EMU_COMM_MAX_RANKS];
@@ -218,8 +214,7 @@ emu_status emu_ranktable_parse_servers(struct rt_parse *p, json_object *root,
             }
         pod_of[i] = 0;
     }
-    if ((s = parse_pods(p, root, ids, ns, pod_of)) != EMU_OK ||
-        (s = rt_check_ranks(p)) != EMU_OK)
+    if ((s = parse_pods(p, root, ids, ns, pod_of)) != EMU_OK || (s = rt_check_ranks(p)) != EMU_OK)
         return s;
     p->out->super_pod = pod_of[p->out->server];
     return EMU_OK;

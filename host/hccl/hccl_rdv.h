@@ -122,6 +122,10 @@ size_t emu_rdv_encode_max(uint32_t nranks);
 /* My entry for `key` in the block [me -> peer], claimed when absent (NULL when full). */
 struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key);
 /* The peer's entry for `key` in [peer -> me], or NULL. */
+/* The idx-th offer entry (0..EMU_RDV_KEYS-1) `from` keeps for `to`, for diagnostics: its key
+ * is 0 while unused. */
+const struct emu_rdv_offer *emu_rdv_offer_at(const struct emu_rdv *r, uint32_t from, uint32_t to,
+                                             uint32_t idx);
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key);
 /* Wake every waiter (after publishing with a release store). */
