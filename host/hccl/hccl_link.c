@@ -288,6 +288,7 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
         o->mem_num++;
     }
     emu_xinfo_post(c, o);
+    emu_store_relaxed(&o->gave_up_for, 0);
     p->seq = emu_load_relaxed(&o->seq) + 1;
     /* Pairs with the acquire load of `seq` in the peer's offers_ready(). */
     emu_store_release(&o->seq, p->seq);
@@ -383,8 +384,16 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
                                      missing > 1 ? ", " : "", p[i].peer);
     }
     chain[0] = '\0';
-    if (first != UINT32_MAX)
+    uint32_t gave_up = 0;
+    if (first != UINT32_MAX) {
         describe_wait_chain(c, first, chain, sizeof(chain));
+        for (uint32_t i = 0; i < n && gave_up == 0; i++) {
+            const struct emu_rdv_offer *o =
+                p[i].peer == first ? emu_rdv_peer_offer(c->rdv, first, c->rank, p[i].key) : NULL;
+            if (o != NULL)
+                gave_up = emu_load_acquire(&((struct emu_rdv_offer *)o)->gave_up_for);
+        }
+    }
     if (s == EMU_EREMOTE && !emu_comm_same_host(c, gone))
         EMU_COMM_ERR(c, fn,
                      "rank %u (host %s) left the communicator before its channel to rank %u was "
@@ -395,6 +404,16 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
                      "rank %u left the communicator (destroyed, or its process exited) "
                      "before its channel to rank %u was connected",
                      gone, c->rank);
+    else if (gave_up != 0 && chain[0] == '\0')
+        /* The peer did ask for the channel, then its own call timed out waiting for another
+         * rank and withdrew its side. */
+        EMU_COMM_ERR(c, fn,
+                     "rank %u acquired the matching channel to rank %u (%s, %s) but gave up "
+                     "within %llu ms (HCCL_CONNECT_TIMEOUT): rank %u was itself waiting for "
+                     "rank %u, which did not acquire the matching channel to rank %u",
+                     first, c->rank, emu_rules_engine_name(p[0].rec.engine),
+                     emu_topo_protocol_name(p[0].rec.protocol),
+                     (unsigned long long)c->connect_timeout_ms, first, gave_up - 1, first);
     else if (acks && offered)
         /* The peer called HcclChannelAcquire for us, but its call has not connected our
          * channel: it is still waiting for another of its peers. */
@@ -415,6 +434,23 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
                      emu_rules_engine_name(p[0].rec.engine),
                      emu_topo_protocol_name(p[0].rec.protocol),
                      (unsigned long long)c->connect_timeout_ms, chain);
+}
+
+/* Before the offers are withdrawn: tell the peers we offered a channel to whom we were still
+ * waiting for, so their own timeout can name that rank instead of us. */
+static void note_gave_up(struct emu_comm *c, struct pending *p, uint32_t n, bool acks)
+{
+    struct wait_arg one = {.c = c, .n = 1, .acks = acks};
+    uint32_t missing = UINT32_MAX;
+
+    for (uint32_t i = 0; i < n && missing == UINT32_MAX; i++) {
+        one.p = &p[i];
+        if (!offers_ready(&one))
+            missing = p[i].peer;
+    }
+    for (uint32_t i = 0; i < n && missing != UINT32_MAX; i++)
+        if (p[i].mine != NULL && p[i].peer != missing)
+            emu_store_release(&p[i].mine->gave_up_for, missing + 1);
 }
 
 /* Whether everything this phase needs from `peer` is already published. */
@@ -453,8 +489,10 @@ static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, 
             if (watch[k] == gone)
                 watch[k--] = watch[--nw];
     }
-    if (s != EMU_OK)
+    if (s != EMU_OK) {
         report_wait(c, p, n, acks, s, gone, fn);
+        note_gave_up(c, p, n, acks);
+    }
     return s;
 }
 

@@ -51,6 +51,9 @@ struct emu_rdv_offer {
     _Atomic uint32_t key; /* emu_rdv_key(); 0 = unused entry */
     _Atomic uint32_t seq; /* posts made for this key; the publication word */
     _Atomic uint32_t got; /* the peer's seq this side has consumed (second half of the handshake) */
+    /* For reports on this host: 1 + the rank the poster was still waiting for when its
+     * acquire timed out and withdrew this offer; 0 while it has not given up. */
+    _Atomic uint32_t gave_up_for;
     uint32_t notify_num;
     uint32_t notify_base; /* in the poster's device pool */
     uint32_t slot;        /* the poster's channels[] slot */
