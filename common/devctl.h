@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 10u
+#define EMU_DEVCTL_VERSION 11u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -164,6 +164,11 @@ struct emu_comm_ctl {
     _Atomic uint32_t locked; /* HcommAcquireComm holds it */
     uint64_t comm_id;
     char name[128];
+    /* The host call that holds this rank on the host while it waits for its peers (channel
+     * set-up), or empty: hang reports say so instead of "it finished". Written by the
+     * member's host only; `host_call_on` (0/1) is its publication word. */
+    _Atomic uint32_t host_call_on;
+    char host_call[44];
 };
 
 /* Another device this device exchanges with: its job folder and id locate its files. */

@@ -40,7 +40,8 @@
     X(EAGAIN, "resource busy, try again", 107000, 20, 0)                                       \
     X(EREMOTE, "peer rank failed", 507018, 21, 0)                                              \
     X(EINTERNAL, "internal error", 507000, 4, 0)                                               \
-    X(ERTNOTSUP, "not supported by the runtime", 207000, 5, 1)
+    X(ERTNOTSUP, "not supported by the runtime", 207000, 5, 1)                                 \
+    X(ERESET, "device not set, or already reset", 507007, 1, 1)
 
 typedef enum emu_status {
 #define EMU_STATUS_ENUM(name, msg, acl, hccl, usage) EMU_##name,

@@ -17,3 +17,7 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_exchange_info.c)
     emu_add_test(exchange_info SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_exchange_info.c
                  ${EMU_COMM_UTIL} LIBS hcemu hcemu_common TIMEOUT 300)
 endif()
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_ranktable.c)
+    emu_add_test(ranktable SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ranktable.c ${EMU_COMM_UTIL}
+                 LIBS hcemu hcemu_common TIMEOUT 120)
+endif()

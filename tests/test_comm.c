@@ -155,6 +155,49 @@ static void init_all_makes_one_member_per_device(void **state)
     check_devices_clean(NULL);
 }
 
+/* Reports name threads by their labels: two acquire calls, or two communicators with the same
+ * rank on one device, must never both make a "rank 0 thread 0". */
+static void thread_labels_are_unique_on_a_device(void **state)
+{
+    int32_t devs[2] = {0, 1};
+    HcclComm a[2], b[2];
+    ThreadHandle t1, t2[2], t3;
+    (void)state;
+
+    assert_int_equal(HcclCommInitAll(2, devs, a), HCCL_SUCCESS);
+    assert_int_equal(HcclThreadAcquire(a[0], COMM_ENGINE_AICPU_TS, 1, 1, &t1), HCCL_SUCCESS);
+    assert_int_equal(HcclThreadAcquire(a[0], COMM_ENGINE_AICPU_TS, 2, 1, t2), HCCL_SUCCESS);
+    /* A second communicator's rank 0 on the same device: its thread says which comm. */
+    assert_int_equal(HcclCommInitAll(2, devs, b), HCCL_SUCCESS);
+    assert_int_equal(HcclThreadAcquire(b[0], COMM_ENGINE_AICPU_TS, 1, 1, &t3), HCCL_SUCCESS);
+    const struct emu_devctl *ctl = cu_ctl_map(job, 0);
+    assert_non_null(ctl);
+    char labels[4][sizeof(ctl->streams[0].label)];
+    int n = 0;
+    for (uint32_t s = 0; s < EMU_MAX_STREAMS && n < 4; s++)
+        if (atomic_load(&((struct emu_devctl *)ctl)->streams[s].kind) == EMU_STREAM_DEVICE)
+            memcpy(labels[n++], ctl->streams[s].label, sizeof(labels[0]));
+    cu_ctl_unmap(ctl);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(HcclCommDestroy(a[i]), HCCL_SUCCESS);
+        assert_int_equal(HcclCommDestroy(b[i]), HCCL_SUCCESS);
+    }
+    assert_int_equal(n, 4);
+    int plain = 0, with_comm = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < i; j++)
+            if (strcmp(labels[i], labels[j]) == 0)
+                fail_msg("two threads are both \"%s\"", labels[i]);
+        plain += strcmp(labels[i], "rank 0 thread 0") == 0 ||
+                 strcmp(labels[i], "rank 0 thread 1") == 0 ||
+                 strcmp(labels[i], "rank 0 thread 2") == 0;
+        with_comm += strncmp(labels[i], "rank 0 thread 0 comm ", 21) == 0;
+    }
+    assert_int_equal(plain, 3);
+    assert_int_equal(with_comm, 1);
+    check_devices_clean(NULL);
+}
+
 /* ---- resources ---------------------------------------------------------------------------- */
 
 static void check_threads(struct cu_rank *r, const ThreadHandle *th, uint32_t n)
@@ -500,6 +543,54 @@ static void channel_times_out_when_the_peer_never_acquires(void **state)
     run_pair(PEER_NEVER_ACQUIRES, "1", "rank 0: rank 1 did not acquire the matching channel");
 }
 
+/* Rank 1 acquires a channel to rank 2; rank 2 acquires channels to ranks 1 and 3 in one call;
+ * rank 3 never acquires. Rank 2 did post its side for rank 1 but cannot connect it while it
+ * waits for rank 3: rank 1's timeout must say so and name rank 3, not blame rank 2 - whether
+ * rank 2 is still waiting when rank 1 reports, or has given up already. */
+static void body_chain(struct cu_rank *r)
+{
+    HcclChannelDesc d[2];
+    ChannelHandle ch[2];
+
+    if (r->rank == 1) {
+        CU_CHECK(r, cu_desc_to(r->comm, 1, 2, COMM_PROTOCOL_UB_CTP, 1, &d[0]) == 0);
+        CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, 1, ch) ==
+                        HCCL_E_TIMEOUT);
+    } else if (r->rank == 2) {
+        CU_CHECK(r, cu_desc_to(r->comm, 2, 1, COMM_PROTOCOL_UB_CTP, 1, &d[0]) == 0);
+        CU_CHECK(r, cu_desc_to(r->comm, 2, 3, COMM_PROTOCOL_UB_CTP, 1, &d[1]) == 0);
+        CU_CHECK(r, HcclChannelAcquire(r->comm, COMM_ENGINE_AICPU_TS, d, 2, ch) ==
+                        HCCL_E_TIMEOUT);
+    }
+    cu_barrier_wait(); /* ranks 0 and 3 stay alive without acquiring */
+}
+
+static void channel_timeout_names_the_rank_at_the_end_of_the_chain(void **state)
+{
+    struct cu_rank r[4];
+    HcclRootInfo ri;
+    struct cu_capture cap;
+    (void)state;
+
+    memset(r, 0, sizeof(r));
+    assert_int_equal(HcclGetRootInfo(&ri), HCCL_SUCCESS);
+    setenv("HCCL_CONNECT_TIMEOUT", "1", 1);
+    cu_capture_begin(&cap);
+    cu_run_ranks(r, 4, &ri, body_chain, NULL);
+    cu_capture_end(&cap);
+    setenv("HCCL_CONNECT_TIMEOUT", "20", 1);
+    check_all_ranks(r, 4);
+    if (strstr(cap.text, "rank 1: rank 2 acquired the matching channel to rank 1") == NULL ||
+        strstr(cap.text, "waiting for rank 3, which did not acquire the matching channel to "
+                         "rank 2") == NULL ||
+        strstr(cap.text, "rank 2: rank 3 did not acquire the matching channel to rank 2") ==
+            NULL ||
+        strstr(cap.text, "rank 2 did not acquire") != NULL)
+        fail_msg("expected rank 1 to name rank 3 behind rank 2 (%d lines):\n%s", cap.lines,
+                 cap.text);
+    check_devices_clean(NULL);
+}
+
 static void channel_sides_must_agree_on_notify_num(void **state)
 {
     (void)state;
@@ -691,6 +782,8 @@ int main(void)
         cmocka_unit_test(destroy_and_recreate_in_a_loop_leaves_nothing),
         cmocka_unit_test(init_times_out_naming_the_missing_rank),
         cmocka_unit_test(channel_times_out_when_the_peer_never_acquires),
+        cmocka_unit_test(channel_timeout_names_the_rank_at_the_end_of_the_chain),
+        cmocka_unit_test(thread_labels_are_unique_on_a_device),
         cmocka_unit_test(channel_sides_must_agree_on_notify_num),
         cmocka_unit_test(channel_fails_fast_when_the_peer_destroys),
         cmocka_unit_test(ring_neighbour_acquire_then_destroy_never_fails),

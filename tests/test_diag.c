@@ -169,6 +169,22 @@ static void wait_nobody_records_names_the_peer_that_should(void **state)
     free(r.out);
 }
 
+/* Rank 1 is still in HcclChannelAcquire on the host when rank 0's kernel waits for it: the
+ * report says so, and does not claim rank 1 finished. */
+static void a_peer_still_in_channel_setup_is_not_called_finished(void **state)
+{
+    struct run r;
+    (void)state;
+
+    run_case(&r, "diag_ok", "HCEMU_HANG_MS=500", "DIAG_LATE_CHANNEL=1", "HCCL_CONNECT_TIMEOUT=6",
+             NULL);
+    expect_text(&r, "hang: no task of the job made progress for 500 ms");
+    expect_text(&r, "no thread of rank 1 waits: its host is still in HcclChannelAcquire "
+                    "(channel set-up, waiting for its peers)");
+    expect_no_text(&r, "finished without recording it");
+    free(r.out);
+}
+
 static void wrong_notify_index_hints_at_the_set_sibling(void **state)
 {
     struct run r;
@@ -382,6 +398,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_rank_notify_cycle_is_reported_as_a_cycle),
         cmocka_unit_test(wait_nobody_records_names_the_peer_that_should),
+        cmocka_unit_test(a_peer_still_in_channel_setup_is_not_called_finished),
         cmocka_unit_test(wrong_notify_index_hints_at_the_set_sibling),
         cmocka_unit_test(absorbed_double_record_is_counted),
         cmocka_unit_test(remote_write_past_the_peer_buffer_is_refused_at_its_line),

@@ -1,6 +1,7 @@
 /* test_diag_host.c - the host program of the diagnostics tests: runs one kernel of
  * tests/kernels/diag_bugs.c (named by DIAG_CASE, default diag_ok) on two ranks (the diag_fan
  * kernels on any number) with the examples' host boilerplate (examples/common).
+ * DIAG_LATE_CHANNEL=1 holds rank 1 in channel set-up on the host before it launches.
  * tests/test_diag.c runs it under the diagnostics settings and checks what it prints. Options as every example (--ranks ...). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,31 @@ static uint32_t expect(const struct ex_rank *r, uint64_t i)
     return (uint32_t)i;
 }
 
+/* DIAG_LATE_CHANNEL: rank 1 asks for one more channel to rank 0 (engine CPU_TS) before it
+ * launches; rank 0 never asks for it, so rank 1 stays in HcclChannelAcquire on the host (up
+ * to HCCL_CONNECT_TIMEOUT) while rank 0's kernel waits for rank 1's records. */
+static int late_channel(struct ex_rank *r)
+{
+    CommLink *links = NULL;
+    uint32_t n = 0;
+    HcclChannelDesc d;
+    ChannelHandle h;
+
+    if (HcclRankGraphGetLinks(r->comm, 0, r->rank, 0, &links, &n) != HCCL_SUCCESS || n == 0 ||
+        HcclChannelDescInit(&d, 1) != HCCL_SUCCESS)
+        return -1;
+    d.remoteRank = 0;
+    d.notifyNum = 1;
+    d.channelProtocol = links[0].linkAttr.linkProtocol;
+    d.localEndpoint.protocol = links[0].srcEndpointDesc.protocol;
+    d.localEndpoint.commAddr = links[0].srcEndpointDesc.commAddr;
+    d.localEndpoint.loc = links[0].srcEndpointDesc.loc;
+    d.remoteEndpoint.protocol = links[0].dstEndpointDesc.protocol;
+    d.remoteEndpoint.commAddr = links[0].dstEndpointDesc.commAddr;
+    d.remoteEndpoint.loc = links[0].dstEndpointDesc.loc;
+    return HcclChannelAcquire(r->comm, COMM_ENGINE_CPU_TS, &d, 1, &h) == HCCL_SUCCESS ? 0 : -1;
+}
+
 static int call(struct ex_rank *r, void *in, void *out, uint64_t count)
 {
     struct ex_op_param p;
@@ -35,6 +61,8 @@ static int call(struct ex_rank *r, void *in, void *out, uint64_t count)
         return -1;
     ex_shape_mesh(&s, r, 2, 2, 2);
     if (ex_op_resources(r, &s, &p, &host_thread, &main_on_cpu) != 0)
+        return -1;
+    if (r->rank == 1 && getenv("DIAG_LATE_CHANNEL") != NULL && late_channel(r) != 0)
         return -1;
     return ex_op_launch(r, &p, host_thread, main_on_cpu);
 }

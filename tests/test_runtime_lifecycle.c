@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include <acl/acl.h>
+#include <hccl/hccl.h>
 
 #include "rt_support.h"
 
@@ -214,6 +215,112 @@ static void handles_of_a_finalized_runtime_are_refused_not_followed(void **state
     assert_int_equal(aclrtDestroyEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
     assert_int_equal(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
     assert_int_equal(aclFinalize(), ACL_SUCCESS);
+}
+
+/* ---- teardown in the orders the vendor runtime accepts ------------------------------------ */
+
+/* hicann/runtime's aclFinalize leaves devices set and streams, events and memory alive; HCOMM's
+ * one_device_per_pthread sample resets its device after aclFinalize. Each set is undone once
+ * by a reset, before or after aclFinalize; a reset with none outstanding is the runtime's
+ * "context release error". Device 5 is used by no other test of this program. */
+static void reset_after_finalize_undoes_the_sets_still_outstanding(void **state)
+{
+    (void)state;
+
+    assert_int_equal(aclrtResetDevice(5), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_int_equal(aclrtResetDevice(8), ACL_ERROR_RT_INVALID_DEVICEID);
+    assert_int_equal(aclrtSetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_SUCCESS);
+    /* Outstanding sets survive a new init and are undone after this run's own. */
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(5), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+}
+
+/* Streams, events, notifies and memory live at aclFinalize may be destroyed or freed after it,
+ * once each; a second time, or a handle of no runtime, is refused as before; the next aclInit
+ * forgets them. */
+static void destroy_and_free_after_finalize_succeed_once(void **state)
+{
+    (void)state;
+    aclrtStream s, s2;
+    aclrtEvent e;
+    aclrtNotify n;
+    void *d, *h, *d2;
+    int32_t dev = 6;
+    HcclComm c;
+
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(6), ACL_SUCCESS);
+    assert_int_equal(HcclCommInitAll(1, &dev, &c), HCCL_SUCCESS);
+    assert_int_equal(aclrtCreateStream(&s), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateStream(&s2), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateEvent(&e), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT), ACL_SUCCESS);
+    assert_int_equal(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    assert_int_equal(aclrtMalloc(&d2, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    assert_int_equal(aclrtMallocHost(&h, 4096), ACL_SUCCESS);
+    assert_int_equal(aclrtMemsetAsync(d, 4096, 1, 4096, s), ACL_SUCCESS);
+    assert_int_equal(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+
+    assert_int_equal(HcclCommDestroy(c), HCCL_SUCCESS);
+    assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyEvent(e), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyNotify(n), ACL_SUCCESS);
+    assert_int_equal(aclrtFree(d), ACL_SUCCESS);
+    assert_int_equal(aclrtFreeHost(h), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(6), ACL_SUCCESS);
+    /* Twice is refused, as while initialised. */
+    assert_int_equal(aclrtDestroyStream(s), ACL_ERROR_UNINITIALIZE);
+    assert_int_equal(aclrtDestroyEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtFree(d), ACL_ERROR_UNINITIALIZE);
+    assert_int_equal(aclrtFreeHost(h), ACL_ERROR_UNINITIALIZE);
+    /* A pointer that was never allocated is not taken for one that was. */
+    assert_int_equal(aclrtFree((char *)d2 + 8), ACL_ERROR_UNINITIALIZE);
+    /* What a new init has not made cannot be released in it. */
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(6), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyStream(s2), ACL_ERROR_RT_STREAM_CONTEXT);
+    assert_int_equal(aclrtFree(d2), ACL_ERROR_RT_MEMORY_FREE);
+    assert_int_equal(aclrtResetDevice(6), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+}
+
+/* While initialised, a second destroy is refused (the vendor's would use a freed object). */
+static void double_destroy_while_initialised_is_refused(void **state)
+{
+    (void)state;
+    aclrtStream s;
+    aclrtEvent e;
+    aclrtNotify n;
+
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    assert_int_equal(aclrtSetDevice(7), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateStream(&s), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateEvent(&e), ACL_SUCCESS);
+    assert_int_equal(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyStream(s), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyStream(s), ACL_ERROR_RT_STREAM_CONTEXT);
+    assert_int_equal(aclrtDestroyEvent(e), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyEvent(e), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtDestroyNotify(n), ACL_SUCCESS);
+    assert_int_equal(aclrtDestroyNotify(n), ACL_ERROR_RT_INVALID_HANDLE);
+    assert_int_equal(aclrtResetDevice(7), ACL_SUCCESS);
+    assert_int_equal(aclrtResetDevice(7), ACL_ERROR_RT_CONTEXT_RELEASE_ERROR);
+    assert_int_equal(aclFinalize(), ACL_SUCCESS);
+    assert_int_equal(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 }
 
 /* ---- an executor killed with SIGKILL ------------------------------------------------------ */
@@ -434,6 +541,10 @@ int main(int argc, char **argv)
         return child_main(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(calls_before_acl_init_report_uninitialised, nothing_left),
+        cmocka_unit_test_teardown(reset_after_finalize_undoes_the_sets_still_outstanding,
+                                  nothing_left),
+        cmocka_unit_test_teardown(destroy_and_free_after_finalize_succeed_once, nothing_left),
+        cmocka_unit_test_teardown(double_destroy_while_initialised_is_refused, nothing_left),
         cmocka_unit_test_teardown(finalize_stops_every_executor_and_removes_the_job_folder,
                                   nothing_left),
         cmocka_unit_test_teardown(a_one_host_job_loads_no_ucx_libdw_or_libarchive, nothing_left),

@@ -331,6 +331,29 @@ bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *ou
     return false;
 }
 
+bool emu_diag_host_call(uint32_t dev, uint32_t slot, uint32_t rank_dev, uint32_t rank, char *out,
+                        size_t len)
+{
+    struct emu_devctl *ctl = emu_diag_ctl(dev), *their = emu_diag_ctl(rank_dev);
+    uint64_t comm_id = 0;
+
+    for (uint32_t c = 0; ctl != NULL && c < EMU_MAX_CHANNELS; c++) {
+        const struct emu_channel_ctl *ch = &ctl->channels[c];
+        if (emu_load_relaxed(&ch->state) != 0 && slot >= ch->local_notify_base &&
+            slot < ch->local_notify_base + ch->notify_num)
+            comm_id = ch->comm_id;
+    }
+    for (uint32_t i = 0; their != NULL && i < EMU_MAX_COMMS; i++) {
+        struct emu_comm_ctl *e = &their->comms[i];
+        if (emu_load_acquire(&e->state) == 0 || e->rank != rank ||
+            (comm_id != 0 && e->comm_id != comm_id) || emu_load_acquire(&e->host_call_on) == 0)
+            continue;
+        snprintf(out, len, "%.*s", (int)sizeof(e->host_call), e->host_call);
+        return true;
+    }
+    return false;
+}
+
 struct emu_race_notify *emu_diag_notify_entry(uint32_t dev, uint32_t slot, bool event, bool add)
 {
     struct emu_diag_shm *m = emu_diag_shm;

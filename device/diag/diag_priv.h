@@ -208,6 +208,11 @@ struct emu_diag_peer {
     uint64_t folder; /* its job folder (emu_folder_key) */
 };
 bool emu_diag_channel_peer(uint32_t dev, uint32_t slot, struct emu_diag_peer *out);
+/* The host call (e.g. "HcclChannelAcquire") in which rank `rank` of the communicator that
+ * owns channel notify `slot` of device `dev` waits for its peers, read from the rank's device
+ * `rank_dev`; false when that rank is in no such call. */
+bool emu_diag_host_call(uint32_t dev, uint32_t slot, uint32_t rank_dev, uint32_t rank, char *out,
+                        size_t len);
 /* "thread 'main' notify 2" / "channel to rank 1 notify 0" for slot `slot` of device dev. */
 void emu_diag_notify_name(uint32_t dev, uint32_t slot, bool event, char *out, size_t len);
 

@@ -283,7 +283,13 @@ static void report_recorders(const struct wait_node *w, uint32_t n, uint32_t i)
             emu_diag_thread_name(w[j].dev, w[j].stream, who, sizeof(who));
             EMU_LOG_ERR("      %s on the peer is parked itself: wait %u", who, j + 1);
         }
-        if (!any)
+        char call[48];
+        if (!any && emu_diag_host_call(a->dev, a->slot, pd, peer_rank, call, sizeof(call)))
+            EMU_LOG_ERR("      no thread of rank %u waits: its host is still in %s (channel "
+                        "set-up, waiting for its peers), so it has not launched the work that "
+                        "records it",
+                        peer_rank, call);
+        else if (!any)
             EMU_LOG_ERR("      no thread of rank %u waits: it finished without recording it",
                         peer_rank);
     } else if (!queued) {

@@ -13,6 +13,7 @@
 #include "event.h"
 #include "mem.h"
 #include "pin.h"
+#include "retired.h"
 #include "runtime.h"
 #include "runtime_life.h"
 #include "stream.h"
@@ -28,6 +29,14 @@ static aclError out(emu_status s)
             EMU_LOG_ERR("%s: %s is NULL", fn, #p);                                             \
             return out(EMU_EINVAL);                                                            \
         }                                                                                      \
+    } while (0)
+
+/* A release after aclFinalize of what aclFinalize released: the vendor's call succeeds then
+ * (retired.h). */
+#define RETIRED_OK(p, kind)                                                                    \
+    do {                                                                                       \
+        if (!emu_runtime_is_initialized() && emu_retired_take((p), (kind)))                    \
+            return ACL_SUCCESS;                                                                \
     } while (0)
 
 #define NEED_INIT(fn)                                                                          \
@@ -47,6 +56,8 @@ aclError aclInit(const char *configPath)
     pthread_mutex_lock(&emu_rt.lock);
     uint32_t refs = emu_rt.init_refs++;
     pthread_mutex_unlock(&emu_rt.lock);
+    if (refs == 0)
+        emu_retired_clear();
     return refs == 0 ? ACL_SUCCESS : out(EMU_EREINIT);
 }
 
@@ -112,20 +123,40 @@ aclError aclrtSetDevice(int32_t deviceId)
     return ACL_SUCCESS;
 }
 
+/* Undoes one aclrtSetDevice, as the vendor runtime does whether or not ACL is initialised:
+ * one of this run's, else one left over when aclFinalize closed the device (programs reset
+ * after aclFinalize). With none outstanding the vendor answers "context release error". */
 aclError aclrtResetDevice(int32_t deviceId)
 {
-    NEED_INIT("aclrtResetDevice");
-    if (deviceId < 0 || (uint32_t)deviceId >= emu_rt.ndev) {
-        EMU_LOG_ERR("aclrtResetDevice(%d): devices are 0..%u (HCEMU_DEVICES)", deviceId,
-                    emu_rt.ndev - 1);
+    static const char fn[] = "aclrtResetDevice";
+    uint32_t ndev = emu_rt.ndev != 0 ? emu_rt.ndev : EMU_MAX_DEVICES;
+
+    if (deviceId < 0 || (uint32_t)deviceId >= ndev) {
+        EMU_LOG_ERR("%s(%d): devices are 0..%u (HCEMU_DEVICES)", fn, deviceId, ndev - 1);
         return out(EMU_EDEVICE);
     }
     struct emu_hdev *d = &emu_rt.devs[deviceId];
-    pthread_mutex_lock(&d->lock);
-    bool last = d->set_refs == 1;
-    if (d->set_refs > 0)
-        d->set_refs--;
-    pthread_mutex_unlock(&d->lock);
+    bool undone = false, last = false;
+    pthread_mutex_lock(&emu_rt.lock);
+    if (emu_rt.job_ready) {
+        pthread_mutex_lock(&d->lock);
+        if (d->set_refs > 0) {
+            last = d->set_refs == 1;
+            d->set_refs--;
+            undone = true;
+        }
+        pthread_mutex_unlock(&d->lock);
+    }
+    if (!undone && emu_rt.left_refs[deviceId] > 0) {
+        emu_rt.left_refs[deviceId]--;
+        undone = true;
+    }
+    pthread_mutex_unlock(&emu_rt.lock);
+    if (!undone) {
+        EMU_LOG_ERR("%s(%d): device %d has not been set, or has already been reset", fn,
+                    deviceId, deviceId);
+        return out(EMU_ERESET);
+    }
     if (last && d->open && !d->failed)
         emu_stream_drain_device(d); /* the last reset waits for outstanding work */
     if (emu_runtime_current_device() == deviceId)
@@ -207,6 +238,7 @@ aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy pol
 aclError aclrtFree(void *devPtr)
 {
     NULL_CHECK(devPtr, "aclrtFree");
+    RETIRED_OK(devPtr, EMU_RETIRED_DEVICE_MEMORY);
     NEED_INIT("aclrtFree");
     return out(emu_mem_free(devPtr));
 }
@@ -225,6 +257,7 @@ aclError aclrtMallocHost(void **hostPtr, size_t size)
 aclError aclrtFreeHost(void *hostPtr)
 {
     NULL_CHECK(hostPtr, "aclrtFreeHost");
+    RETIRED_OK(hostPtr, EMU_RETIRED_HOST_MEMORY);
     NEED_INIT("aclrtFreeHost");
     return out(emu_pin_free(hostPtr));
 }
@@ -365,6 +398,7 @@ aclError aclrtDestroyStream(aclrtStream stream)
     emu_status st;
 
     NULL_CHECK(stream, "aclrtDestroyStream");
+    RETIRED_OK(stream, EMU_RETIRED_STREAM);
     NEED_INIT("aclrtDestroyStream");
     if ((st = emu_stream_resolve(stream, &s)) != EMU_OK && st != EMU_EDEVLOST)
         return out(st);
@@ -496,6 +530,7 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     emu_status st;
 
     NULL_CHECK(event, "aclrtDestroyEvent");
+    RETIRED_OK(event, EMU_RETIRED_EVENT);
     if ((st = emu_event_check(event, &e)) != EMU_OK)
         return out(st);
     emu_event_destroy(e);
@@ -526,6 +561,7 @@ aclError aclrtDestroyNotify(aclrtNotify notify)
     emu_status st;
 
     NULL_CHECK(notify, "aclrtDestroyNotify");
+    RETIRED_OK(notify, EMU_RETIRED_NOTIFY);
     if ((st = emu_acl_notify_check(notify, &n)) != EMU_OK)
         return out(st);
     emu_acl_notify_destroy(n);

@@ -20,6 +20,7 @@
 #include "common/os.h"
 #include "device.h"
 #include "pin.h"
+#include "retired.h"
 
 #define POPULATE_MAX (16ull << 20)
 
@@ -124,6 +125,22 @@ emu_status emu_mem_free(void *ptr)
     else
         (void)span; /* pages are kept: the next allocation reuses them populated */
     return s == EMU_EAGAIN ? EMU_EFREE : s;
+}
+
+void emu_mem_retire_all(struct emu_hdev *d)
+{
+    int32_t me = (int32_t)getpid();
+
+    if (!d->open || d->ctl == NULL)
+        return;
+    emu_devctl_lock(&d->ctl->alloc.lock);
+    for (uint32_t i = 0; i < d->ctl->alloc.set.count; i++) {
+        const struct emu_range *r = &d->ctl->alloc.recs[i];
+        if (r->kind == EMU_ALLOC_USER && r->owner_pid == me)
+            emu_retired_add((void *)(uintptr_t)(emu_window_base(d->id) + r->off),
+                            EMU_RETIRED_DEVICE_MEMORY);
+    }
+    emu_devctl_unlock(&d->ctl->alloc.lock);
 }
 
 void emu_mem_free_owned(void *ptr)

@@ -26,6 +26,9 @@ void emu_mem_on_busy_check(emu_mem_busy_fn fn);
 /* Free an allocation the library made itself (launch blocks, HCCL buffers): nothing for the
  * caller to act on. */
 void emu_mem_free_owned(void *ptr);
+/* aclFinalize, before it closes device d: remember this process's aclrtMalloc blocks on it,
+ * which the program may still free (retired.h). */
+void emu_mem_retire_all(struct emu_hdev *d);
 
 /* What an address passed by the user is. */
 struct emu_mem_ref {

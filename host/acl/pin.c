@@ -13,6 +13,7 @@
 #include "common/secure_dir.h"
 #include "common/os.h"
 #include "common/range.h"
+#include "retired.h"
 #include "runtime.h"
 
 #define PIN_RESERVE (64ull << 30)
@@ -123,6 +124,8 @@ emu_status emu_pin_free(void *ptr)
 void emu_pin_fini(void)
 {
     pthread_mutex_lock(&pin_lock);
+    for (uint32_t i = 0; pin_base != NULL && i < pin_set.count; i++)
+        emu_retired_add(pin_base + pin_recs[i].off, EMU_RETIRED_HOST_MEMORY);
     if (pin_base != NULL)
         emu_os_unmap(pin_base, PIN_RESERVE);
     pin_base = NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "common/log.h"
+#include "retired.h"
 #include "runtime.h"
 
 static const struct {
@@ -34,8 +35,18 @@ void emu_registry_on_release(enum emu_registry_kind k, emu_registry_release_fn f
 
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 
+/* The kinds a program may still destroy after aclFinalize released them (retired.h). */
+static const int retired_kind[EMU_REG_KINDS] = {
+    [EMU_REG_STREAM] = EMU_RETIRED_STREAM + 1,
+    [EMU_REG_EVENT] = EMU_RETIRED_EVENT + 1,
+    [EMU_REG_NOTIFY] = EMU_RETIRED_NOTIFY + 1,
+};
+
 static void device_lost_cb(struct emu_hdev *d)
 {
+    /* aclFinalize drops the init count before it closes the devices. */
+    bool finalizing = !emu_runtime_is_initialized();
+
     pthread_mutex_lock(&lock);
     for (int k = 0; k < EMU_REG_KINDS; k++)
         for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
@@ -46,7 +57,10 @@ static void device_lost_cb(struct emu_hdev *d)
                 e->magic = 0;
                 if (release != NULL)
                     release(e);
-                free(e);
+                if (finalizing && retired_kind[k] != 0)
+                    emu_retired_keep(e, (enum emu_retired_kind)(retired_kind[k] - 1));
+                else
+                    free(e);
             } else {
                 p = &e->next;
             }

@@ -27,6 +27,10 @@ struct emu_runtime {
     uint64_t dev_mem;
     char soc[64];
     struct emu_hdev devs[EMU_MAX_DEVICES];
+    /* aclrtSetDevice calls still outstanding when aclFinalize closed the device. The vendor's
+     * aclFinalize leaves devices set, and programs reset them afterwards: a later
+     * aclrtResetDevice undoes these (docs/ACL_LIFECYCLE.md). */
+    uint32_t left_refs[EMU_MAX_DEVICES];
 };
 
 extern struct emu_runtime emu_rt;

@@ -15,6 +15,7 @@
 #include "common/spin.h"
 #include "device.h"
 #include "fault.h"
+#include "mem.h"
 #include "model_time.h"
 #include "pin.h"
 
@@ -78,6 +79,13 @@ void emu_runtime_fini(void)
 {
     pthread_mutex_lock(&emu_rt.lock);
     if (emu_rt.job_ready) {
+        for (uint32_t i = 0; i < EMU_MAX_DEVICES; i++) {
+            pthread_mutex_lock(&emu_rt.devs[i].lock);
+            emu_rt.left_refs[i] += emu_rt.devs[i].set_refs;
+            pthread_mutex_unlock(&emu_rt.devs[i].lock);
+            if (!emu_rt.devs[i].failed)
+                emu_mem_retire_all(&emu_rt.devs[i]);
+        }
         emu_device_close_all(emu_rt.devs, EMU_MAX_DEVICES);
         emu_pin_fini();
         if (emu_rt.own_job_dir)

@@ -107,6 +107,8 @@ static HcclResult init_cluster(const char *path, uint32_t rank, const HcclCommCo
     a.server = e.server;
     a.phy_id = e.phy_id;
     a.ip = e.ip;
+    a.super_pod = e.super_pod;
+    a.super_dev = e.super_dev;
     if ((s = emu_comm_args_cluster_rdv(&a, e.hash)) == EMU_OK && (s = emu_comm_create(&a, &c)) == EMU_OK)
         *comm = c;
     return emu_hccl_leave(NULL, s);

@@ -32,6 +32,8 @@ struct emu_rank_info {
     uint32_t server; /* server index: the rank's layer-0 instance */
     uint32_t phy_id; /* device id shown in endpoints (rank table device_id, else dev) */
     uint32_t ip;     /* device NIC IPv4, network byte order */
+    uint32_t super_pod; /* super-pod index from the rank table; 0 otherwise */
+    uint32_t super_dev; /* rank table super_device_id; UINT32_MAX: the emulated device id */
     int32_t pid;
     char job_dir[EMU_PATH_MAX];
     uint64_t host_key;                /* emu_host_of_device() of the rank (host_id.h) */
@@ -118,6 +120,7 @@ struct emu_comm {
     void *buf;     /* HCCL buffer, allocated on first use */
     struct emu_thread_rec *threads;
     uint32_t n_threads, cap_threads;
+    uint32_t threads_made; /* threads ever acquired: the next one's index in reports */
     uint32_t *spare_notifies; /* ranges replaced when a wrapped stream grew; freed at destroy */
     uint32_t n_spare, cap_spare;
     uint64_t dedicated[6];       /* cached HcclDedicatedThreadAcquire handles, by type */
@@ -154,6 +157,8 @@ struct emu_comm_args {
     uint32_t server;
     uint32_t phy_id;
     uint32_t ip;
+    uint32_t super_pod;
+    uint32_t super_dev;
 };
 
 /* The live comm behind a user's HcclComm with one use taken, or NULL (logged: "fn: comm %p

@@ -84,7 +84,10 @@ static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_inf
         me->server = a->server;
         me->phy_id = a->phy_id;
         me->ip = a->ip;
+        me->super_pod = a->super_pod;
+        me->super_dev = a->super_dev;
     } else {
+        me->super_dev = UINT32_MAX;
         emu_status s = emu_topo_server_of(a->d->id, a->fn, a->rank, &me->server);
         if (s != EMU_OK)
             return s;
@@ -132,6 +135,7 @@ static emu_status publish_on_device(struct emu_comm *c, const char *fn)
         e->size = c->size;
         e->comm_id = c->id;
         emu_store_relaxed(&e->locked, 0);
+        emu_store_relaxed(&e->host_call_on, 0);
         snprintf(e->name, sizeof(e->name), "%s", c->name);
         /* Pairs with the acquire load of `state` in the executor's HcommAcquireComm. */
         emu_store_release(&e->state, 1);

@@ -121,6 +121,8 @@ emu_status emu_graph_create(const struct emu_rank_info *ranks, uint32_t n, uint3
         g->phy[r] = ranks[r].phy_id;
         g->dev[r] = ranks[r].dev;
         g->ip[r] = ranks[r].ip;
+        g->pod[r] = ranks[r].super_pod;
+        g->super_dev[r] = ranks[r].super_dev != UINT32_MAX ? ranks[r].super_dev : ranks[r].dev;
     }
     assign_servers(g, ranks, n);
     build_layer(g, &g->layer[0], true);
@@ -280,9 +282,9 @@ static void endpoint(const struct emu_graph *g, uint32_t rank, int32_t protocol,
     }
     e->loc.locType = ENDPOINT_LOC_TYPE_DEVICE;
     e->loc.device.devPhyId = g->phy[rank];
-    e->loc.device.superDevId = g->dev[rank];
+    e->loc.device.superDevId = g->super_dev[rank];
     e->loc.device.serverIdx = g->server[rank];
-    e->loc.device.superPodIdx = 0;
+    e->loc.device.superPodIdx = g->pod[rank];
 }
 
 static bool endpoint_equal(const EndpointDesc *a, const EndpointDesc *b)

@@ -29,6 +29,8 @@ struct emu_graph {
     uint32_t phy[EMU_COMM_MAX_RANKS];
     uint32_t dev[EMU_COMM_MAX_RANKS];
     uint32_t ip[EMU_COMM_MAX_RANKS];
+    uint32_t pod[EMU_COMM_MAX_RANKS];       /* super-pod index (rank table), else 0 */
+    uint32_t super_dev[EMU_COMM_MAX_RANKS]; /* super_device_id (rank table), else dev */
     uint32_t n_layers;
     uint32_t layer_ids[EMU_GRAPH_LAYERS];
     struct emu_graph_layer layer[EMU_GRAPH_LAYERS];

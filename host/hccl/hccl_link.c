@@ -289,6 +289,7 @@ static emu_status post(struct emu_comm *c, int32_t engine, const HcclChannelDesc
         o->mem_num++;
     }
     emu_xinfo_post(c, o);
+    emu_store_relaxed(&o->gave_up_for, 0);
     p->seq = emu_load_relaxed(&o->seq) + 1;
     /* Pairs with the acquire load of `seq` in the peer's offers_ready(). */
     emu_store_release(&o->seq, p->seq);
@@ -312,23 +313,87 @@ static bool offers_ready(void *arg)
     return true;
 }
 
+/* A rank `q` whose HcclChannelAcquire is stuck waiting for a peer: the first rank `r` to
+ * which q posted an offer that r has not answered with its own (the matching channel, same
+ * (engine, protocol)). UINT32_MAX when none is visible (q is not in a channel set-up, or its
+ * peers are on another host whose offers this host does not see). */
+static uint32_t waits_for(const struct emu_comm *c, uint32_t q)
+{
+    for (uint32_t r = 0; r < c->size; r++) {
+        if (r == q)
+            continue;
+        for (uint32_t k = 0; k < EMU_RDV_KEYS; k++) {
+            struct emu_rdv_offer *mine = (struct emu_rdv_offer *)emu_rdv_offer_at(c->rdv, q, r, k);
+            uint32_t key = mine != NULL ? emu_load_acquire(&mine->key) : 0;
+            if (key == 0)
+                continue;
+            uint32_t posted = emu_load_acquire(&mine->seq);
+            struct emu_rdv_offer *theirs = (struct emu_rdv_offer *)emu_rdv_peer_offer(c->rdv, r,
+                                                                                      q, key);
+            uint32_t answered = theirs != NULL ? emu_load_acquire(&theirs->seq) : 0;
+            if ((int32_t)(answered - posted) < 0)
+                return r;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* Who rank q waits for, as text: "; rank q is itself waiting for rank r, which did not
+ * acquire the matching channel to rank q" following the chain to the rank that holds
+ * everyone up. Empty when q waits for nobody visible. */
+static void describe_wait_chain(const struct emu_comm *c, uint32_t q, char *out, size_t len)
+{
+    uint32_t first = waits_for(c, q), at = first, root = first;
+
+    out[0] = '\0';
+    if (first == UINT32_MAX)
+        return;
+    for (uint32_t hops = 0; hops < c->size && at != UINT32_MAX && at != q; hops++) {
+        root = at;
+        at = waits_for(c, at);
+    }
+    if (root == first)
+        snprintf(out, len, "; rank %u is itself waiting for rank %u, which did not acquire the "
+                 "matching channel to rank %u", q, first, q);
+    else
+        snprintf(out, len, "; rank %u is itself waiting for rank %u, and the chain of waits "
+                 "ends at rank %u, which did not acquire its matching channel", q, first, root);
+}
+
 static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool acks, emu_status s,
                         uint32_t gone, const char *fn)
 {
-    char list[256];
+    char list[256], chain[192];
     size_t used = 0;
-    uint32_t missing = 0;
+    uint32_t missing = 0, first = UINT32_MAX;
+    bool offered = true; /* every missing peer did post its side (acks phase) */
     struct wait_arg one = {.c = c, .n = 1, .acks = acks};
+    struct wait_arg posted = {.c = c, .n = 1, .acks = false};
 
     list[0] = '\0';
     for (uint32_t i = 0; i < n; i++) {
         one.p = &p[i];
         if (offers_ready(&one))
             continue;
+        posted.p = &p[i];
+        offered = offered && offers_ready(&posted);
+        if (first == UINT32_MAX)
+            first = p[i].peer;
         missing++;
         if (used + 16 < sizeof(list))
             used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u",
                                      missing > 1 ? ", " : "", p[i].peer);
+    }
+    chain[0] = '\0';
+    uint32_t gave_up = 0;
+    if (first != UINT32_MAX) {
+        describe_wait_chain(c, first, chain, sizeof(chain));
+        for (uint32_t i = 0; i < n && gave_up == 0; i++) {
+            const struct emu_rdv_offer *o =
+                p[i].peer == first ? emu_rdv_peer_offer(c->rdv, first, c->rank, p[i].key) : NULL;
+            if (o != NULL)
+                gave_up = emu_load_acquire(&((struct emu_rdv_offer *)o)->gave_up_for);
+        }
     }
     if (s == EMU_EREMOTE && !emu_comm_same_host(c, gone))
         EMU_COMM_ERR(c, fn,
@@ -340,14 +405,53 @@ static void report_wait(struct emu_comm *c, struct pending *p, uint32_t n, bool 
                      "rank %u left the communicator (destroyed, or its process exited) "
                      "before its channel to rank %u was connected",
                      gone, c->rank);
+    else if (gave_up != 0 && chain[0] == '\0')
+        /* The peer did ask for the channel, then its own call timed out waiting for another
+         * rank and withdrew its side. */
+        EMU_COMM_ERR(c, fn,
+                     "rank %u acquired the matching channel to rank %u (%s, %s) but gave up "
+                     "within %llu ms (HCCL_CONNECT_TIMEOUT): rank %u was itself waiting for "
+                     "rank %u, which did not acquire the matching channel to rank %u",
+                     first, c->rank, emu_rules_engine_name(p[0].rec.engine),
+                     emu_topo_protocol_name(p[0].rec.protocol),
+                     (unsigned long long)c->connect_timeout_ms, first, gave_up - 1, first);
+    else if (acks && offered)
+        /* The peer called HcclChannelAcquire for us, but its call has not connected our
+         * channel: it is still waiting for another of its peers. */
+        EMU_COMM_ERR(c, fn,
+                     "rank%s %s acquired the matching channel%s to rank %u (%s, %s) but did not "
+                     "connect %s within %llu ms (HCCL_CONNECT_TIMEOUT)%s",
+                     missing > 1 ? "s" : "", list, missing > 1 ? "s" : "", c->rank,
+                     emu_rules_engine_name(p[0].rec.engine),
+                     emu_topo_protocol_name(p[0].rec.protocol), missing > 1 ? "them" : "it",
+                     (unsigned long long)c->connect_timeout_ms,
+                     chain[0] != '\0' ? chain
+                                       : ": its acquire call is still waiting for other peers");
     else
         EMU_COMM_ERR(c, fn,
                      "rank%s %s did not acquire the matching channel%s to rank %u "
-                     "(%s, %s) within %llu ms (HCCL_CONNECT_TIMEOUT)",
+                     "(%s, %s) within %llu ms (HCCL_CONNECT_TIMEOUT)%s",
                      missing > 1 ? "s" : "", list, missing > 1 ? "s" : "", c->rank,
                      emu_rules_engine_name(p[0].rec.engine),
                      emu_topo_protocol_name(p[0].rec.protocol),
-                     (unsigned long long)c->connect_timeout_ms);
+                     (unsigned long long)c->connect_timeout_ms, chain);
+}
+
+/* Before the offers are withdrawn: tell the peers we offered a channel to whom we were still
+ * waiting for, so their own timeout can name that rank instead of us. */
+static void note_gave_up(struct emu_comm *c, struct pending *p, uint32_t n, bool acks)
+{
+    struct wait_arg one = {.c = c, .n = 1, .acks = acks};
+    uint32_t missing = UINT32_MAX;
+
+    for (uint32_t i = 0; i < n && missing == UINT32_MAX; i++) {
+        one.p = &p[i];
+        if (!offers_ready(&one))
+            missing = p[i].peer;
+    }
+    for (uint32_t i = 0; i < n && missing != UINT32_MAX; i++)
+        if (p[i].mine != NULL && p[i].peer != missing)
+            emu_store_release(&p[i].mine->gave_up_for, missing + 1);
 }
 
 /* Whether everything this phase needs from `peer` is already published. */
@@ -386,8 +490,10 @@ static emu_status wait_phase(struct emu_comm *c, struct pending *p, uint32_t n, 
             if (watch[k] == gone)
                 watch[k--] = watch[--nw];
     }
-    if (s != EMU_OK)
+    if (s != EMU_OK) {
         report_wait(c, p, n, acks, s, gone, fn);
+        note_gave_up(c, p, n, acks);
+    }
     return s;
 }
 
@@ -595,6 +701,24 @@ static emu_status reachable(const struct emu_comm *c, const struct pending *p, u
     return EMU_OK;
 }
 
+/* Publish on the member's device entry that its host waits in `fn` for peers (NULL: no
+ * longer), for the hang watchdog of the ranks that wait on it. */
+static void mark_host_call(struct emu_comm *c, const char *fn)
+{
+    struct emu_devctl *ctl = c->d->ctl;
+
+    if (ctl == NULL || c->ctl_slot == UINT32_MAX)
+        return;
+    struct emu_comm_ctl *e = &ctl->comms[c->ctl_slot];
+    if (fn == NULL) {
+        emu_store_release(&e->host_call_on, 0);
+        return;
+    }
+    snprintf(e->host_call, sizeof(e->host_call), "%s", fn);
+    /* Pairs with the watchdog's acquire load before it reads host_call. */
+    emu_store_release(&e->host_call_on, 1);
+}
+
 emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChannelDesc *d,
                             uint32_t n, ChannelHandle *out, const char *fn)
 {
@@ -608,7 +732,9 @@ emu_status emu_link_acquire(struct emu_comm *c, int32_t engine, const HcclChanne
         free(p);
         return s;
     }
+    mark_host_call(c, fn);
     s = handshake(c, engine, d, p, np, fn);
+    mark_host_call(c, NULL);
     if (s != EMU_OK) {
         rollback(c, p, np);
         free(p);

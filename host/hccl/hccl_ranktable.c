@@ -1,151 +1,153 @@
-/* hccl_ranktable.c - reads the rank table of HcclCommInitClusterInfo.
- *
- * Accepted subset of the CANN rank table (versions "1.0", "1.2" and "2.0" share it):
- *   {"version": "1.0", "server_count": "2", "status": "completed",
- *    "server_list": [{"server_id": "10.0.0.1",
- *                     "device": [{"device_id": "0", "device_ip": "192.168.1.8",
- *                                 "rank_id": "0"}, ...]}, ...]}
- * server_count and status are optional (status, when present, must be "completed");
- * numbers may be strings or integers; device_ip is optional; other keys (super_pod_list,
- * host_nic_ip, ...) are ignored. rank_id values must be 0..N-1, each once. The server's
- * position in server_list is its server index (layer-0 instance); device_id is reported as
- * the endpoint's devPhyId. The rank runs on the device its thread set with aclrtSetDevice. */
+/* hccl_ranktable.c - reads the rank table of HcclCommInitClusterInfo: the file, its version,
+ * and the checks every form shares. The forms themselves are read by
+ * hccl_ranktable_servers.c ("server_list": versions 1.0, 1.2, 2.0) and
+ * hccl_ranktable_ranks.c ("rank_list": version 2.0, Ascend 950). A version "2.0" table is
+ * the rank_list form when it has "rank_list" and the server_list form otherwise. */
 #include "hccl_ranktable.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <json-c/json.h>
-#include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "common/secure_dir.h"
-#include "hccl_comm.h"
+#include "hccl_ranktable_priv.h"
 
-struct parse_ctx {
-    const char *fn;
-    const char *path;
-    uint32_t rank;
-    bool seen[EMU_COMM_MAX_RANKS];
-    uint32_t nranks;
-    bool found;
-    struct emu_ranktable_entry *out;
-};
-
-static emu_status bad(const struct parse_ctx *p, const char *what)
+emu_status rt_bad(const struct rt_parse *p, const char *where, const char *fmt, ...)
 {
-    EMU_LOG_ERR("%s: rank %u: rank table %s: %s", p->fn, p->rank, p->path, what);
+    char why[192];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    EMU_LOG_ERR("%s: rank %u: rank table %s: field \"%s\": %s", p->fn, p->rank, p->path, where,
+                why);
     return EMU_EINVAL;
 }
 
-/* A number given as an integer or as a decimal string. */
-static bool get_num(json_object *o, const char *key, uint32_t *out)
+/* "<where>.<key>", or "<key>" at the top level. */
+static const char *field(char *buf, size_t n, const char *where, const char *key)
 {
-    json_object *v;
-
-    if (!json_object_object_get_ex(o, key, &v))
-        return false;
-    if (json_object_is_type(v, json_type_int)) {
-        int64_t n = json_object_get_int64(v);
-        if (n < 0 || n > UINT32_MAX)
-            return false;
-        *out = (uint32_t)n;
-        return true;
-    }
-    if (!json_object_is_type(v, json_type_string))
-        return false;
-    const char *s = json_object_get_string(v);
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno != 0 || n > UINT32_MAX)
-        return false;
-    *out = (uint32_t)n;
-    return true;
+    snprintf(buf, n, "%s%s%s", where, where[0] != '\0' ? "." : "", key);
+    return buf;
 }
 
-static emu_status parse_device(struct parse_ctx *p, json_object *d, uint32_t server)
+emu_status rt_uint(const struct rt_parse *p, json_object *o, const char *where, const char *key,
+                   enum rt_num form, bool required, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-    uint32_t rank_id, dev_id, ip = 0;
+    char f[320];
     json_object *v;
+    int64_t n;
 
-    if (!json_object_is_type(d, json_type_object) || !get_num(d, "rank_id", &rank_id) ||
-        !get_num(d, "device_id", &dev_id))
-        return bad(p, "every device needs numeric \"device_id\" and \"rank_id\"");
-    if (json_object_object_get_ex(d, "device_ip", &v)) {
-        struct in_addr a;
-        if (!json_object_is_type(v, json_type_string) ||
-            inet_pton(AF_INET, json_object_get_string(v), &a) != 1)
-            return bad(p, "a \"device_ip\" is not an IPv4 address");
-        ip = a.s_addr;
+    if (!json_object_object_get_ex(o, key, &v))
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
+    if (json_object_is_type(v, json_type_int)) {
+        n = json_object_get_int64(v);
+    } else if (form == RT_NUM_INT_OR_STRING && json_object_is_type(v, json_type_string)) {
+        const char *s = json_object_get_string(v);
+        char *end;
+        errno = 0;
+        long long ll = strtoll(s, &end, 10);
+        if (*s == '\0' || *end != '\0' || errno != 0)
+            return rt_bad(p, field(f, sizeof(f), where, key), "\"%.32s\" is not a decimal number",
+                          s);
+        n = ll;
+    } else {
+        return rt_bad(p, field(f, sizeof(f), where, key), "is not %s",
+                      form == RT_NUM_INT ? "an integer" : "a number (integer or decimal string)");
     }
-    if (rank_id >= EMU_COMM_MAX_RANKS)
-        return bad(p, "a rank_id is 256 or more (hcemu emulates at most 256 ranks)");
-    if (p->seen[rank_id])
-        return bad(p, "a rank_id appears twice");
-    p->seen[rank_id] = true;
-    p->nranks++;
-    if (rank_id == p->rank) {
-        p->found = true;
-        p->out->server = server;
-        p->out->phy_id = dev_id;
-        p->out->ip = ip;
-    }
+    if (n < (int64_t)lo || n > (int64_t)hi)
+        return rt_bad(p, field(f, sizeof(f), where, key), "%lld is outside [%u, %u]", (long long)n,
+                      lo, hi);
+    *out = (uint32_t)n;
     return EMU_OK;
 }
 
-static emu_status parse_root(struct parse_ctx *p, json_object *root)
+emu_status rt_str(const struct rt_parse *p, json_object *o, const char *where, const char *key,
+                  bool required, size_t lo, size_t hi, const char **out)
 {
-    json_object *list, *v;
-    uint32_t count;
+    char f[320];
+    json_object *v;
 
-    if (!json_object_is_type(root, json_type_object))
-        return bad(p, "the top level is not an object");
-    if (!json_object_object_get_ex(root, "version", &v) ||
-        !json_object_is_type(v, json_type_string) ||
-        (strcmp(json_object_get_string(v), "1.0") != 0 &&
-         strcmp(json_object_get_string(v), "1.2") != 0 &&
-         strcmp(json_object_get_string(v), "2.0") != 0))
-        return bad(p, "\"version\" must be \"1.0\", \"1.2\" or \"2.0\"");
-    if (json_object_object_get_ex(root, "status", &v) &&
-        (!json_object_is_type(v, json_type_string) ||
-         strcmp(json_object_get_string(v), "completed") != 0))
-        return bad(p, "\"status\" is not \"completed\"");
-    if (!json_object_object_get_ex(root, "server_list", &list) ||
-        !json_object_is_type(list, json_type_array) || json_object_array_length(list) == 0)
-        return bad(p, "\"server_list\" must be a non-empty array");
-    size_t ns = json_object_array_length(list);
-    if (json_object_object_get_ex(root, "server_count", &v) &&
-        (!get_num(root, "server_count", &count) || count != ns))
-        return bad(p, "\"server_count\" does not match the length of \"server_list\"");
-    for (size_t s = 0; s < ns; s++) {
-        json_object *srv = json_object_array_get_idx(list, s), *devs;
-        if (!json_object_is_type(srv, json_type_object) ||
-            !json_object_object_get_ex(srv, "server_id", &v) ||
-            !json_object_is_type(v, json_type_string) ||
-            !json_object_object_get_ex(srv, "device", &devs) ||
-            !json_object_is_type(devs, json_type_array) || json_object_array_length(devs) == 0)
-            return bad(p, "every server needs a \"server_id\" string and a non-empty "
-                          "\"device\" array");
-        for (size_t i = 0; i < json_object_array_length(devs); i++) {
-            emu_status st = parse_device(p, json_object_array_get_idx(devs, i), (uint32_t)s);
-            if (st != EMU_OK)
-                return st;
-        }
-    }
+    if (!json_object_object_get_ex(o, key, &v))
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
+    if (!json_object_is_type(v, json_type_string))
+        return rt_bad(p, field(f, sizeof(f), where, key), "is not a string");
+    size_t len = (size_t)json_object_get_string_len(v);
+    if (len < lo || len > hi)
+        return rt_bad(p, field(f, sizeof(f), where, key), "its length %zu is outside [%zu, %zu]",
+                      len, lo, hi);
+    *out = json_object_get_string(v);
+    return EMU_OK;
+}
+
+emu_status rt_array(const struct rt_parse *p, json_object *o, const char *where, const char *key,
+                    bool required, size_t min, json_object **out)
+{
+    char f[320];
+    json_object *v;
+
+    if (!json_object_object_get_ex(o, key, &v))
+        return required ? rt_bad(p, field(f, sizeof(f), where, key), "is missing") : EMU_ENOTFOUND;
+    if (!json_object_is_type(v, json_type_array))
+        return rt_bad(p, field(f, sizeof(f), where, key), "is not an array");
+    if (json_object_array_length(v) < min)
+        return rt_bad(p, field(f, sizeof(f), where, key), "needs at least %zu entr%s", min,
+                      min == 1 ? "y" : "ies");
+    *out = v;
+    return EMU_OK;
+}
+
+emu_status rt_take_rank(struct rt_parse *p, const char *where, uint32_t id)
+{
+    if (id >= EMU_COMM_MAX_RANKS)
+        return rt_bad(p, where, "%u: hcemu emulates at most %u ranks", id, EMU_COMM_MAX_RANKS);
+    if (p->seen[id])
+        return rt_bad(p, where, "rank_id %u appears twice", id);
+    p->seen[id] = true;
+    p->nranks++;
+    return EMU_OK;
+}
+
+emu_status rt_check_ranks(struct rt_parse *p)
+{
     for (uint32_t r = 0; r < p->nranks; r++)
         if (!p->seen[r])
-            return bad(p, "rank_id values are not 0..N-1");
+            return rt_bad(p, "rank_id", "the %u ranks are not numbered 0..%u: %u is missing",
+                          p->nranks, p->nranks - 1, r);
     if (!p->found) {
-        EMU_LOG_ERR("%s: rank %u: rank table %s has no device with rank_id %u (it lists %u "
-                    "ranks)",
+        EMU_LOG_ERR("%s: rank %u: rank table %s has no device with rank_id %u (it lists %u ranks)",
                     p->fn, p->rank, p->path, p->rank, p->nranks);
         return EMU_EINVAL;
     }
     p->out->nranks = p->nranks;
     return EMU_OK;
+}
+
+static emu_status parse_root(struct rt_parse *p, json_object *root)
+{
+    const char *version, *status;
+    json_object *v;
+    emu_status s;
+
+    if (!json_object_is_type(root, json_type_object))
+        return rt_bad(p, "(top level)", "is not an object");
+    if ((s = rt_str(p, root, "", "version", true, 0, 16, &version)) != EMU_OK)
+        return s;
+    if (strcmp(version, "1.0") != 0 && strcmp(version, "1.2") != 0 && strcmp(version, "2.0") != 0)
+        return rt_bad(p, "version", "\"%s\" is none of \"1.0\", \"1.2\", \"2.0\"", version);
+    /* "initializing" marks a table still being written: the vendor refuses it too. */
+    s = rt_str(p, root, "", "status", false, 0, 32, &status);
+    if (s == EMU_OK && strcmp(status, "completed") != 0)
+        return rt_bad(p, "status", "\"%s\" is not \"completed\"", status);
+    if (s != EMU_OK && s != EMU_ENOTFOUND)
+        return s;
+    if (strcmp(version, "2.0") == 0 && json_object_object_get_ex(root, "rank_list", &v))
+        return emu_ranktable_parse_ranks(p, root);
+    return emu_ranktable_parse_servers(p, root, version);
 }
 
 static uint64_t fnv1a(const void *p, size_t n)
@@ -161,28 +163,34 @@ static uint64_t fnv1a(const void *p, size_t n)
 emu_status emu_ranktable_load(const char *path, uint32_t rank, const char *fn,
                               struct emu_ranktable_entry *out)
 {
-    struct parse_ctx p = {.fn = fn, .path = path, .rank = rank, .out = out};
+    struct rt_parse *p = calloc(1, sizeof(*p));
     size_t len = 0;
     char *text = NULL, why[96];
+    emu_status s;
 
-    if (emu_secure_dir_read_input(path, EMU_RANKTABLE_MAX_BYTES, &text, &len, why,
-                                  sizeof(why)) != EMU_OK) {
+    if (p == NULL)
+        return EMU_ENOMEM;
+    *p = (struct rt_parse){.fn = fn, .path = path, .rank = rank, .out = out};
+    if (emu_secure_dir_read_input(path, EMU_RANKTABLE_MAX_BYTES, &text, &len, why, sizeof(why)) !=
+        EMU_OK) {
         EMU_LOG_ERR("%s: rank %u: cannot read rank table %s: %s", fn, rank, path, why);
+        free(p);
         return EMU_EFILE;
     }
     enum json_tokener_error jerr;
     json_object *root = json_tokener_parse_verbose(text, &jerr);
-    emu_status s;
     if (root == NULL) {
         EMU_LOG_ERR("%s: rank %u: rank table %s is not JSON: %s", fn, rank, path,
                     json_tokener_error_desc(jerr));
         s = EMU_EPARSE;
     } else {
         memset(out, 0, sizeof(*out));
-        s = parse_root(&p, root);
+        out->super_dev = EMU_RANKTABLE_NO_SUPER_DEV;
+        s = parse_root(p, root);
         out->hash = fnv1a(text, len);
         json_object_put(root);
     }
     free(text);
+    free(p);
     return s;
 }

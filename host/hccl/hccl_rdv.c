@@ -848,6 +848,14 @@ struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t 
     return NULL;
 }
 
+const struct emu_rdv_offer *emu_rdv_offer_at(const struct emu_rdv *r, uint32_t from, uint32_t to,
+                                             uint32_t idx)
+{
+    if (from >= r->nranks || to >= r->nranks || idx >= EMU_RDV_KEYS)
+        return NULL;
+    return &r->offers[block(r, from, to) + idx];
+}
+
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key)
 {

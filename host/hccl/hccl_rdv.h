@@ -52,6 +52,9 @@ struct emu_rdv_offer {
     _Atomic uint32_t key; /* emu_rdv_key(); 0 = unused entry */
     _Atomic uint32_t seq; /* posts made for this key; the publication word */
     _Atomic uint32_t got; /* the peer's seq this side has consumed (second half of the handshake) */
+    /* For reports on this host: 1 + the rank the poster was still waiting for when its
+     * acquire timed out and withdrew this offer; 0 while it has not given up. */
+    _Atomic uint32_t gave_up_for;
     uint32_t notify_num;
     uint32_t notify_base; /* in the poster's device pool */
     uint32_t slot;        /* the poster's channels[] slot */
@@ -138,6 +141,10 @@ bool emu_rdv_unused_here(const struct emu_rdv *r);
 /* My entry for `key` in the block [me -> peer], claimed when absent (NULL when full). */
 struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t peer, uint32_t key);
 /* The peer's entry for `key` in [peer -> me], or NULL. */
+/* The idx-th offer entry (0..EMU_RDV_KEYS-1) `from` keeps for `to`, for diagnostics: its key
+ * is 0 while unused. */
+const struct emu_rdv_offer *emu_rdv_offer_at(const struct emu_rdv *r, uint32_t from, uint32_t to,
+                                             uint32_t idx);
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key);
 /* Wake every waiter (after publishing with a release store). */

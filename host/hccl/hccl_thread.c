@@ -69,6 +69,25 @@ static emu_status notifies_take(struct emu_comm *c, uint32_t n, uint32_t *base)
     return n == 0 ? EMU_OK : emu_notify_pool_alloc(c->d, n, base);
 }
 
+/* "rank R thread I", unique on the device: when another live communicator there has the same
+ * rank, " comm S" (this member's entry in the device's table) tells the two apart.
+ * res_lock held. */
+static void label_thread(const struct emu_comm *c, const struct emu_devctl *ctl,
+                         struct emu_stream_ctl *sc, uint32_t index)
+{
+    bool shared = false;
+
+    for (uint32_t i = 0; i < EMU_MAX_COMMS && !shared; i++)
+        shared = i != c->ctl_slot &&
+                 emu_load_acquire(&((struct emu_devctl *)ctl)->comms[i].state) != 0 &&
+                 ctl->comms[i].rank == c->rank;
+    if (shared)
+        snprintf(sc->label, sizeof(sc->label), "rank %u thread %u comm %u", c->rank, index,
+                 c->ctl_slot);
+    else
+        snprintf(sc->label, sizeof(sc->label), "rank %u thread %u", c->rank, index);
+}
+
 /* Take a free streams[] slot as an AICPU_TS thread of this comm. */
 static emu_status device_slot_take(struct emu_comm *c, struct emu_thread_rec *t)
 {
@@ -89,7 +108,7 @@ static emu_status device_slot_take(struct emu_comm *c, struct emu_thread_rec *t)
         sc->engine = COMM_ENGINE_AICPU_TS;
         sc->rank = c->rank;
         sc->thread_index = t->index;
-        snprintf(sc->label, sizeof(sc->label), "rank %u thread %u", c->rank, t->index);
+        label_thread(c, ctl, sc, t->index);
         atomic_store(&sc->error, 0);
         atomic_store(&sc->parked, EMU_PARK_NONE);
         /* Start both counters equal: nothing queued. */
@@ -163,7 +182,7 @@ static void release_one(struct emu_comm *c, struct emu_thread_rec *t)
 }
 
 /* One new thread; on failure nothing of it remains. */
-static emu_status make_thread(struct emu_comm *c, int32_t engine, uint32_t notifies, uint32_t index,
+static emu_status make_thread(struct emu_comm *c, int32_t engine, uint32_t notifies,
                               struct emu_thread_rec *t)
 {
     emu_status s;
@@ -171,7 +190,9 @@ static emu_status make_thread(struct emu_comm *c, int32_t engine, uint32_t notif
     memset(t, 0, sizeof(*t));
     t->engine = engine;
     t->notify_num = notifies;
-    t->index = index;
+    /* Counted over the communicator, not the call: two acquire calls never both make a
+     * "rank R thread 0". */
+    t->index = c->threads_made++;
     if ((s = notifies_take(c, notifies, &t->notify_base)) != EMU_OK)
         return s;
     if (engine == COMM_ENGINE_AICPU_TS) {
@@ -202,7 +223,7 @@ emu_status emu_thread_acquire(struct emu_comm *c, int32_t engine, uint32_t n,
 
     for (uint32_t i = 0; i < n; i++) {
         struct emu_thread_rec t;
-        emu_status s = make_thread(c, engine, notify_nums ? notify_nums[i] : uniform, i, &t);
+        emu_status s = make_thread(c, engine, notify_nums ? notify_nums[i] : uniform, &t);
         if (s != EMU_OK) {
             /* All or nothing: give back the threads this call made. */
             while (c->n_threads > first)
