@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hccl_ranktable_priv.h"
+#include "hccl_ranktable_forms.h"
 
 #define RT_RANK_COUNT_MAX 65536u
 #define RT_DEVICE_ID_MAX 64u

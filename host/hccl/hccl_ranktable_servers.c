@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hccl_ranktable_priv.h"
+#include "hccl_ranktable_forms.h"
 
 #define RT_PORT_MIN 1u
 #define RT_PORT_MAX 65535u

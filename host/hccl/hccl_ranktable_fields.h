@@ -1,15 +1,16 @@
-/* hccl_ranktable_priv.h - shared by the rank-table readers: hccl_ranktable.c (file, version,
- * common checks), hccl_ranktable_servers.c (the server_list forms) and
- * hccl_ranktable_ranks.c (the rank_list form of version 2.0). Nothing else includes it. */
-#ifndef HCEMU_HOST_HCCL_RANKTABLE_PRIV_H
-#define HCEMU_HOST_HCCL_RANKTABLE_PRIV_H
+/* hccl_ranktable_fields.h - the field checks every rank-table reader uses (a number, a string,
+ * an array, a rank id), each logging one line that names the field's JSON path. Used by
+ * hccl_ranktable.c (file, version), hccl_ranktable_servers.c (the server_list forms) and
+ * hccl_ranktable_ranks.c (the rank_list form of version 2.0); nothing else includes it. */
+#ifndef HCEMU_HOST_HCCL_RANKTABLE_FIELDS_H
+#define HCEMU_HOST_HCCL_RANKTABLE_FIELDS_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "hccl_comm.h"
-#include "hccl_ranktable.h"
+#include "hccl_ranktable_entry.h"
 
 struct rt_parse {
     const char *fn;
@@ -45,9 +46,5 @@ emu_status rt_array(const struct rt_parse *p, json_object *o, const char *where,
 emu_status rt_take_rank(struct rt_parse *p, const char *where, uint32_t id);
 /* After every rank is taken: rank ids are 0..N-1 and the reader's rank is one of them. */
 emu_status rt_check_ranks(struct rt_parse *p);
-
-emu_status emu_ranktable_parse_servers(struct rt_parse *p, json_object *root,
-                                       const char *version) EMU_MUST_CHECK;
-emu_status emu_ranktable_parse_ranks(struct rt_parse *p, json_object *root) EMU_MUST_CHECK;
 
 #endif
