@@ -124,6 +124,12 @@ struct emu_rdv_offer *emu_rdv_my_offer(struct emu_rdv *r, uint32_t me, uint32_t 
 /* The peer's entry for `key` in [peer -> me], or NULL. */
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key);
+/* The zeroed area of emu_coll_check_bytes(nranks) bytes at the end of the file, for the
+ * cross-rank collective checks (coll_check.c). Shared by the members whose job folder holds
+ * this file; never kept in step over the network. */
+void *emu_rdv_check_area(const struct emu_rdv *r);
+/* Whether `rank` destroyed its member, or its process (or host) died. */
+bool emu_rdv_rank_gone(const struct emu_rdv *r, uint32_t rank);
 /* Wake every waiter (after publishing with a release store). */
 void emu_rdv_ring(struct emu_rdv *r);
 /* Wait until ready(arg) is true. Returns EMU_ETIMEOUT at the deadline, EMU_EREMOTE (with
