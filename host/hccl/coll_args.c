@@ -258,9 +258,10 @@ emu_status emu_coll_args_reduce_scatter(void *sendBuf, void *recvBuf, uint64_t r
         (s = check_buf(c, fn, "sendBuf", sendBuf, sh.send_bytes, o.esz)) != EMU_OK ||
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
-    /* In place means recvBuf is this rank's block of sendBuf. */
-    uint8_t *mine = (uint8_t *)sendBuf + c->rank * sh.recv_bytes;
-    if ((void *)mine != recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
+    /* In place means recvBuf is this rank's block of sendBuf (integers: either may be NULL
+     * with a zero count, and NULL + 0 is undefined in C). */
+    uintptr_t mine = (uintptr_t)sendBuf + c->rank * sh.recv_bytes;
+    if (mine != (uintptr_t)recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn,
                                      "recvBuf overlaps sendBuf other than at "
                                      "this rank's block"));
@@ -376,7 +377,7 @@ emu_status emu_coll_args_scatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
     uint64_t b = sh.recv_bytes;
-    if (is_root && (uint8_t *)recvBuf != (uint8_t *)sendBuf + c->rank * b &&
+    if (is_root && (uintptr_t)recvBuf != (uintptr_t)sendBuf + c->rank * b &&
         overlap(sendBuf, sh.send_bytes, recvBuf, b))
         return leave(c, emu_hccl_bad(c, fn,
                                      "recvBuf overlaps sendBuf other than at "
@@ -410,7 +411,7 @@ emu_status emu_coll_args_allgather(void *sendBuf, void *recvBuf, uint64_t sendCo
         (s = check_buf(c, fn, "sendBuf", sendBuf, sh.send_bytes, o.esz)) != EMU_OK ||
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
-    if (sendBuf != (uint8_t *)recvBuf + c->rank * sh.send_bytes &&
+    if ((uintptr_t)sendBuf != (uintptr_t)recvBuf + c->rank * sh.send_bytes &&
         overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn,
                                      "sendBuf overlaps recvBuf other than at "
