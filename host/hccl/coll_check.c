@@ -193,13 +193,16 @@ static uint64_t progress_of(const struct emu_comm *c, const struct area *a)
     return p;
 }
 
-/* Wait until every rank posted call `no`. EMU_ETIMEOUT after HCEMU_HANG_MS without
+/* Wait until every rank posted call `no`. EMU_ETIMEOUT after 2 x HCEMU_HANG_MS without
  * progress (or HCCL_CONNECT_TIMEOUT in all), EMU_EREMOTE when a missing rank is gone. */
 static emu_status wait_all(const struct emu_comm *c, const struct area *a, uint32_t no,
                            const char *fn)
 {
     static _Thread_local uint32_t list[EMU_COMM_MAX_RANKS];
-    uint64_t start = emu_os_now_ns(), hang_ns = emu_settings_u64(EMU_SET_HANG_MS) * 1000000ull;
+    /* Twice the watchdog's period: when the missing rank is held up by a hang on the devices,
+     * the watchdog's report (which names its cause) comes first, and its failure reaches
+     * the missing rank, which then leaves (EMU_EREMOTE here). */
+    uint64_t start = emu_os_now_ns(), hang_ns = 2 * emu_settings_u64(EMU_SET_HANG_MS) * 1000000ull;
     uint64_t deadline = start + c->connect_timeout_ms * 1000000ull;
     uint64_t last = progress_of(c, a), since = start, next_gone = start + SLICE_NS;
     uint32_t polls = 0;
