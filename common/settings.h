@@ -109,7 +109,7 @@ enum emu_setting_reader {
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
-    X(COLL_CHECK, "HCEMU_COLL_CHECK", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_HOST,                    \
+    X(COLL_CHECK, "HCEMU_COLL_CHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_HOST,                    \
       "cross-rank checks of every collective call: operator, types, counts, op, root, order")     \
     X(FAULT, "HCEMU_FAULT", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                              \
       "fault injection rules: kind:key=value,...;... (docs/DEBUGGING.md)")                        \
