@@ -7,6 +7,8 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
+# Seconds each fuzz target runs (scripts/fuzz): short in `make test`, e.g. 600 for a real run.
+FUZZ_SECONDS ?= 15
 
 .PHONY: all deps bench-deps build build-asan demo test test-plain test-asan fuzz bench bench-report \
         scale install clean
@@ -40,7 +42,7 @@ test-asan: build-asan
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 ctest $(CTEST_ARGS) -j$(JOBS) -LE no-asan
 
 fuzz: deps
-	@scripts/fuzz 20
+	@scripts/fuzz $(FUZZ_SECONDS)
 
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,59 @@ static _Thread_local char log_last_error[512];
 static _Thread_local int log_has_error;
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
+
+/* ---- repeated lines ------------------------------------------------------------------------
+ * A program that retries a refused call in a loop printed one identical line per call (an
+ * API fuzzer: millions in seconds). Per process, each distinct error or warning text is
+ * printed EMU_LOG_REPEAT_MAX times; after that only a count, when it reaches 10x, 100x, ...
+ * that number. A direct-mapped table of text hashes: two texts sharing a slot just restart
+ * each other's count. Its lock is only ever tried, never waited for (a fork child inherits it
+ * as it was), so a contended or inherited lock means the line is printed unthrottled. */
+#define REPEAT_SLOTS 256u
+
+struct repeat_slot {
+    uint64_t hash;
+    uint64_t count;
+};
+
+static atomic_flag repeat_lock = ATOMIC_FLAG_INIT;
+static struct repeat_slot repeats[REPEAT_SLOTS];
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h | 1; /* 0 marks an empty slot */
+}
+
+/* How many times this text was logged before, counting this time (0: not counted). */
+static uint64_t repeat_count(const char *msg)
+{
+    uint64_t h = text_hash(msg), n = 0;
+
+    if (atomic_flag_test_and_set_explicit(&repeat_lock, memory_order_acquire))
+        return 0;
+    struct repeat_slot *r = &repeats[h % REPEAT_SLOTS];
+    if (r->hash != h)
+        *r = (struct repeat_slot){h, 0};
+    n = ++r->count;
+    atomic_flag_clear_explicit(&repeat_lock, memory_order_release);
+    return n;
+}
+
+/* Whether the n-th time of a line is printed; *note says when it is a count line. */
+static bool repeat_shown(uint64_t n, bool *note)
+{
+    *note = false;
+    if (n <= EMU_LOG_REPEAT_MAX)
+        return true;
+    for (uint64_t at = EMU_LOG_REPEAT_MAX * 10; at <= n && at != 0; at *= 10)
+        if (at == n)
+            return *note = true;
+    return false;
+}
 
 void emu_log_set_role(const char *role)
 {
@@ -60,8 +115,16 @@ void emu_log_print(enum emu_log_level level, const char *fmt, ...)
     }
     if (!emu_log_enabled(level))
         return;
-    int n = snprintf(line, sizeof(line), "[hcemu %s%s%s] %s: %.1024s\n", log_role,
-                     log_context[0] ? " " : "", log_context, level_names[level], msg);
+    bool note = false;
+    uint64_t times = level <= EMU_LOG_LEVEL_WARN ? repeat_count(msg) : 0;
+    if (!repeat_shown(times, &note))
+        return;
+    int n = note ? snprintf(line, sizeof(line),
+                            "[hcemu %s%s%s] %s: (%llu times now, shown the first %u) %.900s\n",
+                            log_role, log_context[0] ? " " : "", log_context, level_names[level],
+                            (unsigned long long)times, EMU_LOG_REPEAT_MAX, msg)
+                 : snprintf(line, sizeof(line), "[hcemu %s%s%s] %s: %.1024s\n", log_role,
+                            log_context[0] ? " " : "", log_context, level_names[level], msg);
     if (n < 0)
         return;
     if ((size_t)n >= sizeof(line)) {

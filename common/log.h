@@ -2,11 +2,15 @@
  *
  * Lines go to stderr as "[hcemu <role> <context>] LEVEL: message". The level comes from
  * HCEMU_LOG_LEVEL (error, warn, info, debug; default warn). Log once, where the context is
- * richest. Errors are also kept per OS thread for aclGetRecentErrMsg(). */
+ * richest. Errors are also kept per OS thread for aclGetRecentErrMsg(). An error or warning
+ * text logged more than EMU_LOG_REPEAT_MAX times by a process is shown again only as a
+ * count, when it reaches 10x, 100x, ... that number. */
 #ifndef HCEMU_COMMON_LOG_H
 #define HCEMU_COMMON_LOG_H
 
 #include <stddef.h>
+
+#define EMU_LOG_REPEAT_MAX 10u
 
 enum emu_log_level {
     EMU_LOG_LEVEL_ERR = 0,

@@ -113,6 +113,10 @@ enum emu_setting_reader {
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
+    X(COLL_CHECK, "HCEMU_COLL_CHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_HOST,                    \
+      "cross-rank checks of every collective call: operator, types, counts, op, root, order")     \
+    X(FAULT, "HCEMU_FAULT", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                              \
+      "fault injection rules: kind:key=value,...;... (docs/DEBUGGING.md)")                        \
     X(PEER_THREADS, "HCEMU_PEER_THREADS", EMU_SET_ENUM, "auto", 0, 0, "auto|on|off", EMU_SET_HOST,  \
       "small mesh exchanges of the built-in collectives on a thread per peer (auto: when modelled)") \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \
@@ -153,7 +157,7 @@ struct emu_setting_info {
 /* ---- the block a host writes into a device's control block ------------------------------ */
 
 #define EMU_SETTINGS_MAGIC 0x3154455355454d45ull /* "EMUESET1" */
-#define EMU_SETTINGS_MAX_ROWS 48u
+#define EMU_SETTINGS_MAX_ROWS 64u
 #define EMU_SETTING_STR_MAX 512u
 
 struct emu_setting_value {

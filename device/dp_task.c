@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
+#include "inject.h"
 #include "lost_record.h"
 #include "net.h"
 #include "reduce.h"
@@ -83,6 +84,8 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
         emu_reduce(dst, src, o->count, o->dtype, o->op);
     else
         emu_copy_shared(dst, src, o->len);
+    if (emu_inject_on())
+        emu_inject_after_move(t, dst, o->len);
     return EMU_RUN_DONE;
 }
 
@@ -163,7 +166,10 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 enum emu_run_result emu_dp_task_run(struct emu_task *t)
 {
     uint32_t f = emu_dp_kinds_flags(t->kind);
+    enum emu_inject_verdict v = emu_inject_on() ? emu_inject_before(t, f) : EMU_INJECT_GO;
 
+    if (v == EMU_INJECT_FAIL)
+        return EMU_RUN_FAIL;
     if (f & EMU_DPF_WAIT)
         return wait_notify(t);
     if (emu_dp_op_of(t)->net)
@@ -173,7 +179,7 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
         if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
             return r;
     }
-    return record(t);
+    return v == EMU_INJECT_SKIP_RECORD ? EMU_RUN_DONE : record(t);
 }
 
 void emu_dp_task_init(void)

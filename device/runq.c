@@ -26,6 +26,7 @@
 #include "common/os.h"
 #include "common/settings.h"
 #include "dp.h"
+#include "inject.h"
 #include "runq.h"
 
 /* Bytes a published entry may move: a runner runs it inside a task of its own, which a long
@@ -94,7 +95,8 @@ static uint32_t emu_runq_export(const struct emu_task *head, struct emu_runq_tas
 
 void emu_runq_init(void)
 {
-    if (!emu_settings_bool(EMU_SET_RUNQ))
+    /* Injected faults count each device's tasks where they run: on their own executor. */
+    if (!emu_settings_bool(EMU_SET_RUNQ) || emu_inject_on())
         return;
     emu_sched_set_export(emu_runq_export);
     emu_dp_task_handoff_hook = emu_runq_take;

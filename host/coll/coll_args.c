@@ -12,6 +12,7 @@
 
 #include "coll.h"
 #include "coll_args.h"
+#include "coll_check.h"
 #include "host/hccl/hccl.h"
 #include "host/acl/mem.h"
 #include "host/acl/stream.h"
@@ -136,6 +137,8 @@ static emu_status finish(struct emu_comm *c, aclrtStream stream, struct emu_coll
                          emu_status s)
 {
     if (s == EMU_OK)
+        s = emu_coll_check_op(c, op);
+    if (s == EMU_OK)
         s = emu_coll_execute(c, stream, op);
     return leave(c, s);
 }
@@ -188,7 +191,7 @@ emu_status emu_coll_args_allreduce(void *sendBuf, void *recvBuf, uint64_t count,
     if (sendBuf != recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn, "sendBuf and recvBuf overlap partially"));
     if (count == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = sendBuf;
     o.out = recvBuf;
     return finish(c, stream, &o, EMU_OK);
@@ -214,7 +217,7 @@ emu_status emu_coll_args_reduce(void *sendBuf, void *recvBuf, uint64_t count, Hc
     if (is_root && sendBuf != recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn, "sendBuf and recvBuf overlap partially"));
     if (count == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = sendBuf;
     o.out = is_root ? recvBuf : NULL;
     o.root = root;
@@ -255,14 +258,15 @@ emu_status emu_coll_args_reduce_scatter(void *sendBuf, void *recvBuf, uint64_t r
         (s = check_buf(c, fn, "sendBuf", sendBuf, sh.send_bytes, o.esz)) != EMU_OK ||
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
-    /* In place means recvBuf is this rank's block of sendBuf. */
-    uint8_t *mine = (uint8_t *)sendBuf + c->rank * sh.recv_bytes;
-    if ((void *)mine != recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
+    /* In place means recvBuf is this rank's block of sendBuf (integers: either may be NULL
+     * with a zero count, and NULL + 0 is undefined in C). */
+    uintptr_t mine = (uintptr_t)sendBuf + c->rank * sh.recv_bytes;
+    if (mine != (uintptr_t)recvBuf && overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn,
                                      "recvBuf overlaps sendBuf other than at "
                                      "this rank's block"));
     if (recvCount == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     static _Thread_local uint64_t counts[HCOLL_MAX_RANKS], displs[HCOLL_MAX_RANKS];
     for (uint32_t p = 0; p < c->size; p++) {
         counts[p] = recvCount;
@@ -323,7 +327,7 @@ emu_status emu_coll_args_reduce_scatter_v(void *sendBuf, const void *sendCounts,
     if (overlap(sendBuf, send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn, "sendBuf and recvBuf must not overlap"));
     if (extent == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = sendBuf;
     o.out = recvBuf;
     plan_reduce_scatter(&o, c, counts, displs);
@@ -348,7 +352,7 @@ emu_status emu_coll_args_broadcast(void *buf, uint64_t count, HcclDataType dataT
         (s = check_buf(c, fn, "buf", buf, sh.send_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
     if (count == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = o.out = buf;
     o.root = root;
     return finish(c, stream, &o, EMU_OK);
@@ -373,13 +377,13 @@ emu_status emu_coll_args_scatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
     uint64_t b = sh.recv_bytes;
-    if (is_root && (uint8_t *)recvBuf != (uint8_t *)sendBuf + c->rank * b &&
+    if (is_root && (uintptr_t)recvBuf != (uintptr_t)sendBuf + c->rank * b &&
         overlap(sendBuf, sh.send_bytes, recvBuf, b))
         return leave(c, emu_hccl_bad(c, fn,
                                      "recvBuf overlaps sendBuf other than at "
                                      "the root's block"));
     if (recvCount == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = is_root ? sendBuf : NULL;
     o.out = recvBuf;
     o.root = root;
@@ -407,13 +411,13 @@ emu_status emu_coll_args_allgather(void *sendBuf, void *recvBuf, uint64_t sendCo
         (s = check_buf(c, fn, "sendBuf", sendBuf, sh.send_bytes, o.esz)) != EMU_OK ||
         (s = check_buf(c, fn, "recvBuf", recvBuf, sh.recv_bytes, o.esz)) != EMU_OK)
         return leave(c, s);
-    if (sendBuf != (uint8_t *)recvBuf + c->rank * sh.send_bytes &&
+    if ((uintptr_t)sendBuf != (uintptr_t)recvBuf + c->rank * sh.send_bytes &&
         overlap(sendBuf, sh.send_bytes, recvBuf, sh.recv_bytes))
         return leave(c, emu_hccl_bad(c, fn,
                                      "sendBuf overlaps recvBuf other than at "
                                      "this rank's block"));
     if (sendCount == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = sendBuf;
     o.out = recvBuf;
     return finish(c, stream, &o, EMU_OK);
@@ -451,7 +455,7 @@ emu_status emu_coll_args_allgather_v(void *sendBuf, uint64_t sendCount, void *re
     if (overlap(sendBuf, sh.send_bytes, recvBuf, recv_bytes))
         return leave(c, emu_hccl_bad(c, fn, "sendBuf and recvBuf must not overlap"));
     if (extent == 0)
-        return leave(c, EMU_OK);
+        return leave(c, emu_coll_check_op(c, &o)); /* zero counts: checked, no work */
     o.in = sendBuf;
     o.out = recvBuf;
     for (uint32_t p = 0; p < c->size; p++)
@@ -534,7 +538,7 @@ emu_status emu_coll_args_alltoall(const void *sendBuf, uint64_t sendCount, HcclD
     }
     s = a2a_finish(c, fn, &o, sendBuf, recvBuf, cnt, dsp, cnt, dsp, &empty);
     if (s != EMU_OK || empty)
-        return leave(c, s);
+        return leave(c, s != EMU_OK ? s : emu_coll_check_op(c, &o));
     return finish(c, stream, &o, EMU_OK);
 }
 
@@ -560,7 +564,7 @@ emu_status emu_coll_args_alltoall_v(const void *sendBuf, const void *sendCounts,
         (s = a2a_finish(c, fn, &o, sendBuf, recvBuf, sendCounts, sdispls, recvCounts, rdispls,
                         &empty)) != EMU_OK ||
         empty)
-        return leave(c, s);
+        return leave(c, s != EMU_OK ? s : emu_coll_check_op(c, &o));
     return finish(c, stream, &o, EMU_OK);
 }
 
@@ -594,7 +598,7 @@ emu_status emu_coll_args_alltoall_vc(const void *sendBuf, const void *sendCountM
         rd[p] = p == 0 ? 0 : rd[p - 1] + rc[p - 1];
     }
     if ((s = a2a_finish(c, fn, &o, sendBuf, recvBuf, sc, sd, rc, rd, &empty)) != EMU_OK || empty)
-        return leave(c, s);
+        return leave(c, s != EMU_OK ? s : emu_coll_check_op(c, &o));
     return finish(c, stream, &o, EMU_OK);
 }
 

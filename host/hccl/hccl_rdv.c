@@ -3,7 +3,8 @@
  * The file is created complete: a temporary file is sized and stamped, then link()ed to its
  * final name, so an opener never sees a half-made header; the loser of a creation race uses
  * the winner's file. Layout: header page, members[nranks], a key index (one word per
- * offer), then for every ordered pair (from, to) EMU_RDV_KEYS offers written by `from` only. */
+ * offer), for every ordered pair (from, to) EMU_RDV_KEYS offers written by `from` only, then
+ * the call area of the cross-rank collective checks (host/coll/coll_check.c). */
 #include "hccl_rdv.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include "common/secure_dir.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
-#define RDV_VERSION 2u
+#define RDV_VERSION 3u
 #define RDV_HDR_BYTES 4096u
 #define WAIT_SLICE_NS 50000000ull /* liveness checks while waiting */
 #define NET_SLICE_NS 1000000ull   /* polls of the root's file over the network */
@@ -132,10 +133,22 @@ static size_t offers_offset(uint32_t nranks)
     return (keys_offset(nranks) + keys + 63) & ~(size_t)63;
 }
 
-static size_t file_bytes(uint32_t nranks)
+/* The call area follows the offers on a 64-byte boundary (emu_rdv_call_area). */
+size_t emu_rdv_call_area_bytes(uint32_t nranks)
+{
+    return EMU_RDV_CALL_HDR_BYTES + (size_t)nranks * EMU_RDV_CALL_RANK_BYTES +
+           EMU_RDV_CALL_TABLES * (size_t)nranks * nranks * sizeof(uint64_t);
+}
+
+static size_t check_offset(uint32_t nranks)
 {
     return offers_offset(nranks) +
            (size_t)nranks * nranks * EMU_RDV_KEYS * sizeof(struct emu_rdv_offer);
+}
+
+static size_t file_bytes(uint32_t nranks)
+{
+    return check_offset(nranks) + emu_rdv_call_area_bytes(nranks);
 }
 
 /* The file must be ours and private: another user must not be able to steer a join. */
@@ -408,7 +421,12 @@ void emu_rdv_ring(struct emu_rdv *r)
     net_sync(r); /* the root's file learns of the publication now */
 }
 
-static bool rank_gone(const struct emu_rdv *r, uint32_t rank)
+void *emu_rdv_call_area(const struct emu_rdv *r)
+{
+    return r->base + check_offset(r->nranks);
+}
+
+bool emu_rdv_rank_gone(const struct emu_rdv *r, uint32_t rank)
 {
     const struct rdv_member *m = &r->members[rank];
     uint32_t st = emu_load_acquire(&m->state);
@@ -433,7 +451,7 @@ emu_status emu_rdv_wait(struct emu_rdv *r, bool (*ready)(void *), void *arg, uin
         if (ready(arg))
             return EMU_OK;
         for (uint32_t i = 0; i < n; i++) {
-            if (rank_gone(r, watch[i])) {
+            if (emu_rdv_rank_gone(r, watch[i])) {
                 *gone = watch[i];
                 return EMU_EREMOTE;
             }

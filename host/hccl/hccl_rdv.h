@@ -147,6 +147,19 @@ const struct emu_rdv_offer *emu_rdv_offer_at(const struct emu_rdv *r, uint32_t f
                                              uint32_t idx);
 const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t peer, uint32_t me,
                                                uint32_t key);
+/* The call area at the end of the file, zeroed at creation, for the cross-rank collective
+ * checks (host/coll/coll_check.c): a header of EMU_RDV_CALL_HDR_BYTES, a block of
+ * EMU_RDV_CALL_RANK_BYTES per rank, then EMU_RDV_CALL_TABLES tables of n x n 64-bit words
+ * (the V forms' counts and displacements). Its size is the rendezvous's to define, so the
+ * file does not depend on the layer above that uses it. Shared by the members whose job
+ * folder holds this file; never kept in step over the network. */
+#define EMU_RDV_CALL_HDR_BYTES 64u
+#define EMU_RDV_CALL_RANK_BYTES 128u
+#define EMU_RDV_CALL_TABLES 4u
+size_t emu_rdv_call_area_bytes(uint32_t nranks);
+void *emu_rdv_call_area(const struct emu_rdv *r);
+/* Whether `rank` destroyed its member, or its process (or host) died. */
+bool emu_rdv_rank_gone(const struct emu_rdv *r, uint32_t rank);
 /* Wake every waiter (after publishing with a release store). */
 void emu_rdv_ring(struct emu_rdv *r);
 /* Wait until ready(arg) is true. Returns EMU_ETIMEOUT at the deadline, EMU_EREMOTE (with
