@@ -10,6 +10,7 @@
 #include "common/os.h"
 #include "acl_notify.h"
 #include "event.h"
+#include "acl_graph.h"
 #include "mem.h"
 #include "pin.h"
 #include "runtime.h"
@@ -238,7 +239,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
 
     NEED_INIT("aclrtMemcpy");
     emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
-    if (st != EMU_OK)
+    if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemcpy")) != EMU_OK)
         return out(st);
     emu_copy(d.host, s.host, count);
     return ACL_SUCCESS;
@@ -262,6 +263,11 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         return out(EMU_ERTNOTSUP);
     }
     if ((d.dev < 0 && !d.pinned) || (s.dev < 0 && !s.pinned)) {
+        if (emu_aclgraph_capturing(hs)) {
+            EMU_LOG_ERR("aclrtMemcpyAsync: a capture takes copies of pinned host memory only "
+                        "(aclrtMallocHost)");
+            return out(EMU_EINVAL);
+        }
         /* Pageable host memory: the copy happens before return, after earlier work. */
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
@@ -290,7 +296,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 
     NEED_INIT("aclrtMemset");
     emu_status st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
-    if (st != EMU_OK)
+    if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemset")) != EMU_OK)
         return out(st);
     memset(r.host, (int)(uint8_t)value, count);
     return ACL_SUCCESS;
@@ -308,6 +314,10 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
     if (r.dev < 0) {
+        if (emu_aclgraph_capturing(hs)) {
+            EMU_LOG_ERR("aclrtMemsetAsync: a capture takes device memory only");
+            return out(EMU_EINVAL);
+        }
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
         memset(r.host, (int)(uint8_t)value, count);
@@ -364,6 +374,8 @@ aclError aclrtDestroyStream(aclrtStream stream)
         EMU_LOG_ERR("aclrtDestroyStream: the default stream belongs to the device");
         return out(EMU_EINVAL);
     }
+    if ((st = emu_aclgraph_check_stream(s, "aclrtDestroyStream")) != EMU_OK)
+        return out(st);
     emu_stream_destroy(s);
     return ACL_SUCCESS;
 }
@@ -374,7 +386,8 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     emu_status st;
 
     NEED_INIT("aclrtSynchronizeStream");
-    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
+    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_check_stream(s, "aclrtSynchronizeStream")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync(s, UINT64_MAX));
 }
@@ -389,7 +402,8 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
         EMU_LOG_ERR("aclrtSynchronizeStreamWithTimeout: timeout %d ms (-1 = forever)", timeout);
         return out(EMU_EINVAL);
     }
-    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
+    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_check_stream(s, "aclrtSynchronizeStreamWithTimeout")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync(s, emu_os_deadline_ms(timeout)));
 }
@@ -400,7 +414,8 @@ aclError aclrtSynchronizeDevice(void)
     emu_status st;
 
     NEED_INIT("aclrtSynchronizeDevice");
-    if ((st = emu_runtime_current(&d)) != EMU_OK)
+    if ((st = emu_runtime_current(&d)) != EMU_OK ||
+        (st = emu_aclgraph_check_device(d->id, "aclrtSynchronizeDevice")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync_device(d));
 }
@@ -426,8 +441,10 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     emu_status st;
 
     NULL_CHECK(event, "aclrtRecordEvent");
+    bool captured;
     if ((st = emu_event_check(event, &e)) != EMU_OK ||
-        (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        (st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_event_record(e, s, EMU_CALLSITE(), &captured)) != EMU_OK || captured)
         return out(st);
     return out(emu_event_record(e, s, EMU_CALLSITE()));
 }
@@ -439,8 +456,10 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     emu_status st;
 
     NULL_CHECK(event, "aclrtStreamWaitEvent");
+    bool captured;
     if ((st = emu_event_check(event, &e)) != EMU_OK ||
-        (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        (st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_event_wait(s, e, EMU_CALLSITE(), &captured)) != EMU_OK || captured)
         return out(st);
     return out(emu_event_wait(s, e, EMU_CALLSITE()));
 }
@@ -451,7 +470,8 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     emu_status st;
 
     NULL_CHECK(event, "aclrtSynchronizeEvent");
-    if ((st = emu_event_check(event, &e)) != EMU_OK)
+    if ((st = emu_event_check(event, &e)) != EMU_OK ||
+        (st = emu_aclgraph_check_event(e, "aclrtSynchronizeEvent")) != EMU_OK)
         return out(st);
     return out(emu_event_sync(e));
 }
@@ -465,7 +485,9 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
     NULL_CHECK(startEvent, "aclrtEventElapsedTime");
     NULL_CHECK(endEvent, "aclrtEventElapsedTime");
     if ((st = emu_event_check(startEvent, &a)) != EMU_OK ||
-        (st = emu_event_check(endEvent, &b)) != EMU_OK)
+        (st = emu_event_check(endEvent, &b)) != EMU_OK ||
+        (st = emu_aclgraph_check_event(a, "aclrtEventElapsedTime")) != EMU_OK ||
+        (st = emu_aclgraph_check_event(b, "aclrtEventElapsedTime")) != EMU_OK)
         return out(st);
     return out(emu_event_elapsed(a, b, ms));
 }

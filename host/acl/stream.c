@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/spin.h"
+#include "acl_graph.h"
 #include "model_time.h"
 
 /* A stream freed with its lost device: its memory went with the device, the pending list of
@@ -154,6 +155,9 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
     emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
+        return st;
+    bool captured; /* a capturing stream records the task in its graph instead (acl_graph.c) */
+    if ((st = emu_aclgraph_take_task(s, w, &captured)) != EMU_OK || captured)
         return st;
     w->stream = s->slot;
     w->stream_gen = s->gen;
