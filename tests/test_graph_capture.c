@@ -169,6 +169,16 @@ static void kernel_launches_are_recorded_then_replayed_with_their_captured_args(
     assert_string_equal(name, "adder");
     OK(aclmdlRIGetId(g, &id));
     assert_true(id > 0);
+    char path[CU_PATH + 16], text[512] = {0};
+    snprintf(path, sizeof(path), "%s/graph.json", job);
+    OK(aclmdlRIDebugJsonPrint(g, path, ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_true(fread(text, 1, sizeof(text) - 1, f) > 0);
+    fclose(f);
+    unlink(path);
+    assert_non_null(strstr(text, "\"name\": \"adder\""));
+    assert_non_null(strstr(text, "\"seq\": 1, \"stream\": 0, \"type\": \"kernel\""));
     OK(aclmdlRIDestroy(g));
     OK(aclrtFree(sum));
     OK(aclrtFree(runs));

@@ -692,21 +692,6 @@ uint32_t emu_aclgraph_id(const struct emu_graph *g)
     return g->id;
 }
 
-uint32_t emu_aclgraph_task_count(const struct emu_graph *g)
-{
-    return g->nnodes;
-}
-
-uint32_t emu_aclgraph_streams(const struct emu_graph *g, void **out, uint32_t max)
-{
-    pthread_mutex_lock(&lock);
-    uint32_t n = g->nmembers;
-    for (uint32_t i = 0; i < n && i < max; i++)
-        out[i] = g->members[i].user;
-    pthread_mutex_unlock(&lock);
-    return n;
-}
-
 emu_status emu_aclgraph_on_destroy(struct emu_graph *g, emu_aclgraph_cb fn, void *user, bool add)
 {
     emu_status st = EMU_OK;

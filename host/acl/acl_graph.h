@@ -66,9 +66,6 @@ emu_status emu_aclgraph_destroy(struct emu_graph *g) EMU_MUST_CHECK;
 emu_status emu_aclgraph_set_name(struct emu_graph *g, const char *name) EMU_MUST_CHECK;
 const char *emu_aclgraph_name(const struct emu_graph *g);
 uint32_t emu_aclgraph_id(const struct emu_graph *g);
-uint32_t emu_aclgraph_task_count(const struct emu_graph *g);
-/* The user streams the tasks were captured on (origin first), at most `max`; the count. */
-uint32_t emu_aclgraph_streams(const struct emu_graph *g, void **out, uint32_t max);
 /* One line per task on stdout (aclmdlRIDebugPrint), or a JSON file (DebugJsonPrint). */
 void emu_aclgraph_print(const struct emu_graph *g);
 emu_status emu_aclgraph_print_json(const struct emu_graph *g, const char *path) EMU_MUST_CHECK;
