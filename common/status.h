@@ -41,7 +41,22 @@
     X(EREMOTE, "peer rank failed", 507018, 21, 0)                                              \
     X(EINTERNAL, "internal error", 507000, 4, 0)                                               \
     X(ERTNOTSUP, "not supported by the runtime", 207000, 5, 1)                                 \
-    X(ERESET, "device not set, or already reset", 507007, 1, 1)
+    X(ERESET, "device not set, or already reset", 507007, 1, 1)                                   \
+    X(EACLPARAM, "invalid parameter", 100000, 1, 1)                                            \
+    X(ECAPTURED, "stream is being captured", 107027, 15, 1)                                    \
+    X(ENOT_CAPTURED, "stream is not being captured", 107029, 15, 1)                            \
+    X(ECAPTURE_MODE, "not permitted in this capture mode", 107030, 15, 1)                      \
+    X(ECAPTURE_INVALID, "capture invalidated", 507903, 15, 1)                                  \
+    X(ECAPTURE_UNMATCHED, "capture not begun on this stream", 107036, 15, 1)                   \
+    X(ECAPTURE_THREAD, "capture ended on the wrong thread", 107038, 15, 1)                     \
+    X(ECAPTURE_DEP, "dependency on uncaptured work", 107024, 15, 1)                            \
+    X(ECAPTURE_CONFLICT, "streams of two captures depend on each other", 107032, 15, 1)        \
+    X(ECAPTURE_IMPLICIT, "default stream used in a capture", 107031, 15, 1)                    \
+    X(EUNJOINED, "captured stream not joined back", 107025, 15, 1)                             \
+    X(EMODEL_CAPTURED, "model is being captured", 107026, 15, 1)                               \
+    X(EEVENT_CAPTURED, "event is being captured", 107028, 15, 1)                               \
+    X(EMODEL_CONTEXT, "model not in the current context", 107004, 15, 1)                       \
+    X(EMODEL_EXECUTE, "model cannot execute", 507011, 15, 1)
 
 typedef enum emu_status {
 #define EMU_STATUS_ENUM(name, msg, acl, hccl, usage) EMU_##name,

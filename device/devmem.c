@@ -88,6 +88,15 @@ static struct emu_devmap *find_map(const char *job_dir, uint32_t dev)
     return NULL;
 }
 
+bool emu_devmem_peer_exists(const char *job_dir, uint32_t dev)
+{
+    char path[512];
+
+    return find_map(job_dir, dev) != NULL ||
+           (emu_job_path(path, sizeof(path), job_dir, "dev%u.ctl", dev) == EMU_OK &&
+            access(path, F_OK) == 0);
+}
+
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap **out)
 {
     struct emu_devmap *m = find_map(job_dir, dev);

@@ -43,6 +43,9 @@ static inline struct emu_devctl *emu_exec_ctl(void)
 /* Map the device's own files (created by main.c) at their fixed places. */
 emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_size) EMU_MUST_CHECK;
 /* Find or map another device. Mappings live until the executor exits. */
+/* Whether device dev of that job exists (mapped already, or its control block is there):
+ * a silent look, for callers that try devices which may not exist. */
+bool emu_devmem_peer_exists(const char *job_dir, uint32_t dev);
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
                            struct emu_devmap **out) EMU_MUST_CHECK;
 /* This executor's existing mapping of device `dev` of its own job folder, or NULL when it

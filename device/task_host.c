@@ -124,9 +124,11 @@ static enum emu_run_result run_event_record(struct emu_task *t)
     /* Streams of the event's own device that parked on it are not in ring_mask when they
      * were queued after this record (the usual record-then-wait order): ring it always. */
     emu_devctl_ring(ctl);
-    /* Bit d % 64 stands for every device d: a spare ring only wakes a scheduler early. */
+    /* Bit d % 64 stands for every device d: a spare ring only wakes a scheduler early, and
+     * the devices d + 64k the job does not have are skipped without a word. */
     for (uint32_t d = 0; d < EMU_MAX_DEVICES; d++) {
-        if ((w->u.event.ring_mask >> (d % 64u)) & 1u) {
+        if ((w->u.event.ring_mask >> (d % 64u)) & 1u &&
+            (d == emu_exec_g.dev || emu_devmem_peer_exists(emu_exec_g.job_dir, d))) {
             struct emu_devctl *peer = ctl_of(d);
             if (peer != NULL)
                 emu_devctl_ring(peer);

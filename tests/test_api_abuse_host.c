@@ -25,6 +25,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+/* Every declared function is called, the deprecated aclmdlRIDebugPrint too. */
+#define ACL_DEPRECATED_MESSAGE(message)
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <hcomm/hcomm_primitives_expt.h>
@@ -190,6 +192,18 @@ static const any_fn api_table[] = {
     F(aclrtGetResInCurrentThread), F(aclrtStreamGetId), F(aclrtLaunchKernelWithHostArgs),
     F(aclrtGetDeviceIdFromExceptionInfo), F(aclrtGetStreamIdFromExceptionInfo),
     F(aclrtGetTaskIdFromExceptionInfo), F(aclrtGetErrorCodeFromExceptionInfo),
+    /* acl_rt.h, graph capture */
+    F(aclmdlRICaptureBegin), F(aclmdlRICaptureEnd), F(aclmdlRIDebugPrint),
+    F(aclmdlRIDebugJsonPrint), F(aclmdlRIExecuteAsync), F(aclmdlRIExecute), F(aclmdlRIDestroy),
+    F(aclmdlRISetName), F(aclmdlRIGetName), F(aclmdlRIGetId), F(aclmdlRIDestroyRegisterCallback),
+    F(aclmdlRIDestroyUnregisterCallback), F(aclmdlRICaptureTaskGrpBegin),
+    F(aclmdlRICaptureTaskGrpEnd), F(aclmdlRICaptureTaskUpdateBegin),
+    F(aclmdlRICaptureTaskUpdateEnd), F(aclmdlRIBuildBegin), F(aclmdlRIBindStream),
+    F(aclmdlRIEndTask), F(aclmdlRIBuildEnd), F(aclmdlRIUnbindStream), F(aclmdlRIGetStreams),
+    F(aclmdlRIGetTasksByStream), F(aclmdlRITaskGetType), F(aclmdlRITaskGetSeqId),
+    F(aclmdlRITaskGetParams), F(aclmdlRITaskSetParams), F(aclmdlRIKernelTaskGetAttribute),
+    F(aclmdlRIUpdate), F(aclmdlRITaskDisable), F(aclmdlRIAbort), F(aclmdlRICondHandleCreate),
+    F(aclmdlRICondHandleGetCondPtr), F(aclmdlRIAddCondTask), F(aclmdlRICaptureToModelRIBegin),
     F(aclsysGetVersionNum),
     /* hccl_rank_graph.h */
     F(HcclRankGraphGetLayers), F(HcclRankGraphGetRanksByLayer),
@@ -455,9 +469,9 @@ static void acl92_calls(const uint8_t *junk)
     int32_t i32;
     char pkg[] = "hccl";
 
-    EXPECT(aclmdlRICaptureGetInfo(NULL, NULL, NULL), PARAM);
+    EXPECT(aclmdlRICaptureGetInfo(NULL, NULL, NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclmdlRICaptureGetInfo((aclrtStream)heap_junk, &cs, NULL), ANY);
-    EXPECT(aclmdlRICaptureThreadExchangeMode(NULL), PARAM);
+    EXPECT(aclmdlRICaptureThreadExchangeMode(NULL), ACL_ERROR_INVALID_PARAM);
     EXPECT(aclmdlRICaptureThreadExchangeMode(&mode), PARAM);
     EXPECT(aclrtCreateEventExWithFlag(NULL, 0), PARAM);
     EXPECT(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_PHY_CHIP_ID, NULL), PARAM);
@@ -486,6 +500,82 @@ static void acl92_calls(const uint8_t *junk)
     EXPECT(aclsysGetVersionNum(pkg, &i32), 0);
 }
 
+static void dummy_callback(void *user)
+{
+    (void)user;
+}
+
+/* The graph calls of acl_rt.h (api_acl_graph.c): NULL, junk and out-of-range arguments; the
+ * calls hcemu does not emulate answer "not supported". */
+static void graph_calls(void)
+{
+    void *junk = heap_junk;
+    aclmdlRI ri = NULL;
+    aclrtTaskGrp grp = NULL;
+    aclmdlRITaskType type;
+    aclmdlRITaskParams params;
+    aclrtLaunchKernelAttrValue attr;
+    aclmdlRICondHandle cond = NULL;
+    aclmdlRICondTaskParams cp = {NULL, ACL_MODEL_RI_COND_TYPE_IF, 0, NULL};
+    aclrtStream streams[2];
+    aclmdlRITask tasks[2];
+    uint64_t *ptr;
+    uint32_t u32 = 2;
+    char name[8];
+    const int NOTSUP = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+
+    EXPECT(aclmdlRICaptureBegin(NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRICaptureBegin((aclrtStream)junk, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ANY);
+    EXPECT(aclmdlRICaptureBegin((aclrtStream)junk, (aclmdlRICaptureMode)3), PARAM);
+    EXPECT(aclmdlRICaptureEnd(NULL, &ri), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRICaptureEnd((aclrtStream)junk, NULL), PARAM);
+    EXPECT(aclmdlRICaptureEnd((aclrtStream)junk, &ri), ANY);
+    EXPECT(aclmdlRIExecuteAsync(NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIExecuteAsync((aclmdlRI)junk, NULL), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIExecute(NULL, -1), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIExecute((aclmdlRI)junk, 0), PARAM);
+    EXPECT(aclmdlRIExecute((aclmdlRI)junk, -1), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIDestroy(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIDestroy((aclmdlRI)junk), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIDebugPrint(NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIDebugJsonPrint((aclmdlRI)junk, NULL, 0), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIDebugJsonPrint((aclmdlRI)junk, "/nonexistent/x.json", 0),
+           ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRISetName((aclmdlRI)junk, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRISetName((aclmdlRI)junk, "x"), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIGetName((aclmdlRI)junk, 0, name), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIGetName((aclmdlRI)junk, sizeof(name), name), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIGetId(NULL, &u32), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIGetId((aclmdlRI)junk, &u32), ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIDestroyRegisterCallback((aclmdlRI)junk, NULL, NULL), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRIDestroyRegisterCallback((aclmdlRI)junk, dummy_callback, NULL),
+           ACL_ERROR_RT_INVALID_HANDLE);
+    EXPECT(aclmdlRIDestroyUnregisterCallback(NULL, dummy_callback), ACL_ERROR_INVALID_PARAM);
+    EXPECT(aclmdlRICaptureTaskGrpBegin(NULL), NOTSUP);
+    EXPECT(aclmdlRICaptureTaskGrpEnd(NULL, &grp), NOTSUP);
+    EXPECT(aclmdlRICaptureTaskUpdateBegin(NULL, grp), NOTSUP);
+    EXPECT(aclmdlRICaptureTaskUpdateEnd(NULL), NOTSUP);
+    EXPECT(aclmdlRIBuildBegin(&ri, 0), NOTSUP);
+    EXPECT(aclmdlRIBindStream(ri, NULL, 0), NOTSUP);
+    EXPECT(aclmdlRIEndTask(ri, NULL), NOTSUP);
+    EXPECT(aclmdlRIBuildEnd(ri, NULL), NOTSUP);
+    EXPECT(aclmdlRIUnbindStream(ri, NULL), NOTSUP);
+    EXPECT(aclmdlRIGetStreams(ri, streams, &u32), NOTSUP);
+    EXPECT(aclmdlRIGetTasksByStream(NULL, tasks, &u32), NOTSUP);
+    EXPECT(aclmdlRITaskGetType(NULL, &type), NOTSUP);
+    EXPECT(aclmdlRITaskGetSeqId(NULL, &u32), NOTSUP);
+    EXPECT(aclmdlRITaskGetParams(NULL, &params), NOTSUP);
+    EXPECT(aclmdlRITaskSetParams(NULL, &params), NOTSUP);
+    EXPECT(aclmdlRIKernelTaskGetAttribute(NULL, ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, &attr), NOTSUP);
+    EXPECT(aclmdlRIUpdate(ri), NOTSUP);
+    EXPECT(aclmdlRITaskDisable(NULL), NOTSUP);
+    EXPECT(aclmdlRIAbort(ri), NOTSUP);
+    EXPECT(aclmdlRICondHandleCreate(ri, 0, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &cond), NOTSUP);
+    EXPECT(aclmdlRICondHandleGetCondPtr(cond, &ptr), NOTSUP);
+    EXPECT(aclmdlRIAddCondTask(cp, NULL, 0), NOTSUP);
+    EXPECT(aclmdlRICaptureToModelRIBegin(NULL, ri, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), NOTSUP);
+}
+
 static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
 {
     void *p = NULL, *dev = NULL, *dev1 = NULL, *host = NULL;
@@ -495,6 +585,7 @@ static void acl_calls_refuse_bad_devices_sizes_enums_and_pointers(void **state)
 
     fill_junk(junk, sizeof(junk), 77);
     acl92_calls(junk);
+    graph_calls();
     EXPECT(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
     EXPECT(aclrtSetDevice(2), ACL_ERROR_RT_INVALID_DEVICEID);
     EXPECT(aclrtSetDevice(INT32_MAX), ACL_ERROR_RT_INVALID_DEVICEID);

@@ -11,6 +11,7 @@
 #include "acl_notify.h"
 #include "device.h"
 #include "event.h"
+#include "acl_graph.h"
 #include "mem.h"
 #include "pin.h"
 #include "retired.h"
@@ -273,7 +274,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
 
     NEED_INIT("aclrtMemcpy");
     emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
-    if (st != EMU_OK)
+    if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemcpy")) != EMU_OK)
         return out(st);
     emu_copy(d.host, s.host, count);
     return ACL_SUCCESS;
@@ -297,6 +298,11 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         return out(EMU_ERTNOTSUP);
     }
     if ((d.dev < 0 && !d.pinned) || (s.dev < 0 && !s.pinned)) {
+        if (emu_aclgraph_capturing(hs)) {
+            EMU_LOG_ERR("aclrtMemcpyAsync: a capture takes copies of pinned host memory only "
+                        "(aclrtMallocHost)");
+            return out(EMU_EINVAL);
+        }
         /* Pageable host memory: the copy happens before return, after earlier work. */
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
@@ -325,7 +331,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 
     NEED_INIT("aclrtMemset");
     emu_status st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
-    if (st != EMU_OK)
+    if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemset")) != EMU_OK)
         return out(st);
     memset(r.host, (int)(uint8_t)value, count);
     return ACL_SUCCESS;
@@ -343,6 +349,10 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
     if (r.dev < 0) {
+        if (emu_aclgraph_capturing(hs)) {
+            EMU_LOG_ERR("aclrtMemsetAsync: a capture takes device memory only");
+            return out(EMU_EINVAL);
+        }
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
         memset(r.host, (int)(uint8_t)value, count);
@@ -406,6 +416,8 @@ aclError aclrtDestroyStream(aclrtStream stream)
         EMU_LOG_ERR("aclrtDestroyStream: the default stream belongs to the device");
         return out(EMU_EINVAL);
     }
+    if ((st = emu_aclgraph_check_stream(s, "aclrtDestroyStream")) != EMU_OK)
+        return out(st);
     emu_stream_destroy(s);
     return ACL_SUCCESS;
 }
@@ -416,7 +428,8 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     emu_status st;
 
     NEED_INIT("aclrtSynchronizeStream");
-    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
+    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_check_stream(s, "aclrtSynchronizeStream")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync(s, UINT64_MAX));
 }
@@ -431,7 +444,8 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
         EMU_LOG_ERR("aclrtSynchronizeStreamWithTimeout: timeout %d ms (-1 = forever)", timeout);
         return out(EMU_EINVAL);
     }
-    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK)
+    if ((st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_check_stream(s, "aclrtSynchronizeStreamWithTimeout")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync(s, emu_os_deadline_ms(timeout)));
 }
@@ -442,13 +456,14 @@ aclError aclrtSynchronizeDevice(void)
     emu_status st;
 
     NEED_INIT("aclrtSynchronizeDevice");
-    if ((st = emu_device_current(&d)) != EMU_OK)
+    if ((st = emu_device_current(&d)) != EMU_OK ||
+        (st = emu_aclgraph_check_device(d->id, "aclrtSynchronizeDevice")) != EMU_OK)
         return out(st);
     return out(emu_stream_sync_device(d));
 }
 
 /* aclrtCreateEvent and its ExWithFlag form: an event of the thread's current device. */
-static aclError create_event(aclrtEvent *event, const char *fn)
+static aclError create_event(aclrtEvent *event, const char *fn, bool capturable)
 {
     struct emu_hdev *d;
     struct emu_event *e;
@@ -458,19 +473,23 @@ static aclError create_event(aclrtEvent *event, const char *fn)
     NEED_INIT(fn);
     if ((st = emu_device_current(&d)) != EMU_OK || (st = emu_event_create(d, &e)) != EMU_OK)
         return out(st);
+    if (capturable)
+        emu_event_mark_ex(e);
     *event = e;
     return ACL_SUCCESS;
 }
 
 aclError aclrtCreateEvent(aclrtEvent *event)
 {
-    return create_event(event, "aclrtCreateEvent");
+    return create_event(event, "aclrtCreateEvent", false);
 }
 
+/* The hardware event kinds of `flag` are one kind here; what the flag-taking form changes is
+ * that its events may be captured into a graph (acl_graph.c), as the runtime's "new mode". */
 aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    (void)flag; /* hardware event kinds: one kind here */
-    return create_event(event, "aclrtCreateEventExWithFlag");
+    (void)flag;
+    return create_event(event, "aclrtCreateEventExWithFlag", true);
 }
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -480,8 +499,10 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     emu_status st;
 
     NULL_CHECK(event, "aclrtRecordEvent");
+    bool captured;
     if ((st = emu_event_check(event, &e)) != EMU_OK ||
-        (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        (st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_event_record(e, s, EMU_CALLSITE(), &captured)) != EMU_OK || captured)
         return out(st);
     return out(emu_event_record(e, s, EMU_CALLSITE()));
 }
@@ -493,8 +514,10 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     emu_status st;
 
     NULL_CHECK(event, "aclrtStreamWaitEvent");
+    bool captured;
     if ((st = emu_event_check(event, &e)) != EMU_OK ||
-        (st = emu_stream_resolve(stream, &s)) != EMU_OK)
+        (st = emu_stream_resolve(stream, &s)) != EMU_OK ||
+        (st = emu_aclgraph_event_wait(s, e, EMU_CALLSITE(), &captured)) != EMU_OK || captured)
         return out(st);
     return out(emu_event_wait(s, e, EMU_CALLSITE()));
 }
@@ -505,7 +528,8 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     emu_status st;
 
     NULL_CHECK(event, "aclrtSynchronizeEvent");
-    if ((st = emu_event_check(event, &e)) != EMU_OK)
+    if ((st = emu_event_check(event, &e)) != EMU_OK ||
+        (st = emu_aclgraph_check_event(e, "aclrtSynchronizeEvent")) != EMU_OK)
         return out(st);
     return out(emu_event_sync(e));
 }
@@ -519,7 +543,9 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
     NULL_CHECK(startEvent, "aclrtEventElapsedTime");
     NULL_CHECK(endEvent, "aclrtEventElapsedTime");
     if ((st = emu_event_check(startEvent, &a)) != EMU_OK ||
-        (st = emu_event_check(endEvent, &b)) != EMU_OK)
+        (st = emu_event_check(endEvent, &b)) != EMU_OK ||
+        (st = emu_aclgraph_check_event(a, "aclrtEventElapsedTime")) != EMU_OK ||
+        (st = emu_aclgraph_check_event(b, "aclrtEventElapsedTime")) != EMU_OK)
         return out(st);
     return out(emu_event_elapsed(a, b, ms));
 }

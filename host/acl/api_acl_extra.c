@@ -1,5 +1,5 @@
 /* api_acl_extra.c - the ACL and rt calls HCCL 9.2's library makes beyond the custom-kernel
- * flow: capture state, device and stream ids, version numbers, launches with host arguments.
+ * flow: event kinds, device and stream ids, version numbers, launches with host arguments.
  * Real answers where the question has one without an NPU; the rest refuse with one line.
  * See docs/CONTROL_PLANE.md "HCCL 9.2 additions". */
 #include <acl/acl.h>
@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "api.h"
+#include "acl_graph.h"
 #include "common/log.h"
+#include "event.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -29,39 +31,6 @@ static aclError unsupported(const char *fn, const char *why)
 {
     EMU_LOG_ERR("%s is not supported by hcemu: %s", fn, why);
     return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-}
-
-static _Thread_local aclmdlRICaptureMode capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
-
-aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
-                                aclmdlRI *modelRI)
-{
-    struct emu_hstream *s;
-    emu_status st;
-
-    if (status == NULL)
-        return refuse_null("aclmdlRICaptureGetInfo", "status");
-    if (stream != NULL && (st = emu_stream_resolve(stream, &s)) != EMU_OK)
-        return out(st);
-    *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE; /* capture is not emulated */
-    if (modelRI != NULL)
-        *modelRI = NULL;
-    return ACL_SUCCESS;
-}
-
-aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
-{
-    if (mode == NULL)
-        return refuse_null("aclmdlRICaptureThreadExchangeMode", "mode");
-    if ((unsigned)*mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
-        EMU_LOG_ERR("aclmdlRICaptureThreadExchangeMode: mode %d is not a capture mode",
-                    (int)*mode);
-        return out(EMU_EINVAL);
-    }
-    aclmdlRICaptureMode old = capture_mode;
-    capture_mode = *mode;
-    *mode = old;
-    return ACL_SUCCESS;
 }
 
 static aclError check_device(const char *fn, int64_t dev)
@@ -226,8 +195,19 @@ rtError_t rtGetTaskIdAndStreamID(uint32_t *taskId, uint32_t *streamId)
     return 0;
 }
 
+/* HCCL adds the streams of its secondary threads to the capture of the user's stream, so their
+ * tasks are recorded into the same graph (docs/GRAPH_CAPTURE.md). */
 rtError_t rtStreamAddToModel(rtStream_t stm, rtModel_t captureMdl)
 {
-    (void)stm, (void)captureMdl;
-    return unsupported("rtStreamAddToModel", "model capture is not emulated");
+    struct emu_graph *g;
+    struct emu_hstream *s;
+    emu_status st;
+
+    if (stm == NULL || captureMdl == NULL)
+        return refuse_null("rtStreamAddToModel", stm == NULL ? "stm" : "captureMdl");
+    if ((st = emu_aclgraph_check(captureMdl, &g)) != EMU_OK ||
+        (st = emu_stream_resolve(stm, &s)) != EMU_OK ||
+        (st = emu_aclgraph_add_stream(g, s)) != EMU_OK)
+        return out(st);
+    return ACL_SUCCESS;
 }

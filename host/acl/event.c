@@ -21,6 +21,7 @@ struct emu_event {
     _Atomic uint32_t seq;       /* records queued so far */
     _Atomic uint64_t wait_mask; /* bit d % 64: devices with streams that waited on it */
     _Atomic uint32_t rec_slot;  /* stream slot of the last record + 1 (0: none) */
+    bool ex; /* made by aclrtCreateEventExWithFlag: the kind a graph capture accepts */
 };
 
 #define SYNC_SLICE_NS 20000000ull /* how often a sync looks at the recording stream's error */
@@ -50,6 +51,21 @@ emu_status emu_event_check(void *user, struct emu_event **out)
     if (s == EMU_OK)
         *out = obj;
     return s;
+}
+
+void emu_event_mark_ex(struct emu_event *e)
+{
+    e->ex = true;
+}
+
+bool emu_event_is_ex(const struct emu_event *e)
+{
+    return e->ex;
+}
+
+bool emu_event_recorded(struct emu_event *e)
+{
+    return emu_load_acquire(&e->seq) != 0;
 }
 
 emu_status emu_event_record(struct emu_event *e, struct emu_hstream *s, uint64_t callsite)

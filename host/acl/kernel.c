@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "acl_graph.h"
 #include "mem.h"
 #include "package.h"
 
@@ -36,20 +37,24 @@ emu_status emu_kernel_launch(struct emu_function *f, struct emu_args *a, struct 
         (st = emu_function_resolve(f, d, &fid)) != EMU_OK)
         return st;
     /* Placeholder buffers follow the packed parameters in the same device block: in the
-     * stream's ring (args_ring.c), or a block of its own when the ring is full. */
+     * stream's ring (args_ring.c), or a block of its own when the ring is full or the launch
+     * is captured (the graph keeps that block for its executions, acl_graph.c). */
     uint64_t total = emu_args_packed_size(a), block = total ? total : 8, base;
-    bool in_ring = emu_args_ring_take(&s->args, block, &base) == EMU_OK;
+    bool ring = !emu_aclgraph_capturing(s);
+    bool in_ring = ring && emu_args_ring_take(&s->args, block, &base) == EMU_OK;
     if (!in_ring) {
         void *dev_args;
         if ((st = emu_mem_alloc(d, block, EMU_ALLOC_ARGS, &dev_args)) != EMU_OK) {
-            emu_args_ring_commit(&s->args, false, false);
+            if (ring)
+                emu_args_ring_commit(&s->args, false, false);
             return st;
         }
         base = (uint64_t)(uintptr_t)dev_args;
     }
     emu_args_pack(a, d->alias + (base - emu_window_base(d->id)), base);
     st = submit_kernel(s, fid, base, total, !in_ring, o);
-    emu_args_ring_commit(&s->args, in_ring, st == EMU_OK);
+    if (ring)
+        emu_args_ring_commit(&s->args, in_ring, st == EMU_OK);
     if (st != EMU_OK && !in_ring)
         emu_mem_free_owned((void *)(uintptr_t)base);
     return st;

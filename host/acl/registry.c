@@ -21,6 +21,7 @@ static const struct {
     [EMU_REG_BINARY] = {0x42494e31u, "binary", EMU_EHANDLE},
     [EMU_REG_FUNCTION] = {0x46554e31u, "function", EMU_EHANDLE},
     [EMU_REG_CHANNEL_CONFIG] = {0x47464343u, "channel config", EMU_EINVAL},
+    [EMU_REG_GRAPH] = {0x4d4f444cu, "model RI (graph)", EMU_EHANDLE},
 };
 
 /* The lists and every entry's `next` and `magic` are protected by `lock`. */

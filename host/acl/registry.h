@@ -1,8 +1,8 @@
 /* registry.h - the one list of live objects that users hold handles to (ACL streams, events,
- * notifies, binaries, functions; HCCL channel configs). A user handle is accepted only when
- * it is found here with the right kind, so stale, foreign and random pointers are refused
- * without being dereferenced. Objects embed a `struct emu_registry_entry` as their first
- * member. */
+ * notifies, binaries, functions, captured graphs; HCCL channel configs). A user handle is
+ * accepted only when it is found here with the right kind, so stale, foreign and random
+ * pointers are refused without being dereferenced. Objects embed a `struct emu_registry_entry`
+ * as their first member. */
 #ifndef HCEMU_HOST_REGISTRY_H
 #define HCEMU_HOST_REGISTRY_H
 
@@ -18,6 +18,7 @@ enum emu_registry_kind {
     EMU_REG_BINARY,
     EMU_REG_FUNCTION,
     EMU_REG_CHANNEL_CONFIG, /* HcclChannelConfig (host/hccl/hccl_channel_config.c) */
+    EMU_REG_GRAPH,          /* aclmdlRI, a captured graph (acl_graph.c) */
     EMU_REG_KINDS
 };
 

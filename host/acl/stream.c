@@ -155,6 +155,13 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out)
     return emu_device_check((*out)->d);
 }
 
+static _Atomic(emu_stream_capture_fn) capture_fn;
+
+void emu_stream_set_capture(emu_stream_capture_fn fn)
+{
+    atomic_store_explicit(&capture_fn, fn, memory_order_release);
+}
+
 emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
 {
     struct emu_hdev *d = s->d;
@@ -162,6 +169,11 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
     emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
+        return st;
+    /* A capturing stream records the task in its graph instead (acl_graph.c). */
+    emu_stream_capture_fn capture = atomic_load_explicit(&capture_fn, memory_order_acquire);
+    bool captured = false;
+    if (capture != NULL && ((st = capture(s, w, &captured)) != EMU_OK || captured))
         return st;
     w->stream = s->slot;
     w->stream_gen = s->gen;

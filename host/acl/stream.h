@@ -46,6 +46,12 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out) EMU_MUST_CHE
 bool emu_stream_lookup(void *user, struct emu_hstream **out);
 /* Append a task to the stream (fills stream/gen). Never blocks on the task itself. */
 emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w) EMU_MUST_CHECK;
+/* What emu_stream_submit does first with every task: a capturing stream records it in its
+ * graph (*taken = true) instead of queueing it. Set by acl_graph.c when the first capture
+ * begins, so streams never call up into the graphs built on them; unset, nothing is taken. */
+typedef emu_status (*emu_stream_capture_fn)(struct emu_hstream *s, const struct emu_wire_task *w,
+                                            bool *taken);
+void emu_stream_set_capture(emu_stream_capture_fn fn);
 /* Remember that the task just submitted uses the allocation starting at `addr`. */
 void emu_stream_note_use(struct emu_hstream *s, uint64_t addr);
 /* Whether a queued task of any stream still uses the allocation starting at `addr`. */

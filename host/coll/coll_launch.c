@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "common/product.h"
 #include "common/settings.h"
+#include "host/acl/acl_graph.h"
 #include "host/acl/binary.h"
 #include "host/acl/kernel.h"
 #include "host/acl/model_time.h"
@@ -523,6 +524,19 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     a->eager_threads = eager_peers > 1 && peer_threads();
 }
 
+/* A call captured into an ACL graph is queued again with the same arguments at each
+ * execution, so it cannot take part in the eager protocol, whose parity alternates from call
+ * to call: it exchanges through the slots with their ACK, which carries nothing from one call
+ * to the next. Every rank captures the same calls of a communicator (docs/GRAPH_CAPTURE.md),
+ * so both ends of a pair decide alike. */
+static bool captured(aclrtStream stream)
+{
+    struct emu_hstream *hs;
+
+    return stream != NULL && emu_stream_resolve(stream, &hs) == EMU_OK &&
+           emu_aclgraph_capturing(hs);
+}
+
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
                                struct hcoll_args *a, const char *fn)
 {
@@ -534,7 +548,8 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
-    eager_plan(st, a);
+    if (!captured(stream))
+        eager_plan(st, a);
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */

@@ -34,6 +34,17 @@ typedef void *aclrtArgsHandle;
 typedef void *aclrtParamHandle;
 typedef void *aclrtBinary;
 typedef void *aclrtDrvMemHandle;
+typedef void *aclmdlRITask; /* a task of a captured graph */
+typedef void *aclrtTaskGrp; /* a task group of a capture */
+
+/* Marks deprecated declarations (only with GCC-compatible compilers), as the vendor does. */
+#ifndef ACL_DEPRECATED_MESSAGE
+#if defined(__GNUC__) || defined(__clang__)
+#define ACL_DEPRECATED_MESSAGE(message) __attribute__((deprecated(message)))
+#else
+#define ACL_DEPRECATED_MESSAGE(message)
+#endif
+#endif
 
 #define ACL_SUCCESS 0
 #define ACL_ERROR_NONE 0
