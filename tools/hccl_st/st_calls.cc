@@ -307,7 +307,9 @@ extern "C" HcclResult __wrap_HcclCommDestroy(HcclComm comm)
             if (b.rank != rank || b.real == nullptr)
                 continue;
             b.bytes.resize(b.real_size);
-            if (aclrtMemcpy(b.bytes.data(), b.real_size, b.real, b.real_size,
+            if (b.real_size == 0) /* a zero-byte buffer has nothing to read back */
+                b.captured = true;
+            else if (aclrtMemcpy(b.bytes.data(), b.real_size, b.real, b.real_size,
                             ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS)
                 b.captured = true;
         }
