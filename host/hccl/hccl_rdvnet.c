@@ -174,7 +174,7 @@ static struct emu_rdv *served(uint64_t nonce, uint32_t nranks)
     for (uint32_t i = 0; i < MAX_FILES; i++) {
         if (srv.files[i].rdv != NULL)
             continue;
-        if (emu_rdv_open(srv.dir, nonce, nranks, "rendezvous listener", 0, &srv.files[i].rdv) !=
+        if (emu_rdv_open(srv.dir, nonce, nranks, NULL, "rendezvous listener", 0, &srv.files[i].rdv) !=
             EMU_OK)
             return NULL;
         srv.files[i].nonce = nonce;

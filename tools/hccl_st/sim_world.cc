@@ -52,12 +52,8 @@ bool write_rank_table(const StCase &c)
     FILE *f = fopen("ranktable.json", "w");
     if (f == nullptr)
         return false;
-    static unsigned serial;
     uint32_t rank = 0, server = 0;
-    /* hcemu meets the ranks under a name hashed from the table's bytes; the serial (a key
-     * hcemu ignores) gives each case of the process its own. */
-    fprintf(f, "{\"version\": \"1.0\", \"status\": \"completed\", \"hcemu_st_case\": %u, "
-               "\"server_list\": [", ++serial);
+    fprintf(f, "{\"version\": \"1.0\", \"status\": \"completed\", \"server_list\": [");
     for (const SuperPodMeta &pod : c.topo)
         for (const ServerMeta &srv : pod) {
             fprintf(f, "%s\n  {\"server_id\": \"10.0.%u.%u\", \"device\": [", server ? "," : "",
