@@ -47,6 +47,16 @@ template <typename Op> void RunRanks(const TopoMeta &topo, Op op)
         t.join();
 }
 
+/* A whole case: the world of `topo`, `op` on every rank, then `checks(queues)`. */
+template <typename Op, typename Checks> void RunCase(const TopoMeta &topo, Op op, Checks checks)
+{
+    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
+    RunRanks(topo, op);
+    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
+    checks(q);
+    SimWorld::Global()->Deinit();
+}
+
 void *Marked(u64 bytes, u32 mark)
 {
     void *p = nullptr;
@@ -59,79 +69,70 @@ void *Marked(u64 bytes, u32 mark)
 TEST(HCEMU_ST, all_reduce_sum_int32_two_servers)
 {
     TopoMeta topo{{{0, 1}, {0, 1}}};
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     const u64 count = 1000;
-    RunRanks(topo, [=](u32, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32, HcclComm comm, aclrtStream stream) {
         void *in = Marked(count * 4, BUFFER_INPUT_MARK), *out = Marked(count * 4, BUFFER_OUTPUT_MARK);
         return HcclAllReduce(in, out, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckAllReduce(q, 4, HCCL_DATA_TYPE_INT32, count, HCCL_REDUCE_SUM), HCCL_SUCCESS);
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckAllReduce(q, 4, HCCL_DATA_TYPE_INT32, count, HCCL_REDUCE_SUM), HCCL_SUCCESS);
-    SimWorld::Global()->Deinit();
 }
 
 TEST(HCEMU_ST, all_gather_fp16_three_ranks)
 {
     TopoMeta topo;
     GenTopoMeta(topo, 1, 1, 3);
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     const u64 count = 777;
-    RunRanks(topo, [=](u32, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32, HcclComm comm, aclrtStream stream) {
         void *in = Marked(count * 2, BUFFER_INPUT_MARK), *out = Marked(count * 6, BUFFER_OUTPUT_MARK);
         return HcclAllGather(in, out, count, HCCL_DATA_TYPE_FP16, comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckAllGather(q, 3, HCCL_DATA_TYPE_FP16, count), HCCL_SUCCESS);
+        /* The wrong definition must fail: all-gather output is not an all-reduce sum. */
+        EXPECT_NONFATAL_FAILURE(CheckAllReduce(q, 3, HCCL_DATA_TYPE_FP16, count, HCCL_REDUCE_SUM),
+                                "made no HcclAllReduce call");
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckAllGather(q, 3, HCCL_DATA_TYPE_FP16, count), HCCL_SUCCESS);
-    /* The wrong definition must fail: all-gather output is not an all-reduce sum. */
-    EXPECT_NONFATAL_FAILURE(CheckAllReduce(q, 3, HCCL_DATA_TYPE_FP16, count, HCCL_REDUCE_SUM),
-                            "made no HcclAllReduce call");
-    SimWorld::Global()->Deinit();
 }
 
 TEST(HCEMU_ST, reduce_scatter_max_bf16)
 {
     TopoMeta topo{{{0, 1, 2, 3}}};
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     const u64 count = 513;
-    RunRanks(topo, [=](u32, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32, HcclComm comm, aclrtStream stream) {
         void *in = Marked(count * 2 * 4, BUFFER_INPUT_MARK), *out = Marked(count * 2, BUFFER_OUTPUT_MARK);
         return HcclReduceScatter(in, out, count, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_MAX, comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckReduceScatter(q, 4, HCCL_DATA_TYPE_BFP16, count, HCCL_REDUCE_MAX), HCCL_SUCCESS);
+        /* min is not max: the check must name a wrong element. */
+        EXPECT_NONFATAL_FAILURE(CheckReduceScatter(q, 4, HCCL_DATA_TYPE_BFP16, count, HCCL_REDUCE_MIN),
+                                "reduce op");
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckReduceScatter(q, 4, HCCL_DATA_TYPE_BFP16, count, HCCL_REDUCE_MAX), HCCL_SUCCESS);
-    /* min is not max: the check must name a wrong element. */
-    EXPECT_NONFATAL_FAILURE(CheckReduceScatter(q, 4, HCCL_DATA_TYPE_BFP16, count, HCCL_REDUCE_MIN),
-                            "reduce op");
-    SimWorld::Global()->Deinit();
 }
 
 TEST(HCEMU_ST, broadcast_and_alltoall)
 {
     TopoMeta topo{{{0, 1}, {2, 3}}};
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     const u64 count = 300;
-    RunRanks(topo, [=](u32, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32, HcclComm comm, aclrtStream stream) {
         void *buf = Marked(count * 4, BUFFER_INPUT_MARK);
         CHK_RET(HcclBroadcast(buf, count, HCCL_DATA_TYPE_FP32, 2, comm, stream));
         void *in = Marked(count * 4 * 4, BUFFER_INPUT_MARK), *out = Marked(count * 4 * 4, BUFFER_OUTPUT_MARK);
         return HcclAlltoAll(in, count, HCCL_DATA_TYPE_FP32, out, count, HCCL_DATA_TYPE_FP32, comm,
                             stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckBroadcast(q, 4, HCCL_DATA_TYPE_FP32, count, 2), HCCL_SUCCESS);
+        EXPECT_EQ(CheckAll2All(q, 4, HCCL_DATA_TYPE_FP32, count), HCCL_SUCCESS);
+        /* Rank 1's data is not what rank 2 broadcast: the check must say whose it found. */
+        EXPECT_NONFATAL_FAILURE(CheckBroadcast(q, 4, HCCL_DATA_TYPE_FP32, count, 1), "root");
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckBroadcast(q, 4, HCCL_DATA_TYPE_FP32, count, 2), HCCL_SUCCESS);
-    EXPECT_EQ(CheckAll2All(q, 4, HCCL_DATA_TYPE_FP32, count), HCCL_SUCCESS);
-    /* Rank 1's data is not what rank 2 broadcast: the check must say whose it found. */
-    EXPECT_NONFATAL_FAILURE(CheckBroadcast(q, 4, HCCL_DATA_TYPE_FP32, count, 1), "root");
-    SimWorld::Global()->Deinit();
 }
 
 TEST(HCEMU_ST, batch_send_recv_ring)
 {
     TopoMeta topo;
     GenTopoMeta(topo, 1, 1, 4);
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     const u64 count = 100;
-    RunRanks(topo, [=](u32 rank, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32 rank, HcclComm comm, aclrtStream stream) {
         u8 *in = (u8 *)Marked(count * 4 * 4, BUFFER_INPUT_MARK);
         u8 *out = (u8 *)Marked(count * 4 * 4, BUFFER_OUTPUT_MARK);
         std::vector<HcclSendRecvItem> items;
@@ -142,10 +143,9 @@ TEST(HCEMU_ST, batch_send_recv_ring)
             items.push_back({HCCL_RECV, out + peer * count * 4, count, HCCL_DATA_TYPE_INT32, peer});
         }
         return HcclBatchSendRecv(items.data(), (u32)items.size(), comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckBatchSendRecv(q, 4, HCCL_DATA_TYPE_INT32, count), HCCL_SUCCESS);
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckBatchSendRecv(q, 4, HCCL_DATA_TYPE_INT32, count), HCCL_SUCCESS);
-    SimWorld::Global()->Deinit();
 }
 
 TEST(HCEMU_ST, scaled_down_alltoallv)
@@ -153,10 +153,9 @@ TEST(HCEMU_ST, scaled_down_alltoallv)
     /* 3 ranks x 2 x 24 MiB under a 16 MiB budget: the harness divides every count by 16. */
     setenv("HCEMU_ST_MEM_MB", "16", 1);
     TopoMeta topo{{{0, 1, 2}}};
-    SimWorld::Global()->Init(topo, HcclDevType::DEV_TYPE_950);
     std::vector<u64> m = {4u << 20, 2u << 20, 6u << 20, 1u << 20, 0, 11u << 20,
                           3u << 20, 5u << 20, 4u << 20};
-    RunRanks(topo, [=](u32 rank, HcclComm comm, aclrtStream stream) {
+    RunCase(topo, [=](u32 rank, HcclComm comm, aclrtStream stream) {
         std::vector<u64> sc(3), sd(3), rc(3), rd(3);
         u64 s = 0, r = 0;
         for (u32 i = 0; i < 3; i++) {
@@ -170,9 +169,8 @@ TEST(HCEMU_ST, scaled_down_alltoallv)
         void *in = Marked(24u << 20, BUFFER_INPUT_MARK), *out = Marked(24u << 20, BUFFER_OUTPUT_MARK);
         return HcclAlltoAllV(in, sc.data(), sd.data(), HCCL_DATA_TYPE_INT8, out, rc.data(),
                              rd.data(), HCCL_DATA_TYPE_INT8, comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckAll2AllV(q, 3, HCCL_DATA_TYPE_INT8, m), HCCL_SUCCESS);
     });
-    auto q = SimTaskQueue::Global()->GetAllRankTaskQueues();
-    EXPECT_EQ(CheckAll2AllV(q, 3, HCCL_DATA_TYPE_INT8, m), HCCL_SUCCESS);
-    SimWorld::Global()->Deinit();
     unsetenv("HCEMU_ST_MEM_MB");
 }

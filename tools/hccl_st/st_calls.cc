@@ -180,13 +180,18 @@ struct Prep {
         }
         return const_cast<void *>(p);
     }
+    /* The common part of the data-moving operators: element type and (scaled) count. */
+    void moving(HcclDataType t, uint64_t count)
+    {
+        call.type = t;
+        call.count = sc(count);
+    }
     /* The common part of the reducing operators: type, reduction, count, both buffers. */
     void reducing(HcclDataType t, HcclReduceOp op, uint64_t count, void *send, void *recv,
                   void **s_real, void **r_real)
     {
-        call.type = t;
+        moving(t, count);
         call.red = op;
-        call.count = sc(count);
         *s_real = ref(send, t, st_fill_for(op), &call.in);
         *r_real = ref(recv, t, st_fill_for(op), &call.out);
     }
@@ -321,35 +326,55 @@ extern "C" HcclResult __wrap_HcclCommDestroy(HcclComm comm)
     return __real_HcclCommDestroy(comm);
 }
 
+/* AllReduce, Reduce and ReduceScatter: `real(send, recv, count)` runs the operator on the
+ * real buffers with the scaled count. */
+template <class Real>
+static HcclResult reducing_op(StOp op, HcclComm comm, HcclDataType t, HcclReduceOp red,
+                              uint64_t count, void *sendBuf, void *recvBuf, uint32_t root,
+                              Real real)
+{
+    Prep p(comm, op);
+    p.call.root = root;
+    void *s, *r;
+    p.reducing(t, red, count, sendBuf, recvBuf, &s, &r);
+    return p.done(real(s, r, p.call.count));
+}
+
+/* AllReduce and ReduceScatter take the same arguments. */
+using SymmetricReduce = HcclResult (*)(void *, void *, uint64_t, HcclDataType, HcclReduceOp,
+                                       HcclComm, aclrtStream);
+static HcclResult symmetric(StOp op, SymmetricReduce real, void *sendBuf, void *recvBuf,
+                            uint64_t count, HcclDataType t, HcclReduceOp red, HcclComm comm,
+                            aclrtStream stream)
+{
+    auto run = [&](void *s, void *r, uint64_t n) { return real(s, r, n, t, red, comm, stream); };
+    return reducing_op(op, comm, t, red, count, sendBuf, recvBuf, 0, run);
+}
+
 extern "C" HcclResult __wrap_HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
                                            HcclDataType t, HcclReduceOp op, HcclComm comm,
                                            aclrtStream stream)
 {
-    Prep p(comm, StOp::ALL_REDUCE);
-    void *s, *r;
-    p.reducing(t, op, count, sendBuf, recvBuf, &s, &r);
-    return p.done(__real_HcclAllReduce(s, r, p.call.count, t, op, comm, stream));
-}
-
-extern "C" HcclResult __wrap_HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
-                                        HcclDataType t, HcclReduceOp op, uint32_t root,
-                                        HcclComm comm, aclrtStream stream)
-{
-    Prep p(comm, StOp::REDUCE);
-    p.call.root = root;
-    void *s, *r;
-    p.reducing(t, op, count, sendBuf, recvBuf, &s, &r);
-    return p.done(__real_HcclReduce(s, r, p.call.count, t, op, root, comm, stream));
+    return symmetric(StOp::ALL_REDUCE, __real_HcclAllReduce, sendBuf, recvBuf, count, t, op, comm,
+                     stream);
 }
 
 extern "C" HcclResult __wrap_HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t count,
                                                HcclDataType t, HcclReduceOp op, HcclComm comm,
                                                aclrtStream stream)
 {
-    Prep p(comm, StOp::REDUCE_SCATTER);
-    void *s, *r;
-    p.reducing(t, op, count, sendBuf, recvBuf, &s, &r);
-    return p.done(__real_HcclReduceScatter(s, r, p.call.count, t, op, comm, stream));
+    return symmetric(StOp::REDUCE_SCATTER, __real_HcclReduceScatter, sendBuf, recvBuf, count, t,
+                     op, comm, stream);
+}
+
+extern "C" HcclResult __wrap_HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
+                                        HcclDataType t, HcclReduceOp op, uint32_t root,
+                                        HcclComm comm, aclrtStream stream)
+{
+    return reducing_op(StOp::REDUCE, comm, t, op, count, sendBuf, recvBuf, root,
+                       [&](void *s, void *r, uint64_t n) {
+                           return __real_HcclReduce(s, r, n, t, op, root, comm, stream);
+                       });
 }
 
 extern "C" HcclResult __wrap_HcclReduceScatterV(void *sendBuf, const void *sendCounts,
@@ -361,9 +386,8 @@ extern "C" HcclResult __wrap_HcclReduceScatterV(void *sendBuf, const void *sendC
     Prep p(comm, StOp::REDUCE_SCATTER_V);
     uint32_t n = 0;
     HcclGetRankSize(comm, &n);
-    p.call.type = t;
+    p.moving(t, recvCount);
     p.call.red = op;
-    p.call.count = p.sc(recvCount);
     p.call.v1 = p.sc_list(sendCounts, n);
     p.call.v2 = p.sc_list(sendDispls, n);
     void *s = p.ref(sendBuf, t, st_fill_for(op), &p.call.in);
@@ -377,9 +401,8 @@ extern "C" HcclResult __wrap_HcclBroadcast(void *buf, uint64_t count, HcclDataTy
                                            uint32_t root, HcclComm comm, aclrtStream stream)
 {
     Prep p(comm, StOp::BROADCAST);
-    p.call.type = t;
+    p.moving(t, count);
     p.call.root = root;
-    p.call.count = p.sc(count);
     void *b = p.ref(buf, t, StFill::MOVE, &p.call.in);
     p.call.out = p.call.in;
     return p.done(__real_HcclBroadcast(b, p.call.count, t, root, comm, stream));
@@ -390,9 +413,8 @@ extern "C" HcclResult __wrap_HcclScatter(void *sendBuf, void *recvBuf, uint64_t 
                                          aclrtStream stream)
 {
     Prep p(comm, StOp::SCATTER);
-    p.call.type = t;
+    p.moving(t, count);
     p.call.root = root;
-    p.call.count = p.sc(count);
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
     void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
     return p.done(__real_HcclScatter(s, r, p.call.count, t, root, comm, stream));
@@ -402,8 +424,7 @@ extern "C" HcclResult __wrap_HcclAllGather(void *sendBuf, void *recvBuf, uint64_
                                            HcclDataType t, HcclComm comm, aclrtStream stream)
 {
     Prep p(comm, StOp::ALL_GATHER);
-    p.call.type = t;
-    p.call.count = p.sc(count);
+    p.moving(t, count);
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
     void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
     return p.done(__real_HcclAllGather(s, r, p.call.count, t, comm, stream));
@@ -416,8 +437,7 @@ extern "C" HcclResult __wrap_HcclAllGatherV(void *sendBuf, uint64_t sendCount, v
     Prep p(comm, StOp::ALL_GATHER_V);
     uint32_t n = 0;
     HcclGetRankSize(comm, &n);
-    p.call.type = t;
-    p.call.count = p.sc(sendCount);
+    p.moving(t, sendCount);
     p.call.v1 = p.sc_list(recvCounts, n);
     p.call.v2 = p.sc_list(recvDispls, n);
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
@@ -427,26 +447,29 @@ extern "C" HcclResult __wrap_HcclAllGatherV(void *sendBuf, uint64_t sendCount, v
                                         stream));
 }
 
+/* HcclSend and HcclRecv: one buffer, the peer recorded as `root`. */
+static HcclResult point_to_point(StOp op, void *buf, uint64_t count, HcclDataType t, uint32_t peer,
+                                 HcclComm comm, aclrtStream stream)
+{
+    Prep p(comm, op);
+    bool send = op == StOp::SEND;
+    p.moving(t, count);
+    p.call.root = peer;
+    void *b = p.ref(buf, t, StFill::MOVE, send ? &p.call.in : &p.call.out);
+    return p.done(send ? __real_HcclSend(b, p.call.count, t, peer, comm, stream)
+                       : __real_HcclRecv(b, p.call.count, t, peer, comm, stream));
+}
+
 extern "C" HcclResult __wrap_HcclSend(void *sendBuf, uint64_t count, HcclDataType t,
                                       uint32_t destRank, HcclComm comm, aclrtStream stream)
 {
-    Prep p(comm, StOp::SEND);
-    p.call.type = t;
-    p.call.root = destRank;
-    p.call.count = p.sc(count);
-    void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
-    return p.done(__real_HcclSend(s, p.call.count, t, destRank, comm, stream));
+    return point_to_point(StOp::SEND, sendBuf, count, t, destRank, comm, stream);
 }
 
 extern "C" HcclResult __wrap_HcclRecv(void *recvBuf, uint64_t count, HcclDataType t,
                                       uint32_t srcRank, HcclComm comm, aclrtStream stream)
 {
-    Prep p(comm, StOp::RECV);
-    p.call.type = t;
-    p.call.root = srcRank;
-    p.call.count = p.sc(count);
-    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
-    return p.done(__real_HcclRecv(r, p.call.count, t, srcRank, comm, stream));
+    return point_to_point(StOp::RECV, recvBuf, count, t, srcRank, comm, stream);
 }
 
 extern "C" HcclResult __wrap_HcclAlltoAll(const void *sendBuf, uint64_t sendCount,
@@ -455,8 +478,7 @@ extern "C" HcclResult __wrap_HcclAlltoAll(const void *sendBuf, uint64_t sendCoun
                                           HcclComm comm, aclrtStream stream)
 {
     Prep p(comm, StOp::ALL_TO_ALL);
-    p.call.type = sendType;
-    p.call.count = p.sc(sendCount);
+    p.moving(sendType, sendCount);
     p.call.count2 = p.sc(recvCount);
     void *s = p.ref(sendBuf, sendType, StFill::MOVE, &p.call.in);
     void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out);

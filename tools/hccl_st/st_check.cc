@@ -32,6 +32,8 @@ struct Checker {
     {
     }
 
+    bool ok() const { return mismatches == 0 && !failed; }
+
     void fail(const std::string &msg)
     {
         failed = true;
@@ -236,30 +238,76 @@ std::shared_ptr<StCase> need_case(const AllRankTaskQueues &q)
 
 uint64_t scaled(const StCase &c, uint64_t n) { return n / (c.scale ? c.scale : 1); }
 
-HcclResult reduce_like(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, u64 count,
-                       HcclReduceOp red, bool only_root, u32 root, bool scatter)
+using Calls = std::vector<const StCall *>;
+
+/* The frame of every check: the case, a Checker named after the operator, the last good call
+ * of `op` on every rank; `body` compares the outputs. The verdict of what it found. */
+template <class Body>
+HcclResult check_calls(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, Body body)
 {
     auto c = need_case(q);
     if (!c)
         return HCCL_E_INTERNAL;
     Checker k(*c, st_op_name(op), t);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, op, rankSize, calls))
-        return verdict(k);
-    uint64_t n = scaled(*c, count);
-    for (uint32_t r = 0; r < rankSize && !k.failed; r++)
-        if (!same(k, "count", r, calls[r]->count, n) || !same(k, "type", r, calls[r]->type, t) ||
-            !same(k, "reduce op", r, calls[r]->red, red))
-            return verdict(k);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        if (only_root && r != root)
-            continue;
-        std::vector<Src> srcs;
-        for (uint32_t s = 0; s < rankSize; s++)
-            srcs.push_back({s, calls[s]->in, scatter ? (uint64_t)r * n : 0});
-        k.reduce(r, calls[r]->out, 0, srcs, n, red);
-    }
+    Calls calls;
+    if (calls_of(k, op, rankSize, calls))
+        body(*c, k, calls);
     return verdict(k);
+}
+
+HcclResult reduce_like(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, u64 count,
+                       HcclReduceOp red, bool only_root, u32 root, bool scatter)
+{
+    return check_calls(q, op, rankSize, t, [&](StCase &c, Checker &k, const Calls &calls) {
+        uint64_t n = scaled(c, count);
+        for (uint32_t r = 0; r < rankSize && !k.failed; r++)
+            if (!same(k, "count", r, calls[r]->count, n) ||
+                !same(k, "type", r, calls[r]->type, t) ||
+                !same(k, "reduce op", r, calls[r]->red, red))
+                return;
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+            if (only_root && r != root)
+                continue;
+            std::vector<Src> srcs;
+            for (uint32_t s = 0; s < rankSize; s++)
+                srcs.push_back({s, calls[s]->in, scatter ? (uint64_t)r * n : 0});
+            k.reduce(r, calls[r]->out, 0, srcs, n, red);
+        }
+    });
+}
+
+/* AllGather (block b of every output is rank b's input) and AlltoAll (block b of rank r's
+ * output is block r of rank b's input). */
+HcclResult blocks(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, u64 count,
+                  bool all_to_all)
+{
+    return check_calls(q, op, rankSize, t, [&](StCase &c, Checker &k, const Calls &calls) {
+        uint64_t n = scaled(c, count);
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+            if (!same(k, all_to_all ? "sendCount" : "count", r, calls[r]->count, n))
+                break;
+            for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
+                uint64_t out = (uint64_t)b * (all_to_all ? calls[r]->count2 : n);
+                uint64_t in = all_to_all ? (uint64_t)r * calls[b]->count : 0;
+                k.move(r, calls[r]->out, out, {b, calls[b]->in, in}, n);
+            }
+        }
+    });
+}
+
+/* Broadcast (every rank gets the root's input) and Scatter (rank r gets block r of it). */
+HcclResult rooted_move(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, u64 count,
+                       u32 root, bool scatter)
+{
+    return check_calls(q, op, rankSize, t, [&](StCase &c, Checker &k, const Calls &calls) {
+        if (root >= rankSize)
+            return;
+        uint64_t n = scaled(c, count);
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++)
+            if (same(k, "count", r, calls[r]->count, n) && same(k, "root", r, calls[r]->root, root))
+                k.move(r, calls[r]->out, 0, {root, calls[root]->in, scatter ? (uint64_t)r * n : 0},
+                       n);
+    });
 }
 
 } // namespace
@@ -291,179 +339,109 @@ HcclResult CheckReduceScatter(AllRankTaskQueues &taskQueues, u32 rankSize, HcclD
 HcclResult CheckReduceScatterV(AllRankTaskQueues &taskQueues, u32 rankSize,
                                HcclReduceOp reduceType, VDataDesTag vDataDes)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclReduceScatterV", vDataDes.dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::REDUCE_SCATTER_V, rankSize, calls))
-        return verdict(k);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        uint64_t n = r < vDataDes.counts.size() ? scaled(*c, vDataDes.counts[r]) : 0;
-        if (!same(k, "recvCount", r, calls[r]->count, n))
-            break;
-        std::vector<Src> srcs;
-        for (uint32_t s = 0; s < rankSize; s++) {
-            const StCall *cs = calls[s];
-            uint64_t d = r < cs->v2.size() ? cs->v2[r] : 0;
-            srcs.push_back({s, cs->in, d});
+    return check_calls(taskQueues, StOp::REDUCE_SCATTER_V, rankSize, vDataDes.dataType,
+                       [&](StCase &c, Checker &k, const Calls &calls) {
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+            uint64_t n = r < vDataDes.counts.size() ? scaled(c, vDataDes.counts[r]) : 0;
+            if (!same(k, "recvCount", r, calls[r]->count, n))
+                break;
+            std::vector<Src> srcs;
+            for (uint32_t s = 0; s < rankSize; s++) {
+                const StCall *cs = calls[s];
+                uint64_t d = r < cs->v2.size() ? cs->v2[r] : 0;
+                srcs.push_back({s, cs->in, d});
+            }
+            k.reduce(r, calls[r]->out, 0, srcs, n, reduceType);
         }
-        k.reduce(r, calls[r]->out, 0, srcs, n, reduceType);
-    }
-    return verdict(k);
+    });
 }
 
 HcclResult CheckAllGather(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType dataType,
                           u64 dataCount)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclAllGather", dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::ALL_GATHER, rankSize, calls))
-        return verdict(k);
-    uint64_t n = scaled(*c, dataCount);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        if (!same(k, "count", r, calls[r]->count, n))
-            break;
-        for (uint32_t b = 0; b < rankSize && k.mismatches == 0 && !k.failed; b++)
-            k.move(r, calls[r]->out, (uint64_t)b * n, {b, calls[b]->in, 0}, n);
-    }
-    return verdict(k);
+    return blocks(taskQueues, StOp::ALL_GATHER, rankSize, dataType, dataCount, false);
 }
 
 HcclResult CheckAllGatherV(AllRankTaskQueues &taskQueues, u32 rankSize, VDataDesTag vDataDes)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclAllGatherV", vDataDes.dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::ALL_GATHER_V, rankSize, calls))
-        return verdict(k);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++)
-        for (uint32_t b = 0; b < rankSize && k.mismatches == 0 && !k.failed; b++) {
-            uint64_t n = b < vDataDes.counts.size() ? scaled(*c, vDataDes.counts[b]) : 0;
-            uint64_t d = b < calls[r]->v2.size() ? calls[r]->v2[b] : 0;
-            if (!same(k, "recvCounts entry", r, b < calls[r]->v1.size() ? calls[r]->v1[b] : 0, n))
-                break;
-            k.move(r, calls[r]->out, d, {b, calls[b]->in, 0}, n);
-        }
-    return verdict(k);
+    return check_calls(taskQueues, StOp::ALL_GATHER_V, rankSize, vDataDes.dataType,
+                       [&](StCase &c, Checker &k, const Calls &calls) {
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++)
+            for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
+                uint64_t n = b < vDataDes.counts.size() ? scaled(c, vDataDes.counts[b]) : 0;
+                uint64_t d = b < calls[r]->v2.size() ? calls[r]->v2[b] : 0;
+                uint64_t asked = b < calls[r]->v1.size() ? calls[r]->v1[b] : 0;
+                if (!same(k, "recvCounts entry", r, asked, n))
+                    break;
+                k.move(r, calls[r]->out, d, {b, calls[b]->in, 0}, n);
+            }
+    });
 }
 
 HcclResult CheckBroadcast(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType dataType,
                           u64 dataCount, u32 root)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclBroadcast", dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::BROADCAST, rankSize, calls) || root >= rankSize)
-        return verdict(k);
-    uint64_t n = scaled(*c, dataCount);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++)
-        if (same(k, "count", r, calls[r]->count, n) && same(k, "root", r, calls[r]->root, root))
-            k.move(r, calls[r]->out, 0, {root, calls[root]->in, 0}, n);
-    return verdict(k);
+    return rooted_move(taskQueues, StOp::BROADCAST, rankSize, dataType, dataCount, root, false);
 }
 
 HcclResult CheckScatter(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType dataType,
                         u64 dataCount, u32 root)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclScatter", dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::SCATTER, rankSize, calls) || root >= rankSize)
-        return verdict(k);
-    uint64_t n = scaled(*c, dataCount);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++)
-        if (same(k, "count", r, calls[r]->count, n) && same(k, "root", r, calls[r]->root, root))
-            k.move(r, calls[r]->out, 0, {root, calls[root]->in, (uint64_t)r * n}, n);
-    return verdict(k);
+    return rooted_move(taskQueues, StOp::SCATTER, rankSize, dataType, dataCount, root, true);
 }
 
 HcclResult CheckAll2All(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType sendType,
                         u64 sendCount)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclAlltoAll", sendType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::ALL_TO_ALL, rankSize, calls))
-        return verdict(k);
-    uint64_t n = scaled(*c, sendCount);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        if (!same(k, "sendCount", r, calls[r]->count, n))
-            break;
-        for (uint32_t b = 0; b < rankSize && k.mismatches == 0 && !k.failed; b++)
-            k.move(r, calls[r]->out, (uint64_t)b * calls[r]->count2,
-                   {b, calls[b]->in, (uint64_t)r * calls[b]->count}, n);
-    }
-    return verdict(k);
+    return blocks(taskQueues, StOp::ALL_TO_ALL, rankSize, sendType, sendCount, true);
 }
 
 HcclResult CheckAll2AllV(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType sendType,
                          std::vector<u64> sendCountMatrix)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclAlltoAllV", sendType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::ALL_TO_ALL_V, rankSize, calls))
-        return verdict(k);
-    if (sendCountMatrix.size() < (size_t)rankSize * rankSize) {
-        k.fail("the count matrix is smaller than ranks x ranks");
-        return verdict(k);
-    }
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++)
-        for (uint32_t b = 0; b < rankSize && k.mismatches == 0 && !k.failed; b++) {
-            uint64_t n = scaled(*c, sendCountMatrix[(size_t)b * rankSize + r]);
-            const StCall *rc = calls[r], *sc = calls[b];
-            if (!same(k, "recvCounts entry", r, rc->v3.size() > b ? rc->v3[b] : 0, n) ||
-                !same(k, "sendCounts entry", b, sc->v1.size() > r ? sc->v1[r] : 0, n))
-                break;
-            k.move(r, rc->out, rc->v4[b], {b, sc->in, sc->v2[r]}, n);
+    return check_calls(taskQueues, StOp::ALL_TO_ALL_V, rankSize, sendType,
+                       [&](StCase &c, Checker &k, const Calls &calls) {
+        if (sendCountMatrix.size() < (size_t)rankSize * rankSize) {
+            k.fail("the count matrix is smaller than ranks x ranks");
+            return;
         }
-    return verdict(k);
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++)
+            for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
+                uint64_t n = scaled(c, sendCountMatrix[(size_t)b * rankSize + r]);
+                const StCall *rc = calls[r], *sc = calls[b];
+                if (!same(k, "recvCounts entry", r, rc->v3.size() > b ? rc->v3[b] : 0, n) ||
+                    !same(k, "sendCounts entry", b, sc->v1.size() > r ? sc->v1[r] : 0, n))
+                    break;
+                k.move(r, rc->out, rc->v4[b], {b, sc->in, sc->v2[r]}, n);
+            }
+    });
 }
 
 HcclResult CheckAll2AllVC(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType sendType,
                           std::vector<u64> sendCountMatrix)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclAlltoAllVC", sendType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::ALL_TO_ALL_VC, rankSize, calls))
-        return verdict(k);
-    size_t nn = (size_t)rankSize * rankSize;
-    if (sendCountMatrix.size() < nn) {
-        k.fail("the count matrix is smaller than ranks x ranks");
-        return verdict(k);
-    }
-    std::vector<uint64_t> m(nn);
-    for (size_t i = 0; i < nn; i++)
-        m[i] = scaled(*c, sendCountMatrix[i]);
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        uint64_t roff = 0;
-        for (uint32_t b = 0; b < rankSize && k.mismatches == 0 && !k.failed; b++) {
-            uint64_t soff = 0;
-            for (uint32_t j = 0; j < r; j++)
-                soff += m[(size_t)b * rankSize + j];
-            uint64_t n = m[(size_t)b * rankSize + r];
-            k.move(r, calls[r]->out, roff, {b, calls[b]->in, soff}, n);
-            roff += n;
+    return check_calls(taskQueues, StOp::ALL_TO_ALL_VC, rankSize, sendType,
+                       [&](StCase &c, Checker &k, const Calls &calls) {
+        size_t nn = (size_t)rankSize * rankSize;
+        if (sendCountMatrix.size() < nn) {
+            k.fail("the count matrix is smaller than ranks x ranks");
+            return;
         }
-    }
-    return verdict(k);
+        std::vector<uint64_t> m(nn);
+        for (size_t i = 0; i < nn; i++)
+            m[i] = scaled(c, sendCountMatrix[i]);
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+            uint64_t roff = 0;
+            for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
+                uint64_t soff = 0;
+                for (uint32_t j = 0; j < r; j++)
+                    soff += m[(size_t)b * rankSize + j];
+                uint64_t n = m[(size_t)b * rankSize + r];
+                k.move(r, calls[r]->out, roff, {b, calls[b]->in, soff}, n);
+                roff += n;
+            }
+        }
+    });
 }
 
 static HcclResult send_recv(AllRankTaskQueues &taskQueues, const char *what, u32 rankSize,
@@ -512,36 +490,31 @@ HcclResult CheckRecv(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType d
 HcclResult CheckBatchSendRecv(AllRankTaskQueues &taskQueues, u32 rankSize, HcclDataType dataType,
                               u64 dataCount)
 {
-    auto c = need_case(taskQueues);
-    if (!c)
-        return HCCL_E_INTERNAL;
-    Checker k(*c, "HcclBatchSendRecv", dataType);
-    std::vector<const StCall *> calls;
-    if (!calls_of(k, StOp::BATCH_SEND_RECV, rankSize, calls))
-        return verdict(k);
-    uint64_t n = scaled(*c, dataCount);
-    /* The j-th receive of rank r from p pairs with the j-th send of p to r. */
-    for (uint32_t r = 0; r < rankSize && k.mismatches == 0 && !k.failed; r++) {
-        std::vector<uint32_t> seen(rankSize, 0);
-        for (const StItem &it : calls[r]->items) {
-            if (it.send || it.peer >= rankSize)
-                continue;
-            uint32_t j = seen[it.peer]++, m = 0;
-            const StItem *match = nullptr;
-            for (const StItem &s : calls[it.peer]->items)
-                if (s.send && s.peer == r && m++ == j) {
-                    match = &s;
+    return check_calls(taskQueues, StOp::BATCH_SEND_RECV, rankSize, dataType,
+                       [&](StCase &c, Checker &k, const Calls &calls) {
+        uint64_t n = scaled(c, dataCount);
+        /* The j-th receive of rank r from p pairs with the j-th send of p to r. */
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+            std::vector<uint32_t> seen(rankSize, 0);
+            for (const StItem &it : calls[r]->items) {
+                if (it.send || it.peer >= rankSize)
+                    continue;
+                uint32_t j = seen[it.peer]++, m = 0;
+                const StItem *match = nullptr;
+                for (const StItem &s : calls[it.peer]->items)
+                    if (s.send && s.peer == r && m++ == j) {
+                        match = &s;
+                        break;
+                    }
+                if (match == nullptr) {
+                    k.fail("rank " + std::to_string(r) + " receives from " +
+                           std::to_string(it.peer) + ", which sends it nothing");
                     break;
                 }
-            if (match == nullptr) {
-                k.fail("rank " + std::to_string(r) + " receives from " +
-                       std::to_string(it.peer) + ", which sends it nothing");
-                break;
+                if (!same(k, "item count", r, it.count, n))
+                    break;
+                k.move(r, it.ref, 0, {it.peer, match->ref, 0}, n);
             }
-            if (!same(k, "item count", r, it.count, n))
-                break;
-            k.move(r, it.ref, 0, {it.peer, match->ref, 0}, n);
         }
-    }
-    return verdict(k);
+    });
 }
