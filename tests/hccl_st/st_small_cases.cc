@@ -19,20 +19,11 @@ using namespace HcclSim;
 
 namespace {
 
-u32 RankCount(const TopoMeta &topo)
-{
-    u32 n = 0;
-    for (const auto &pod : topo)
-        for (const auto &server : pod)
-            n += (u32)server.size();
-    return n;
-}
-
 /* Runs `op(rank, comm, stream)` on every rank of `topo` as threads, the way the cases do. */
 template <typename Op> void RunRanks(const TopoMeta &topo, Op op)
 {
     std::vector<std::thread> threads;
-    for (u32 rank = 0; rank < RankCount(topo); rank++)
+    for (u32 rank = 0; rank < CalRankSize(topo); rank++)
         threads.emplace_back([=]() {
             aclrtSetDevice((int32_t)rank);
             aclrtStream stream = nullptr;

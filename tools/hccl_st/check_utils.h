@@ -11,5 +11,7 @@ using HcclSim::TopoMeta;
 
 /* superPodNum super-pods of serverNum servers of rankNum devices (ids 0..rankNum-1). */
 void GenTopoMeta(TopoMeta &topoMeta, int superPodNum, int serverNum, int rankNum);
+/* The number of devices (ranks) of a topology. */
+u32 CalRankSize(const TopoMeta &topoMeta);
 
 #endif

@@ -9,11 +9,15 @@
 #ifndef HCEMU_HCCL_ST_VERIFIER_H
 #define HCEMU_HCCL_ST_VERIFIER_H
 
+#include <ostream>
 #include <vector>
 
 #include <hccl/hccl_types.h>
 
 #include "sim_world.h"
+
+/* Cases print with an unqualified `endl`: HCCL's own verifier headers pull in namespace std. */
+using std::endl;
 
 HcclResult CheckAllReduce(HcclSim::AllRankTaskQueues &taskQueues, u32 rankSize,
                           HcclDataType dataType, u64 dataCount, HcclReduceOp reduceOp);

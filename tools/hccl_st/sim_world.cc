@@ -193,3 +193,12 @@ void GenTopoMeta(TopoMeta &topoMeta, int superPodNum, int serverNum, int rankNum
         topoMeta.push_back(pod);
     }
 }
+
+u32 CalRankSize(const TopoMeta &topoMeta)
+{
+    u32 n = 0;
+    for (const SuperPodMeta &pod : topoMeta)
+        for (const ServerMeta &srv : pod)
+            n += (u32)srv.size();
+    return n;
+}
