@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -722,14 +723,18 @@ static void join_table(struct cu_rank *r, const char *path, bool keep)
 static void table_joined_again_after_finalize_with_comms_left_open(void **state)
 {
     struct cu_rank old[2], now[2];
-    char dir[CU_PATH], path[CU_PATH], rdv[CU_PATH + 32];
+    char dir[CU_PATH + 16], path[CU_PATH + 32], rdv[CU_PATH + 48];
     (void)state;
 
-    /* Each start makes its own job folder under `dir`; the ranks meet in dir's rdv folder. */
-    cu_tmpdir(dir, sizeof(dir));
+    /* Each start makes its own job folder under `dir`; the ranks meet in dir's rdv folder.
+     * `dir` is inside the group's folder, which cu_job_end removes whatever happens here
+     * (the last member leaving at aclFinalize removed it: make it again). */
+    aclFinalize();
+    snprintf(dir, sizeof(dir), "%s/rejoin", job);
+    (void)mkdir(job, 0700);
+    assert_int_equal(mkdir(dir, 0700), 0);
     cu_write(dir, "ranktable2.json", table2, path, sizeof(path));
     snprintf(rdv, sizeof(rdv), "%s/hcemu-%u-rdv", dir, (unsigned)geteuid());
-    aclFinalize();
     unsetenv("HCEMU_JOB_PATH");
     setenv("HCEMU_JOB_DIR", dir, 1);
     assert_int_equal(aclInit(NULL), ACL_SUCCESS);
