@@ -631,6 +631,11 @@ static void body_cluster(struct cu_rank *r)
         CU_CHECK(r, l[0].srcEndpointDesc.commAddr.addr.s_addr == inet_addr("192.168.1.10") &&
                         l[0].dstEndpointDesc.loc.device.serverIdx == 1 &&
                         l[0].dstEndpointDesc.loc.device.devPhyId == 0);
+    /* Layer 1 (CLOS) links the two ranks of one server too; layer 0 over UB_CTP. */
+    uint32_t mate = (uint32_t)r->rank ^ 1u;
+    CU_CHECK(r, HcclRankGraphGetLinks(r->comm, 1, (uint32_t)r->rank, mate, &l, &n) == 0 &&
+                    n == 2 && l[0].linkAttr.linkProtocol == COMM_PROTOCOL_UBOE);
+    CU_CHECK(r, HcclRankGraphGetLinks(r->comm, 0, (uint32_t)r->rank, mate, &l, &n) == 0 && n >= 1);
     /* Endpoints of my server's instance, and their attributes. */
     uint32_t server = (uint32_t)r->rank / 2;
     EndpointDesc eps[8];
