@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -721,6 +722,11 @@ static void body_cluster(struct cu_rank *r)
         CU_CHECK(r, l[0].srcEndpointDesc.commAddr.addr.s_addr == inet_addr("192.168.1.10") &&
                         l[0].dstEndpointDesc.loc.device.serverIdx == 1 &&
                         l[0].dstEndpointDesc.loc.device.devPhyId == 0);
+    /* Layer 1 (CLOS) links the two ranks of one server too; layer 0 over UB_CTP. */
+    uint32_t mate = (uint32_t)r->rank ^ 1u;
+    CU_CHECK(r, HcclRankGraphGetLinks(r->comm, 1, (uint32_t)r->rank, mate, &l, &n) == 0 &&
+                    n == 2 && l[0].linkAttr.linkProtocol == COMM_PROTOCOL_UBOE);
+    CU_CHECK(r, HcclRankGraphGetLinks(r->comm, 0, (uint32_t)r->rank, mate, &l, &n) == 0 && n >= 1);
     /* Endpoints of my server's instance, and their attributes. */
     uint32_t server = (uint32_t)r->rank / 2;
     EndpointDesc eps[8];
@@ -772,6 +778,84 @@ static void cluster_info_file_builds_two_servers(void **state)
     check_devices_clean(NULL);
 }
 
+/* ---- the same table joined again after aclFinalize / aclInit --------------------------- */
+
+static const char table2[] =
+    "{\"version\": \"1.0\", \"server_count\": \"1\", \"status\": \"completed\",\n"
+    " \"server_list\": [{\"server_id\": \"10.0.0.1\", \"device\": [\n"
+    "    {\"device_id\": \"0\", \"rank_id\": \"0\"}, {\"device_id\": \"1\", \"rank_id\": \"1\"}]}]}\n";
+
+static void *join_table_main(void *arg)
+{
+    struct cu_rank *r = arg;
+
+    aclrtSetDevice(r->rank);
+    r->init_rc = HcclCommInitClusterInfo((const char *)r->root, (uint32_t)r->rank, &r->comm);
+    uint32_t n = 0;
+    if (r->init_rc == HCCL_SUCCESS)
+        CU_CHECK(r, HcclGetRankSize(r->comm, &n) == HCCL_SUCCESS && n == 2);
+    if (r->init_rc == HCCL_SUCCESS && !r->keep)
+        r->destroy_rc = HcclCommDestroy(r->comm);
+    return NULL;
+}
+
+static void join_table(struct cu_rank *r, const char *path, bool keep)
+{
+    pthread_t t[2];
+
+    for (int i = 0; i < 2; i++) {
+        r[i] = (struct cu_rank){.rank = i, .n = 2, .root = (const HcclRootInfo *)path,
+                                .keep = keep};
+        pthread_create(&t[i], NULL, join_table_main, &r[i]);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+}
+
+/* Communicators left open at aclFinalize stay members of the table's rendezvous file (in the
+ * per-user folder, which outlives the job folder). The next aclInit of this process joining
+ * the same table bytes must get a new file, not "rank 0 has already joined", and the old
+ * members' later destruction must not remove the new one. */
+static void table_joined_again_after_finalize_with_comms_left_open(void **state)
+{
+    struct cu_rank old[2], now[2];
+    char dir[CU_PATH + 16], path[CU_PATH + 32], rdv[CU_PATH + 48];
+    (void)state;
+
+    /* Each start makes its own job folder under `dir`; the ranks meet in dir's rdv folder.
+     * `dir` is inside the group's folder, which cu_job_end removes whatever happens here
+     * (the last member leaving at aclFinalize removed it: make it again). */
+    aclFinalize();
+    snprintf(dir, sizeof(dir), "%s/rejoin", job);
+    (void)mkdir(job, 0700);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    cu_write(dir, "ranktable2.json", table2, path, sizeof(path));
+    snprintf(rdv, sizeof(rdv), "%s/hcemu-%u-rdv", dir, (unsigned)geteuid());
+    unsetenv("HCEMU_JOB_PATH");
+    setenv("HCEMU_JOB_DIR", dir, 1);
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    join_table(old, path, true);
+    assert_int_equal(old[0].init_rc, HCCL_SUCCESS);
+    assert_int_equal(old[1].init_rc, HCCL_SUCCESS);
+    assert_int_equal(cu_count_files(rdv, "hcemu-comm-"), 1);
+    aclFinalize();
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+    join_table(now, path, true);
+    check_all_ranks(now, 2);
+    /* The earlier start's members leave; the file of the new ones stays until they do. */
+    for (int i = 0; i < 2; i++)
+        (void)HcclCommDestroy(old[i].comm);
+    assert_int_equal(cu_count_files(rdv, "hcemu-comm-"), 1);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(HcclCommDestroy(now[i].comm), HCCL_SUCCESS);
+    assert_int_equal(cu_count_files(rdv, "hcemu-comm-"), 0);
+    aclFinalize();
+    unsetenv("HCEMU_JOB_DIR");
+    setenv("HCEMU_JOB_PATH", job, 1);
+    cu_rmtree(dir);
+    assert_int_equal(aclInit(NULL), ACL_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -789,6 +873,7 @@ int main(void)
         cmocka_unit_test(ring_neighbour_acquire_then_destroy_never_fails),
         cmocka_unit_test(destroy_answers_again_while_a_call_blocks),
         cmocka_unit_test(cluster_info_file_builds_two_servers),
+        cmocka_unit_test(table_joined_again_after_finalize_with_comms_left_open),
     };
     cu_job_begin(job, sizeof(job), "8", "4");
     return cu_job_end(job,

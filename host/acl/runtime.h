@@ -23,6 +23,12 @@ struct emu_runtime {
     bool job_ready;
     bool own_job_dir; /* this process made the folder and removes it */
     char job_dir[EMU_PATH_MAX];
+    /* Which start of the runtime in which process: a random key per process and a count of
+     * aclInit calls that started it, so a communicator member left open by an earlier start
+     * (not destroyed before aclFinalize) is known for what it is: gone. */
+    uint64_t proc_key;
+    int32_t proc_key_pid; /* a forked child makes a key of its own */
+    uint32_t generation;
     uint32_t ndev;
     uint64_t dev_mem;
     char soc[64];

@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "common/job.h"
 #include "common/log.h"
@@ -55,6 +57,19 @@ static emu_status make_job_dir(void)
     return s;
 }
 
+/* A fresh generation for this start; a fresh key for a new process. */
+static void new_incarnation(void)
+{
+    if (emu_rt.proc_key_pid != (int32_t)getpid() || emu_rt.proc_key == 0) {
+        uint64_t k = 0;
+        if (getrandom(&k, sizeof(k), GRND_NONBLOCK) != (ssize_t)sizeof(k))
+            k = emu_os_now_ns() ^ ((uint64_t)getpid() << 32);
+        emu_rt.proc_key = k != 0 ? k : 1;
+        emu_rt.proc_key_pid = (int32_t)getpid();
+    }
+    emu_rt.generation++;
+}
+
 emu_status emu_runtime_init(void)
 {
     emu_status s = EMU_OK;
@@ -65,6 +80,7 @@ emu_status emu_runtime_init(void)
         read_config();
         s = make_job_dir();
         if (s == EMU_OK) {
+            new_incarnation();
             emu_rt.job_ready = true;
             emu_spin_open(emu_rt.job_dir); /* stream syncs spin within the job's budget */
             emu_runtime_arm_cleanup();

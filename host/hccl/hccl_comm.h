@@ -35,6 +35,8 @@ struct emu_rank_info {
     uint32_t super_pod; /* super-pod index from the rank table; 0 otherwise */
     uint32_t super_dev; /* rank table super_device_id; UINT32_MAX: the emulated device id */
     int32_t pid;
+    uint32_t runtime_gen; /* emu_rt.generation when it joined */
+    uint64_t proc_key;    /* emu_rt.proc_key of its process */
     char job_dir[EMU_PATH_MAX];
     uint64_t host_key;                /* emu_host_of_device() of the rank (host_id.h) */
     char host[EMU_HOST_NAME_MAX];     /* its display name */

@@ -74,6 +74,8 @@ static emu_status describe_me(const struct emu_comm_args *a, struct emu_rank_inf
     memset(me, 0, sizeof(*me));
     me->dev = a->d->id;
     me->pid = (int32_t)getpid();
+    me->proc_key = emu_rt.proc_key;
+    me->runtime_gen = emu_rt.generation;
     snprintf(me->job_dir, sizeof(me->job_dir), "%s", emu_rt.job_dir);
     const struct emu_host_id *host = emu_host_of_device(a->d->id);
     me->host_key = host->key;
@@ -189,7 +191,7 @@ static emu_status join(struct emu_comm *c, const struct emu_comm_args *a)
     struct emu_rdvnet *net = NULL;
 
     if (s == EMU_OK)
-        s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, a->fn, a->rank, &c->rdv);
+        s = emu_rdv_open(a->rdv_dir, a->nonce, a->size, &me, a->fn, a->rank, &c->rdv);
     struct emu_rdvnet_who who = {a->fn, a->nonce, a->size, a->rank, me.host, me.job_dir};
     if (s == EMU_OK && a->net_port != 0 &&
         (s = emu_rdvnet_connect(a->net_ip, a->net_port, a->key, deadline, &who, &net)) == EMU_OK)

@@ -300,16 +300,22 @@ static bool endpoint_equal(const EndpointDesc *a, const EndpointDesc *b)
            memcmp(&a->loc.device, &b->loc.device, sizeof(a->loc.device)) == 0;
 }
 
-bool emu_graph_has_link(const struct emu_graph *g, uint32_t a, uint32_t b, int32_t protocol)
+static bool layer_has(const struct emu_graph_layer *L, int32_t protocol)
 {
-    const struct emu_graph_layer *L = &g->layer[g->server[a] == g->server[b] ? 0 : 1];
-
-    if (g->server[a] != g->server[b] && g->n_layers < 2)
-        return false;
     for (uint32_t i = 0; i < L->n_proto; i++)
         if (L->proto[i] == protocol)
             return true;
     return false;
+}
+
+/* Layer 1 (CLOS) reaches every device, those of one server too: each has its own port on
+ * the network, and HCCL's level-1 algorithms pair ranks that share a server. */
+bool emu_graph_has_link(const struct emu_graph *g, uint32_t a, uint32_t b, int32_t protocol)
+{
+    bool same = g->server[a] == g->server[b];
+
+    return (same && layer_has(&g->layer[0], protocol)) ||
+           (g->n_layers >= 2 && layer_has(&g->layer[1], protocol));
 }
 
 bool emu_graph_endpoint_ok(const struct emu_graph *g, uint32_t rank, int32_t protocol,
@@ -338,7 +344,7 @@ emu_status emu_graph_links(struct emu_graph *g, uint32_t layer, uint32_t src, ui
     }
     uint32_t count = 0;
     bool same = g->server[src] == g->server[dst];
-    if ((layer == 0) == same) {
+    if (layer != 0 || same) {
         for (uint32_t i = 0; i < L->n_proto; i++) {
             CommLink *l = &g->links[count++];
             (void)CommLinkInit(l, 1);

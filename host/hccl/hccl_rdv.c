@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +73,8 @@ struct emu_rdv {
     _Atomic uint32_t *keys; /* keys[i] mirrors offers[i].key */
     struct emu_rdv_offer *offers;
     char path[EMU_PATH_MAX + 64];
+    dev_t dev; /* the file mapped: `path` may name a newer one after a stale file's removal */
+    ino_t ino;
     char dir[EMU_PATH_MAX];
     bool own_dir; /* a per-user rendezvous folder: removed with its last file */
     struct emu_rdvnet *net; /* multi-host: in step with the root's file through it; or NULL */
@@ -227,16 +230,53 @@ static bool foreign(const struct emu_rdv *r, const struct rdv_member *m)
     return strncmp(m->info.job_dir, r->dir, sizeof(m->info.job_dir)) != 0;
 }
 
-/* A file whose members' processes are dead is left over from a crashed run: remove it. */
-static bool is_stale(const struct emu_rdv *r)
+/* A member that joined from this very process under an earlier start of its runtime: a
+ * communicator not destroyed before aclFinalize. It will never post or leave, and the same
+ * rank table joined again after aclInit must not find its rank taken. Only JOINED members:
+ * their info is written before the state is published. */
+static bool earlier_start(const struct rdv_member *m, uint32_t st, const struct emu_rank_info *me)
+{
+    return me != NULL && st == MEMBER_JOINED && m->info.pid == me->pid &&
+           m->info.proc_key == me->proc_key && m->info.runtime_gen != me->runtime_gen;
+}
+
+enum stale_kind { NOT_STALE, STALE_EXITED, STALE_EARLIER_START };
+
+/* A file whose members' processes are dead is left over from a crashed run, and one with a
+ * member of an earlier start of this process's runtime is left over from before aclFinalize:
+ * either is removed and made anew. */
+static enum stale_kind is_stale(const struct emu_rdv *r, const struct emu_rank_info *me)
 {
     for (uint32_t i = 0; i < r->nranks; i++) {
-        uint32_t st = emu_load_acquire(&r->members[i].state);
-        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && !foreign(r, &r->members[i]) &&
-            pid_gone(r->members[i].info.pid))
-            return true;
+        const struct rdv_member *m = &r->members[i];
+        uint32_t st = emu_load_acquire(&m->state);
+        if (earlier_start(m, st, me))
+            return STALE_EARLIER_START;
+        if ((st == MEMBER_JOINED || st == MEMBER_CLAIMING) && !foreign(r, m) &&
+            pid_gone(m->info.pid))
+            return STALE_EXITED;
     }
-    return false;
+    return NOT_STALE;
+}
+
+/* Unlink the file's name if it still names the file `r` mapped. The ranks that found a file
+ * stale all try; an exclusive lock on it makes them take turns, so the first removes it and
+ * the others see its name taken by the new file (which they must not remove). The last
+ * member of a stale file removes nothing either. Whether this call removed it. */
+static bool remove_if_same(const struct emu_rdv *r)
+{
+    struct stat held, named;
+    bool removed = false;
+    int fd = open(r->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+    if (fd < 0)
+        return false;
+    if (flock(fd, LOCK_EX) == 0 && fstat(fd, &held) == 0 && held.st_dev == r->dev &&
+        held.st_ino == r->ino && lstat(r->path, &named) == 0 && named.st_dev == held.st_dev &&
+        named.st_ino == held.st_ino)
+        removed = unlink(r->path) == 0;
+    close(fd); /* and the lock */
+    return removed;
 }
 
 /* One mapping of a rendezvous file per process, shared by the members it holds (ranks as
@@ -327,6 +367,8 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
     r->len = file_bytes(nranks);
     if (map_shared_file(fd, &st, r->len, &p) != EMU_OK)
         return EMU_ESYSCALL;
+    r->dev = st.st_dev;
+    r->ino = st.st_ino;
     r->base = p;
     r->nranks = nranks;
     r->hdr = p;
@@ -336,8 +378,9 @@ static emu_status map_file(struct emu_rdv *r, int fd, uint32_t nranks, const cha
     return EMU_OK;
 }
 
-static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, const char *fn,
-                            uint32_t rank, bool *stale)
+static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks,
+                            const struct emu_rank_info *me, const char *fn, uint32_t rank,
+                            bool *stale)
 {
     for (int tries = 0; tries < 100; tries++) {
         int fd = open(r->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -362,8 +405,15 @@ static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, 
         if (s == EMU_OK)
             s = map_file(r, fd, nranks, fn, rank);
         close(fd);
-        if (s == EMU_OK && is_stale(r)) {
+        enum stale_kind why = s == EMU_OK ? is_stale(r, me) : NOT_STALE;
+        if (why != NOT_STALE) {
             *stale = true;
+            if (remove_if_same(r))
+                EMU_LOG_WARN("%s: rank %u: removed %s, left by %s", fn, rank, r->path,
+                             why == STALE_EXITED
+                                 ? "a run whose processes have exited"
+                                 : "communicators this process did not destroy before "
+                                   "aclFinalize");
             unmap_shared_file(r->base, r->len);
             r->base = NULL;
         }
@@ -373,8 +423,9 @@ static emu_status open_once(struct emu_rdv *r, uint64_t nonce, uint32_t nranks, 
     return EMU_EFILE;
 }
 
-emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const char *fn,
-                        uint32_t rank, struct emu_rdv **out)
+emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks,
+                        const struct emu_rank_info *me, const char *fn, uint32_t rank,
+                        struct emu_rdv **out)
 {
     struct emu_rdv *r = calloc(1, sizeof(*r));
 
@@ -390,13 +441,10 @@ emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const 
     snprintf(r->dir, sizeof(r->dir), "%s", dir);
     r->own_dir = is_rdv_folder(dir);
     bool stale = false;
-    emu_status s = open_once(r, nonce, nranks, fn, rank, &stale);
+    emu_status s = open_once(r, nonce, nranks, me, fn, rank, &stale);
     if (s == EMU_OK && stale) {
-        EMU_LOG_WARN("%s: rank %u: removing %s, left by a run whose processes have exited", fn,
-                     rank, r->path);
-        unlink(r->path);
         stale = false;
-        s = open_once(r, nonce, nranks, fn, rank, &stale);
+        s = open_once(r, nonce, nranks, me, fn, rank, &stale);
     }
     if (s != EMU_OK || stale) {
         if (r->base != NULL)
@@ -623,7 +671,7 @@ void emu_rdv_close(struct emu_rdv *r, uint32_t rank, bool joined)
     }
     /* The last member out removes the file; a mapping outlives the name. */
     if (left == 1) {
-        unlink(r->path);
+        (void)remove_if_same(r);
         if (r->own_dir)
             rmdir(r->dir); /* fails while other communicators' files are in it */
     }

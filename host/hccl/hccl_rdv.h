@@ -88,10 +88,13 @@ static inline uint32_t emu_rdv_key(int32_t engine, int32_t protocol)
 emu_status emu_rdv_private_dir(const char *parent, char *out, size_t len) EMU_MUST_CHECK;
 
 /* Open (creating when first) the rendezvous file "hcemu-comm-<nonce>.rdv" in `dir` for `nranks`
- * members. EMU_EINVAL when the file was made for another rank count or by another user.
+ * members. EMU_EINVAL when the file was made for another rank count or by another user. A
+ * file left by dead processes, or by members `me`'s process joined under an earlier start of
+ * its runtime (me: the rank about to join; NULL: not a rank), is replaced by a new one.
  * The caller owns *out: emu_rdv_close() it. */
-emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks, const char *fn,
-                        uint32_t rank, struct emu_rdv **out) EMU_MUST_CHECK;
+emu_status emu_rdv_open(const char *dir, uint64_t nonce, uint32_t nranks,
+                        const struct emu_rank_info *me, const char *fn, uint32_t rank,
+                        struct emu_rdv **out) EMU_MUST_CHECK;
 /* Announce `me` as `rank` and wait until every rank has (deadline as emu_os_now_ns()).
  * EMU_ETIMEOUT names the missing ranks; the slot is withdrawn on failure. */
 emu_status emu_rdv_join(struct emu_rdv *r, uint32_t rank, const struct emu_rank_info *me,

@@ -148,7 +148,7 @@ static struct served_file *served(uint64_t comm, uint32_t nranks)
                     (unsigned long long)comm);
         return NULL;
     }
-    if (emu_rdv_open(srv.dir, comm, nranks, "rendezvous listener", 0, &free_slot->rdv) != EMU_OK)
+    if (emu_rdv_open(srv.dir, comm, nranks, NULL, "rendezvous listener", 0, &free_slot->rdv) != EMU_OK)
         return NULL;
     free_slot->comm = comm;
     free_slot->nranks = nranks;
