@@ -30,6 +30,7 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <hcomm/hcomm_primitives_expt.h>
+#include <hcomm/hcomm_res.h>
 #include <hccl/hccl_diag.h>
 #include <hccl/hccl_inner.h>
 #include <hccl/hccl_sym_win.h>
@@ -240,6 +241,12 @@ static const any_fn api_table[] = {
     F(HcommAcquireComm), F(HcommReleaseComm), F(HcommAicpuTsTaskCacheLookup),
     F(HcommAicpuTsTaskCacheStart), F(HcommAicpuTsTaskCacheEnd), F(HcommAicpuTsTaskCacheExecute),
     F(HcommAicpuTsTaskCacheClear),
+    /* hcomm_res.h */
+    F(HcommEndpointCreate), F(HcommEndpointDestroy), F(HcommEndpointGetDescNum),
+    F(HcommEndpointGetDescs), F(HcommMemReg), F(HcommMemUnreg), F(HcommMemExport),
+    F(HcommMemImport), F(HcommMemUnimport), F(HcommThreadAlloc), F(HcommThreadFree),
+    F(HcommEndpointGetListenPort), F(HcommThreadResGetInfo), F(HcommEndpointCheckFeature),
+    F(HcommMemAlloc), F(HcommMemFree),
 };
 _Static_assert(sizeof(api_table) / sizeof(api_table[0]) == ABUSE_API_COUNT,
                "the headers declare a function that api_table (and the tests) do not cover");
@@ -296,6 +303,28 @@ static void hcomm_all(ThreadHandle t, ChannelHandle ch, void *p, int want, uint3
     EXPECT(HcommAicpuTsTaskCacheEnd(p), HCCL_E_NOT_SUPPORT);
     EXPECT(HcommAicpuTsTaskCacheExecute(p, NULL, NULL, UINT64_MAX), HCCL_E_NOT_SUPPORT);
     EXPECT(HcommAicpuTsTaskCacheClear(p), HCCL_E_NOT_SUPPORT);
+    /* hcomm_res.h: the stream behind a thread; HCOMM's own endpoints and memory are not
+     * emulated, whatever the arguments. */
+    void *res = NULL;
+    uint32_t u32 = 0;
+    bool flag = false;
+    EXPECT(HcommThreadResGetInfo(t, THREAD_RES_TYPE_STREAM, sizeof(void *), p == NULL ? NULL : &res),
+           t == 0 || p == NULL ? HCCL_E_PTR : SANE);
+    EXPECT(HcommEndpointCreate(p, (EndpointHandle *)p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommEndpointDestroy((EndpointHandle)p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommEndpointGetDescNum((int32_t)idx, &u32), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommEndpointGetDescs((int32_t)idx, &u32, p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemReg((EndpointHandle)p, p, p, (HcommMemHandle *)p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemUnreg((EndpointHandle)p, (HcommMemHandle)p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemExport((EndpointHandle)p, (HcommMemHandle)p, &res, &u32), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemImport((EndpointHandle)p, p, 64, p), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemUnimport((EndpointHandle)p, p, 64), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommThreadAlloc(COMM_ENGINE_AICPU_TS, 1, &u32, &t), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommThreadFree(&t, 1), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommEndpointGetListenPort((EndpointHandle)p, &u32), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommEndpointCheckFeature((HcommEndpointFeatureType)0, p, &flag), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemAlloc(&res, 64), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcommMemFree(p), HCCL_E_NOT_SUPPORT);
 }
 
 static void hcomm_settings(void)

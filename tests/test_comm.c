@@ -21,6 +21,7 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 #include <hccl/hccl_res_expt.h>
+#include <hcomm/hcomm_res.h>
 
 #include "common/handle.h"
 #include "test_comm_util.h"
@@ -244,6 +245,28 @@ static void body_stream_threads(struct cu_rank *r, ThreadHandle main_thread)
     CU_CHECK(r, HcclThreadResGetInfo(r->comm, cpu, THREAD_RES_TYPE_STREAM,
                                      sizeof(ThreadResTypeStream), (void **)&got) == 0 &&
                     got == st);
+    /* The communicator-less form finds the same stream through the handle alone (HCCL's
+     * own collectives ask it for their ordering thread's stream); its refusals as the
+     * vendor's: NULL or 0 HCCL_E_PTR, another size HCCL_E_PARA, another type
+     * HCCL_E_NOT_SUPPORT, an AICPU_TS thread (no aclrtStream) too, a stranger not found. */
+    got = NULL;
+    CU_CHECK(r, HcommThreadResGetInfo(cpu, THREAD_RES_TYPE_STREAM, sizeof(ThreadResTypeStream),
+                                      (void **)&got) == HCCL_SUCCESS &&
+                    got == st);
+    CU_CHECK(r, HcommThreadResGetInfo(cpu, THREAD_RES_TYPE_STREAM, sizeof(ThreadResTypeStream),
+                                      NULL) == HCCL_E_PTR);
+    CU_CHECK(r, HcommThreadResGetInfo(0, THREAD_RES_TYPE_STREAM, sizeof(ThreadResTypeStream),
+                                      (void **)&got) == HCCL_E_PTR);
+    CU_CHECK(r, HcommThreadResGetInfo(cpu, THREAD_RES_TYPE_STREAM, 4, (void **)&got) ==
+                    HCCL_E_PARA);
+    CU_CHECK(r, HcommThreadResGetInfo(cpu, THREAD_RES_TYPE_INVALID, sizeof(ThreadResTypeStream),
+                                      (void **)&got) == HCCL_E_NOT_SUPPORT);
+    CU_CHECK(r, HcommThreadResGetInfo(main_thread, THREAD_RES_TYPE_STREAM,
+                                      sizeof(ThreadResTypeStream),
+                                      (void **)&got) == HCCL_E_NOT_SUPPORT);
+    CU_CHECK(r, HcommThreadResGetInfo(cpu ^ 0x5a5a0000ull, THREAD_RES_TYPE_STREAM,
+                                      sizeof(ThreadResTypeStream),
+                                      (void **)&got) == HCCL_E_NOT_FOUND);
     /* Export both ways: same slot and generation, destination engine, exported bit. */
     CU_CHECK(r,
              HcclThreadExportToCommEngine(r->comm, 1, &cpu, COMM_ENGINE_AICPU_TS, &onaicpu) == 0);

@@ -96,6 +96,27 @@ void emu_comm_put(struct emu_comm *c)
     pthread_mutex_unlock(&reg_lock);
 }
 
+struct emu_comm *emu_comm_next(struct emu_comm *prev)
+{
+    struct emu_comm *p;
+
+    pthread_mutex_lock(&reg_lock);
+    p = reg_head;
+    if (prev != NULL) { /* from prev on, if it is still registered (a forced teardown may not) */
+        while (p != NULL && p != prev)
+            p = p->next;
+        p = p != NULL ? p->next : NULL;
+    }
+    while (p != NULL && p->magic != EMU_COMM_MAGIC)
+        p = p->next;
+    if (p != NULL)
+        p->users++;
+    if (prev != NULL)
+        prev->users--;
+    pthread_mutex_unlock(&reg_lock);
+    return p;
+}
+
 struct emu_comm *emu_comm_find_name(const char *name)
 {
     struct emu_comm *first = NULL, *mine = NULL;

@@ -167,6 +167,9 @@ struct emu_comm_args {
  * is not a live communicator"). Pair with emu_comm_put(). */
 struct emu_comm *emu_comm_get(const void *user, const char *fn);
 void emu_comm_put(struct emu_comm *c);
+/* Walk the live members of this process: the first (prev NULL) or the one after prev, each
+ * taken as by emu_comm_get; prev is put. NULL at the end (nothing left taken). */
+struct emu_comm *emu_comm_next(struct emu_comm *prev);
 /* The live comm named `name`; with several (ranks as threads), the one on the calling
  * thread's device, else the first. */
 struct emu_comm *emu_comm_find_name(const char *name);

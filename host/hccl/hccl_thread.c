@@ -371,24 +371,31 @@ emu_status emu_thread_export(struct emu_comm *c, uint32_t n, const ThreadHandle 
     return EMU_OK;
 }
 
-emu_status emu_thread_stream_of(struct emu_comm *c, ThreadHandle h, void **stream, const char *fn)
+emu_status emu_thread_stream_find(struct emu_comm *c, ThreadHandle h, void **stream)
 {
     const struct emu_thread_rec *t = find_handle(c, h);
 
-    if (t == NULL) {
+    if (t == NULL)
+        return EMU_ENOTFOUND;
+    if (t->kind == EMU_THREAD_DEVICE)
+        return EMU_ENOTSUP;
+    *stream = t->stream;
+    return EMU_OK;
+}
+
+emu_status emu_thread_stream_of(struct emu_comm *c, ThreadHandle h, void **stream, const char *fn)
+{
+    emu_status s = emu_thread_stream_find(c, h, stream);
+
+    if (s == EMU_ENOTFOUND)
         EMU_COMM_ERR(c, fn, "thread 0x%llx is not a thread of this communicator",
                      (unsigned long long)h);
-        return EMU_ENOTFOUND;
-    }
-    if (t->kind == EMU_THREAD_DEVICE) {
+    else if (s == EMU_ENOTSUP)
         EMU_COMM_ERR(c, fn,
                      "thread 0x%llx is an AICPU_TS thread: its stream runs on the "
                      "device and has no aclrtStream",
                      (unsigned long long)h);
-        return EMU_ENOTSUP;
-    }
-    *stream = t->stream;
-    return EMU_OK;
+    return s;
 }
 
 emu_status emu_thread_async_error(struct emu_comm *c)

@@ -30,6 +30,10 @@ emu_status emu_thread_export(struct emu_comm *c, uint32_t n, const ThreadHandle 
 /* The aclrtStream behind a CPU_TS thread. */
 emu_status emu_thread_stream_of(struct emu_comm *c, ThreadHandle h, void **stream,
                                 const char *fn) EMU_MUST_CHECK;
+/* The same without a log line: EMU_ENOTFOUND when h is not a thread of c, EMU_ENOTSUP for an
+ * AICPU_TS thread (its stream runs on the device). For callers that look through several
+ * communicators (HcommThreadResGetInfo). */
+emu_status emu_thread_stream_find(struct emu_comm *c, ThreadHandle h, void **stream) EMU_MUST_CHECK;
 /* First error recorded on any of the comm's threads (not cleared), EMU_OK if none. */
 emu_status emu_thread_async_error(struct emu_comm *c);
 /* Destroy, step 1: wait (bounded) until every device thread's queue is empty. */

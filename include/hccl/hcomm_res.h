@@ -1,0 +1,2 @@
+/* Forwarder so bare "hcomm_res.h" resolves from inside hccl/. */
+#include "../hcomm/hcomm_res.h"

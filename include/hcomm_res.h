@@ -1,0 +1,2 @@
+/* Forwarder: the declarations live in hcomm/hcomm_res.h. */
+#include "hcomm/hcomm_res.h"
