@@ -119,7 +119,7 @@ struct emu_notify_slot {
     _Atomic uint32_t absorbed; /* records that found the slot already set */
     uint32_t last_recorder;   /* (dev << 24) | stream slot of the last recorder */
     _Atomic uint32_t lost;    /* a record of it was discarded with its failed thread: who
-                               * and why (device/lost_record.c); 0 = none */
+                               * and why (device/dp/lost_record.c); 0 = none */
     /* Job-wide run queue: 1 + the stream whose published work waits on this slot (its
      * runq[] entry), EMU_RUNQ_HOME or 0 (see there). A recorder that finds a stream takes
      * its work. */
@@ -204,7 +204,7 @@ enum emu_runq_state {
 struct emu_runq_task {
     uint64_t dst, src, len, count; /* global addresses; bytes; elements (reductions) */
     uint64_t callsite;
-    uint32_t kind;                 /* a data-plane kind (device/dp_kinds.h) */
+    uint32_t kind;                 /* a data-plane kind (device/dp/dp_kinds.h) */
     uint32_t dst_dev, src_dev;     /* devices owning dst/src, EMU_RUNQ_NODEV when unused */
     int32_t dtype, op;
     uint32_t notify_dev, notify_slot; /* the notify recorded or waited for, or NODEV */
@@ -279,7 +279,7 @@ struct emu_devctl {
      * parked device threads and marks every notify a stream waits on (notifies[].waiter). */
     _Atomic uint32_t runq_on;
     /* Hand-offs from other hosts that the executor's network progress thread ran itself
-     * (device/net_handoff.c): the parked thread's tasks went on without a worker's wake-up.
+     * (device/net/net_handoff.c): the parked thread's tasks went on without a worker's wake-up.
      * For tests and benchmarks. */
     _Atomic uint32_t net_served;
     struct emu_fault_record fault;

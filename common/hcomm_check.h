@@ -1,5 +1,5 @@
 /* hcomm_check.h - the checks every Hcomm* call makes, on the host (CPU_TS threads,
- * host/hccl/hcomm.c) and in the executor (AICPU_TS threads, device/dp_check.c): thread
+ * host/hccl/hcomm.c) and in the executor (AICPU_TS threads, device/dp/dp_check.c): thread
  * and channel handle decoding against a control block, the text that names who called
  * ("whom"), and the one refusal line "whom: fn refused: message; called from site".
  * What differs between the two sides (which engine they run, how a call site is symbolized,

@@ -21,7 +21,7 @@
 #define EMU_MODEL_NONE UINT32_MAX
 #define EMU_MODEL_DTYPES 16u /* data types with their own local-reduce figure (HCCL's values) */
 
-/* sync_op values (as enum emu_sync_op of device/task.h). */
+/* sync_op values (as enum emu_sync_op of device/sched/task.h). */
 #define EMU_MODEL_RECORD 1u
 #define EMU_MODEL_WAIT 2u
 

@@ -1,7 +1,7 @@
 /* status.h - the one internal status type of hcemu and its mapping to vendor codes.
  *
  * Internal functions return emu_status; only the boundary files (host/api_*.c,
- * device/api_*.c) turn it into an aclError or HcclResult, once, on the way out.
+ * device/dp/api_*.c) turn it into an aclError or HcclResult, once, on the way out.
  * The numeric vendor values are spelled here so common/ needs no vendor header. */
 #ifndef HCEMU_COMMON_STATUS_H
 #define HCEMU_COMMON_STATUS_H

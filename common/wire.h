@@ -91,7 +91,7 @@ enum emu_rpc_op {
     EMU_RPC_MAP_PIN,       /* arg0 = pid: map that host's pinned memory file now */
     EMU_RPC_POPULATE,      /* arg1 = offset, arg2 = len: fault in device memory */
     EMU_RPC_MAP_PEER,      /* arg0 = dev, text = job folder: map a peer device now */
-    EMU_RPC_NET_ADDR,      /* text = struct emu_net_job (device/net.h) -> val0 = length, msg =
+    EMU_RPC_NET_ADDR,      /* text = struct emu_net_job (device/net/net.h) -> val0 = length, msg =
                             * the executor's network address */
     EMU_RPC_NET_CONNECT,   /* arg0 = peers[] index, arg1 = length, text = the peer's address,
                             * then at text[EMU_HOST_ADDR_MAX] the token of its job */

@@ -19,8 +19,8 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/settings.h"
-#include "dp.h"
-#include "dp_kinds.h"
+#include "device/dp/dp.h"
+#include "device/dp/dp_kinds.h"
 #include "exec.h"
 #include "report.h"
 

@@ -26,13 +26,13 @@
 #include "common/spin.h"
 #include "diag/diagnostics.h"
 #include "exec.h"
-#include "fault.h"
+#include "device/kernel/fault.h"
 #include "inject.h"
-#include "net.h"
-#include "kernel.h"
+#include "device/net/net.h"
+#include "device/kernel/kernel.h"
 #include "report.h"
 #include "runq.h"
-#include "sched.h"
+#include "device/sched/sched.h"
 #include "server.h"
 
 struct options {

@@ -7,8 +7,8 @@
 #include "common/devctl.h"
 #include "common/log.h"
 #include "exec.h"
-#include "sched.h"
-#include "symbols.h"
+#include "device/sched/sched.h"
+#include "device/kernel/symbols.h"
 
 static const char *const host_kinds[EMU_TASK_KIND_COUNT] = {
     [EMU_TASK_NOP] = "nop",

@@ -25,7 +25,7 @@
 #include "common/atomic.h"
 #include "common/os.h"
 #include "common/settings.h"
-#include "dp.h"
+#include "device/dp/dp.h"
 #include "inject.h"
 #include "runq.h"
 

@@ -8,9 +8,9 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "exec.h"
-#include "kernel.h"
-#include "lost_record.h"
-#include "sched.h"
+#include "device/kernel/kernel.h"
+#include "device/dp/lost_record.h"
+#include "device/sched/sched.h"
 
 /* How often a parked wait on another device's event polls (see run_event_wait()). */
 #define EVENT_POLL_NS 1000000ull

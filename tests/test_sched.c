@@ -1,4 +1,4 @@
-/* test_sched.c - the TS scheduler core (device/sched.c, task.c; common/spin.c) linked alone, without
+/* test_sched.c - the TS scheduler core (device/sched/sched.c, task.c; common/spin.c) linked alone, without
  * the executor or any diagnostic: order of tasks on a stream, parking and waking on the
  * doorbell, failure propagation (the rest of the queue discarded, the stream's and the
  * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
@@ -24,7 +24,7 @@
 #include "common/os.h"
 #include "common/settings.h"
 #include "common/spin.h"
-#include "device/sched.h"
+#include "device/sched/sched.h"
 
 #define WAIT_NS 10000000000ull /* bound of every wait: 10 s */
 #define MAX_EVENTS 1024u /* 60 tasks x 5 events fit */

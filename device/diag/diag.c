@@ -20,7 +20,7 @@
 #include "common/settings.h"
 #include "diag_priv.h"
 #include "device/exec.h"
-#include "device/symbols.h"
+#include "device/kernel/symbols.h"
 
 #define SITE_CACHE 8192u /* per-process pc -> site id cache (open addressing) */
 

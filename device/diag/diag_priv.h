@@ -20,7 +20,7 @@
 
 #include "common/devctl.h"
 #include "common/layout.h"
-#include "device/sched.h"
+#include "device/sched/sched.h"
 
 #define EMU_DIAG_MAGIC 0x3147414944454d48ull /* "HMEDIAG1" */
 #define EMU_DIAG_MAX_SITES 4096u

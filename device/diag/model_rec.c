@@ -11,8 +11,8 @@
 #include "common/layout.h"
 #include "common/log.h"
 #include "common/model.h"
-#include "device/dp.h"
-#include "device/dp_kinds.h"
+#include "device/dp/dp.h"
+#include "device/dp/dp_kinds.h"
 #include "device/exec.h"
 #include "diag_priv.h"
 

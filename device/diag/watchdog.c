@@ -25,8 +25,8 @@
 #include "common/os.h"
 #include "diag_priv.h"
 #include "device/exec.h"
-#include "device/kernel.h"
-#include "device/net.h"
+#include "device/kernel/kernel.h"
+#include "device/net/net.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */

@@ -20,7 +20,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "device/exec.h"
-#include "device/net.h"
+#include "device/net/net.h"
 #include "diag_priv.h"
 
 static struct emu_hang_view snap[EMU_HANG_NET_VIEWS]; /* reporting watchdog thread only */

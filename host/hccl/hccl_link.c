@@ -671,7 +671,7 @@ static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChanne
 }
 
 /* A peer of another host is reached through the executors' network transport
- * (device/net.h): both ranks need its address in their rendezvous rows. A peer of this host
+ * (device/net/net.h): both ranks need its address in their rendezvous rows. A peer of this host
  * whose job folder is missing cannot be mapped either. */
 static emu_status reachable(const struct emu_comm *c, const struct pending *p, uint32_t n,
                             const char *fn)

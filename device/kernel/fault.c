@@ -16,7 +16,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "common/os.h"
-#include "exec.h"
+#include "device/exec.h"
 #include "fault.h"
 
 #define ALT_STACK_SIZE (64u * 1024u)

@@ -5,8 +5,8 @@
  * payloads from it; nothing else repeats these facts.
  *
  * Adding a primitive touches at most four files:
- *   1. device/dp_kinds.h       a row here (only if it is a new kind of task);
- *   2. device/api_hcomm.c      the Hcomm* function kernels call: check the handles, call the
+ *   1. device/dp/dp_kinds.h       a row here (only if it is a new kind of task);
+ *   2. device/dp/api_hcomm.c      the Hcomm* function kernels call: check the handles, call the
  *                              dp_build.c builder of its shape with the kind, queue the task;
  *   3. loader/device_api_names.h   the name, so the loader accepts kernels importing it;
  *   4. host/hccl/api_hcomm.c   the host library's answer (CPU_TS work, or "not supported");

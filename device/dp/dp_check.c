@@ -13,10 +13,10 @@
 #include "common/log.h"
 #include "common/product.h"
 #include "dp.h"
-#include "net.h"
-#include "kernel.h"
+#include "device/net/net.h"
+#include "device/kernel/kernel.h"
 #include "reduce.h"
-#include "symbols.h"
+#include "device/kernel/symbols.h"
 
 /* The executor's side of the shared checks (common/hcomm_check.h): AICPU_TS threads of this
  * device only, call sites symbolized in the kernel image, the running kernel named. */
@@ -215,7 +215,7 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
     }
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[ch->peer];
     if (emu_net_is_remote(ch->peer)) {
-        *map = NULL; /* another host: the peer's executor applies it (device/net.h) */
+        *map = NULL; /* another host: the peer's executor applies it (device/net/net.h) */
         return EMU_OK;
     }
     int dev = emu_window_device(addr);

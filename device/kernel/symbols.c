@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/os.h"
-#include "exec.h"
+#include "device/exec.h"
 #include "kernel.h"
 #include "loader/symbolize.h"
 

@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/spin.h"
-#include "exec.h"
+#include "device/exec.h"
 #include "loader/deps.h"
 
 #define MAX_IMAGES 256u

@@ -61,14 +61,14 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "common/spin.h"
-#include "dp.h"
+#include "device/dp/dp.h"
 #include "net.h"
-#include "diag/hang_net.h"
+#include "device/diag/hang_net.h"
 #include "net_admit.h"
 #include "net_handoff.h"
 #include "net_ops.h"
-#include "diag/model_net.h"
-#include "diag/race_net.h"
+#include "device/diag/model_net.h"
+#include "device/diag/race_net.h"
 #include "reduce.h"
 
 #define NET_MAGIC 0x3354454e4d454348ull /* "HCEMNET3" */

@@ -1,7 +1,7 @@
 /* net_peer.c - whether a peer device is on another host (net.h), apart from the transport so
  * the data plane's checks can ask without importing it. */
 #include "common/host_id.h"
-#include "exec.h"
+#include "device/exec.h"
 #include "net.h"
 
 bool emu_net_is_remote(uint32_t peer)

@@ -13,7 +13,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "dp.h"
-#include "kernel.h"
+#include "device/kernel/kernel.h"
 #include "lost_record.h"
 
 #define MAX_TOUCHED 64u

@@ -17,11 +17,11 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
-#include "inject.h"
+#include "device/inject.h"
 #include "lost_record.h"
-#include "net.h"
+#include "device/net/net.h"
 #include "reduce.h"
-#include "report.h"
+#include "device/report.h"
 
 static inline void *ptr_of(struct emu_devmap *m, uint64_t addr, uint64_t len)
 {

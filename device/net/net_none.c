@@ -2,7 +2,7 @@
  * reachable (net.h). */
 #include <stdio.h>
 
-#include "exec.h"
+#include "device/exec.h"
 #include "net.h"
 
 static const char why[] = "hcemu was built without UCX (libucx-dev): ranks of other hosts are "

@@ -16,7 +16,7 @@
 
 #include "common/log.h"
 #include "common/os.h"
-#include "exec.h"
+#include "device/exec.h"
 #include "net.h"
 #include "net_ops.h"
 

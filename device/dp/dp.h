@@ -1,4 +1,4 @@
-/* dp.h - the HCOMM data plane inside the executor: what device/api_hcomm.c (the Hcomm* calls
+/* dp.h - the HCOMM data plane inside the executor: what device/dp/api_hcomm.c (the Hcomm* calls
  * kernels make) builds on.
  *
  * A call validates its arguments (dp_check.c), builds one task (dp_task.c) and hands it to
@@ -20,8 +20,8 @@
 #include "common/hcomm_check.h"
 #include "common/status.h"
 #include "dp_kinds.h"
-#include "exec.h"
-#include "sched.h"
+#include "device/exec.h"
+#include "device/sched/sched.h"
 
 #define EMU_DP_NONE UINT32_MAX
 #define EMU_DP_BATCH_LIMIT 128u          /* tasks pending on one queue before it is released */
@@ -45,7 +45,7 @@ struct emu_dp_op {
     uint32_t notify_slot; /* EMU_DP_NONE when the task sets no notify */
     uint32_t timeout_s;   /* waits: seconds, 0 = forever */
     uint32_t channel;     /* channel slot, EMU_DP_NONE for thread-only tasks */
-    uint32_t net;         /* 1: the channel's peer is on another host (device/net.h) */
+    uint32_t net;         /* 1: the channel's peer is on another host (device/net/net.h) */
     uint32_t net_dev;     /* that peer's device */
     uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
     /* The device whose stream the task belongs to when another executor runs it (the

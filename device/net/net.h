@@ -23,7 +23,7 @@
 #include "common/host_id.h"
 #include "common/status.h"
 #include "common/wire.h" /* struct emu_net_job */
-#include "task.h"
+#include "device/sched/task.h"
 
 #define EMU_NET_ADDR_MAX EMU_HOST_ADDR_MAX /* a worker address in a rendezvous row */
 /* This executor's address (starting the transport on first use). EMU_ENOTSUP when hcemu was

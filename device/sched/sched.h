@@ -65,7 +65,7 @@ void emu_sched_set_export(emu_sched_export_fn fn);
 bool emu_sched_runq_active(void);
 
 /* Hand-offs served by the thread that received them (the network's progress thread,
- * device/net_handoff.c): a thread of this executor that is not a worker runs a parked device
+ * device/net/net_handoff.c): a thread of this executor that is not a worker runs a parked device
  * thread's next tasks itself, under the same lock and bookkeeping as a worker, instead of
  * waking one. Only while emu_sched_runq_active() (no diagnostic hooks tasks). */
 #define EMU_SCHED_BY_SLOT UINT32_MAX

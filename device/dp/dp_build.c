@@ -8,7 +8,7 @@
 
 #include "common/product.h"
 #include "dp.h"
-#include "net.h"
+#include "device/net/net.h"
 
 /* A task of `kind`; `ch` is kept for the kinds that go through a channel (dp_kinds.h). */
 static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)

@@ -3,7 +3,7 @@
  * profiling reports, state callbacks, symmetric-window lookups.
  *
  * Exported from hcemu-device like api_hcomm.c (and reachable through libccl_kernel.so, see
- * device/ccl_kernel.c). What each does here (docs/DATA_PLANE.md "Device functions of HCCL"):
+ * device/kernel/ccl_kernel.c). What each does here (docs/DATA_PLANE.md "Device functions of HCCL"):
  * status and group state are real answers; profiling and DFX registrations are accepted
  * no-ops, since hcemu has no profiler and its own fault reports name the kernel's call site;
  * symmetric windows cannot exist in hcemu (HcclCommSymWinRegister is not provided), so every
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/dp.h"
+#include "dp.h"
 #include "hccl/hccl_comm.h"
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_sym_win.h"

@@ -6,7 +6,7 @@
 #include "common/atomic.h"
 #include "common/log.h"
 #include "dp.h"
-#include "exec.h"
+#include "device/exec.h"
 
 /* The mark: the recorder's status (8 bits), stream (12) and device (8); 0 = none. */
 _Static_assert(EMU_STATUS_COUNT <= 256 && EMU_MAX_STREAMS <= 4096 && EMU_MAX_DEVICES <= 256,

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "common/status.h"
-#include "sched.h"
+#include "device/sched/sched.h"
 
 /* What the calling AICPU thread is running; NULL outside kernel code. */
 struct emu_kernel_ctx {

@@ -12,7 +12,7 @@
 
 #include "common/atomic.h"
 #include "common/spin.h"
-#include "dp.h"
+#include "device/dp/dp.h"
 
 #define NOTES 64u
 #define HANDOFF_BYTES (1u << 20)

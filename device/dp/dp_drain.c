@@ -12,7 +12,7 @@
 #include "common/log.h"
 #include "common/os.h"
 #include "dp.h"
-#include "kernel.h"
+#include "device/kernel/kernel.h"
 
 static _Thread_local uint64_t held; /* bit i: this OS thread holds comms[i] (i < 64) */
 

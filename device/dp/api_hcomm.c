@@ -20,8 +20,8 @@
 #include <stdlib.h>
 
 #include "common/product.h"
-#include "device/dp.h"
-#include "device/net.h"
+#include "dp.h"
+#include "device/net/net.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
 
@@ -505,7 +505,7 @@ DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle chan
         return out(st);
     /* The drain waits for the whole thread (a superset of its transfers on the channel),
      * bounded by this OS thread's default notify-wait timeout. To another host, its records
-     * completed when sent: the peer then confirms it handled them (device/net.h). */
+     * completed when sent: the peer then confirms it handled them (device/net/net.h). */
     uint32_t wait_s = emu_dp_submit_default_wait_s();
     if ((st = emu_dp_drain_join(&c, slot, wait_s)) != EMU_OK)
         return out(st);
