@@ -16,14 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/job.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/contract/job.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
+#include "common/platform/spin.h"
 #include "diag/diagnostics.h"
 #include "exec.h"
 #include "device/kernel/fault.h"

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "common/devctl.h"
-#include "common/log.h"
+#include "common/contract/devctl.h"
+#include "common/platform/log.h"
 #include "exec.h"
 #include "device/sched/sched.h"
 #include "device/kernel/symbols.h"

@@ -16,9 +16,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/os.h"
-#include "common/wire.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/wire.h"
 #include "exec.h"
 #include "device/kernel/fault.h"
 #include "device/kernel/kernel.h"

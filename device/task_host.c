@@ -2,11 +2,11 @@
  * notifies, events and kernel launches. */
 #include <string.h>
 
-#include "common/copy.h"
-#include "common/atomic.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/copy.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "exec.h"
 #include "device/kernel/kernel.h"
 #include "device/dp/lost_record.h"

@@ -22,7 +22,7 @@
 #include <hccl/hccl.h>
 #include <hccl/hccl_res_expt.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "test_comm_util.h"
 
 #define NDEV 8

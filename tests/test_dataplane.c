@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_primitives.h"
 #include "kernels/dp_fixture.h"

@@ -1,5 +1,5 @@
 /* test_job_key.c - the pieces of multi-host authentication: a job's key read only from a
- * private file of 64 hex digits (common/job_key.c), proofs that change with every nonce,
+ * private file of 64 hex digits (common/contract/job_key.c), proofs that change with every nonce,
  * label and key (host/hccl/rdv_auth.c: a captured proof answers no other challenge), the
  * executors' admission token (never the key itself), and the executor's table of admitted
  * jobs (device/net/net_admit.c: an unknown token is refused, the oldest of 17 jobs forgotten). */
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "common/job_key.h"
+#include "common/contract/job_key.h"
 #include "device/net/net_admit.h"
 #include "host/hccl/rdv_auth.h"
 

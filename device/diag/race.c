@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 #include "diag_priv.h"
 #include "device/dp/dp.h"
 #include "device/dp/dp_kinds.h"

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "diag_priv.h"
 #include "device/exec.h"
 #include "device/kernel/kernel.h"

@@ -4,7 +4,7 @@
  * builder (dp_build.c) check the rest and make the task, queues it (dp_submit.c) and converts
  * the status to an HcclResult once, on the way out. A call never blocks except the documented
  * drains (HcommThreadJoin, HcommThreadSynchronize, HcommChannelDrainOnThread). Functions the
- * product lacks (common/product.h) return HCCL_E_NOT_SUPPORT with one line saying why. Every
+ * product lacks (common/contract/product.h) return HCCL_E_NOT_SUPPORT with one line saying why. Every
  * name here is exported from hcemu-device with default visibility, so dlopen'ed kernels bind
  * to it (tests/test_dataplane_exports.c checks the list against loader/device_api_names.h).
  *
@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/product.h"
+#include "common/contract/product.h"
 #include "dp.h"
 #include "device/net/net.h"
 #include "hcomm/hcomm_primitives.h"

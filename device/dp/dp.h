@@ -5,7 +5,7 @@
  * dp_submit.c, which either gives it to the scheduler at once (eager mode) or keeps it in the
  * calling OS thread's batch until HcommBatchModeEnd (dp_submit.c), and copies it into the task
  * cache while one is being recorded (dp_cache.c). Blocking drains live in dp_drain.c.
- * Every refusal is logged once, by emu_hcomm_check_refuse() (common/hcomm_check.h, shared
+ * Every refusal is logged once, by emu_hcomm_check_refuse() (common/contract/hcomm_check.h, shared
  * with the host), with rank, thread, call and call site. Task kinds and their facts are the
  * rows of dp_kinds.h. */
 #ifndef HCEMU_DEVICE_DP_H
@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/handle.h"
-#include "common/hcomm_check.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/handle.h"
+#include "common/contract/hcomm_check.h"
+#include "common/contract/status.h"
 #include "dp_kinds.h"
 #include "device/exec.h"
 #include "device/sched/sched.h"
@@ -61,7 +61,7 @@ static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
 }
 
 /* --- dp_check.c: argument validation; each refusal logs one line and returns a status ----
- * Shared with the host (common/hcomm_check.h): emu_hcomm_check_refuse, _channel (a live
+ * Shared with the host (common/contract/hcomm_check.h): emu_hcomm_check_refuse, _channel (a live
  * AICPU_TS channel of this device; sets c->channel), _index, _timeout. */
 
 /* The executor's side of the shared checks; every call here names it (api_hcomm.c CALL). */

@@ -6,7 +6,7 @@
  * and no task exists then. The batch-transfer call uses the same builders for every entry. */
 #include <string.h>
 
-#include "common/product.h"
+#include "common/contract/product.h"
 #include "dp.h"
 #include "device/net/net.h"
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/handle.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/contract/handle.h"
+#include "common/platform/log.h"
 #include "dp.h"
 
 #define MAX_ENTRIES 64u

@@ -1,6 +1,6 @@
 /* dp_check.c - validation of every argument of a data-plane call, at the call.
  *
- * Handle decoding and the refusal line are shared with the host (common/hcomm_check.c); this
+ * Handle decoding and the refusal line are shared with the host (common/contract/hcomm_check.c); this
  * file is the executor's side of them plus the checks only a kernel's calls need (memory
  * ranges, reductions, peers). Each check passes silently or logs exactly one line and returns
  * the status the boundary converts to the HcclResult (DATA_PLANE.md §12):
@@ -8,17 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/product.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/contract/product.h"
 #include "dp.h"
 #include "device/net/net.h"
 #include "device/kernel/kernel.h"
 #include "reduce.h"
 #include "device/kernel/symbols.h"
 
-/* The executor's side of the shared checks (common/hcomm_check.h): AICPU_TS threads of this
+/* The executor's side of the shared checks (common/contract/hcomm_check.h): AICPU_TS threads of this
  * device only, call sites symbolized in the kernel image, the running kernel named. */
 static struct emu_devctl *ctl_of(uint32_t dev, bool live)
 {

@@ -8,9 +8,9 @@
  * thread holds are remembered so a kernel that forgets to release is cleaned up at exit. */
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "dp.h"
 #include "device/kernel/kernel.h"
 

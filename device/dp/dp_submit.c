@@ -10,8 +10,8 @@
 #include <malloc.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 #include "dp.h"
 #include "device/kernel/kernel.h"
 #include "lost_record.h"

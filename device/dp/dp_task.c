@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/copy.h"
-#include "common/atomic.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/copy.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "dp.h"
 #include "device/inject.h"
 #include "lost_record.h"

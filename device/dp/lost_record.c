@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 #include "dp.h"
 #include "device/exec.h"
 

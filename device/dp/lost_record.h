@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 
 /* Register the scheduler's free hook that marks discarded records (executor start-up). */
 void emu_lost_record_init(void);

@@ -13,9 +13,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "device/exec.h"
 #include "fault.h"
 

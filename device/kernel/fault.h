@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* What the crash report needs to know about running kernels. kernel.c sits above this file
  * (it calls emu_fault_*), so its answers come in as callbacks; both must be

@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/spin.h"
 #include "device/exec.h"
 #include "loader/deps.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "device/sched/sched.h"
 
 /* What the calling AICPU thread is running; NULL outside kernel code. */

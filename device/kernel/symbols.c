@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/os.h"
+#include "common/platform/os.h"
 #include "device/exec.h"
 #include "kernel.h"
 #include "loader/symbolize.h"

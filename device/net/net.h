@@ -1,6 +1,6 @@
 /* net.h - the executor's transport to devices of other hosts (docs/MULTIHOST.md).
  *
- * A channel whose peer is on another host (common/host_id.h) cannot map the peer's device:
+ * A channel whose peer is on another host (common/contract/host_id.h) cannot map the peer's device:
  * its transfers and notifies travel as messages to the peer's executor, which applies them
  * to its own memory and notify pool. net_ucx.c does this over UCX (active messages); without
  * UCX at build time net_none.c refuses every remote peer with one line.
@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/host_id.h"
-#include "common/status.h"
-#include "common/wire.h" /* struct emu_net_job */
+#include "common/contract/host_id.h"
+#include "common/contract/status.h"
+#include "common/contract/wire.h" /* struct emu_net_job */
 #include "device/sched/task.h"
 
 #define EMU_NET_ADDR_MAX EMU_HOST_ADDR_MAX /* a worker address in a rendezvous row */

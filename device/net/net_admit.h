@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/wire.h"
+#include "common/contract/wire.h"
 
 #define EMU_NET_ADMIT_MAX 16u /* jobs remembered; the oldest is forgotten first */
 

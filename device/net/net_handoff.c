@@ -10,8 +10,8 @@
  * address space are those of a worker's run. */
 #include "net_handoff.h"
 
-#include "common/atomic.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/platform/spin.h"
 #include "device/dp/dp.h"
 
 #define NOTES 64u

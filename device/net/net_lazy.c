@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "device/exec.h"
 #include "net.h"
 #include "net_ops.h"

@@ -1,6 +1,6 @@
 /* net_peer.c - whether a peer device is on another host (net.h), apart from the transport so
  * the data plane's checks can ask without importing it. */
-#include "common/host_id.h"
+#include "common/contract/host_id.h"
 #include "device/exec.h"
 #include "net.h"
 

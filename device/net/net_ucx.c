@@ -55,12 +55,12 @@
 #include <unistd.h>
 #include <ucp/api/ucp.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/spin.h"
 #include "device/dp/dp.h"
 #include "net.h"
 #include "device/diag/hang_net.h"
@@ -164,7 +164,7 @@ static uint32_t my_addr_len;
 static int wake_fd = -1, epoll_fd = -1;
 static pthread_t progress_tid;
 static _Atomic bool stopping;
-static _Atomic uint32_t spin_gate; /* the progress thread's spin (common/spin.h) */
+static _Atomic uint32_t spin_gate; /* the progress thread's spin (common/platform/spin.h) */
 static struct conn conns[EMU_MAX_PEERS];
 static struct net_op pending = {.next = &pending, .prev = &pending};
 static size_t max_header = sizeof(struct net_hdr); /* UCX's bound on an AM header */
@@ -729,7 +729,7 @@ static ucs_status_t on_hang_view(void *arg, const void *header, size_t header_le
 
 /* The progress thread: drive the worker, run the hand-offs its messages made
  * (net_handoff.h), and when there is nothing to do poll on for up to SPIN_NS while the job's
- * spin budget has a core for it (common/spin.h: a poller must not take the core of the
+ * spin budget has a core for it (common/platform/spin.h: a poller must not take the core of the
  * thread that will send), then sleep on the worker's descriptor. */
 static void *progress_main(void *arg)
 {

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/placement.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/placement.h"
+#include "common/platform/spin.h"
 
 #define NONE UINT32_MAX
 #define QUANTUM 64u      /* tasks a worker runs on one stream before letting others in */
@@ -761,7 +761,7 @@ static void intake(void)
 }
 
 /* No core free to spin on (or the spin ended): poll the doorbell a while, yielding the core
- * between looks (HCEMU_POLL_US, common/spin.h). While any worker of the device polls, rings
+ * between looks (HCEMU_POLL_US, common/platform/spin.h). While any worker of the device polls, rings
  * of this device make no futex call; the next ring is seen at the poller's next turn on a
  * core instead of after a wake-up. Every idle worker polls (a poller holds no core): with
  * one poller per device, the worker that slept meanwhile was what the next ring woke (a
@@ -1133,7 +1133,7 @@ emu_status emu_sched_wait_idle(uint32_t slot, uint64_t deadline, bool from_kerne
         pthread_mutex_lock(&lock);
     }
     /* Kernel code blocked here holds no core: the job's spin budget must not count it as a
-     * busy thread that will ring (common/spin.h), or a poller on the hand-off path (the
+     * busy thread that will ring (common/platform/spin.h), or a poller on the hand-off path (the
      * network's progress thread, an idle worker) is refused its spin for the whole join. */
     bool counted = from_kernel && streams[slot].count != 0;
     if (counted)

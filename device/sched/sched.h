@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 #include "task.h"
 
 /* Turns the wire record of a host submission into t (task_host.c in the executor). */

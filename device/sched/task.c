@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 /* Each OS thread keeps a small cache; caches trade whole chains of POOL_BATCH tasks with one
  * shared stack under `pool_lock`, so the lock is taken once per POOL_BATCH tasks. Creators

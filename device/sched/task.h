@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 
 enum emu_run_result {
     EMU_RUN_DONE = 0,

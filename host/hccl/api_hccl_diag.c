@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "hccl/hccl.h"
 #include "hccl/hccl_diag.h"
 #include "hccl/hccl_sym_win.h"

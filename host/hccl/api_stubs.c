@@ -18,7 +18,7 @@
  *   flow. The exchange-info calls are real (hccl_exchange.c).
  * All ACL and Hcomm functions that the headers declare are implemented by host/ and device/.
  */
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "hccl/hccl.h"
 
 /* Logs the caller's name once and yields the not-supported code. */

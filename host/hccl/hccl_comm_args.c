@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "common/settings.h"
+#include "common/contract/settings.h"
 #include "hccl.h"
 #include "hccl_rdv.h"
 #include "host/acl/runtime.h"

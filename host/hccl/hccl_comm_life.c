@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/settings.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/settings.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_exchange.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 #include "hccl_rdv.h"
 

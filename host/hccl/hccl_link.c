@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/atomic.h"
-#include "common/handle.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/handle.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_exchange.h"
 #include "hccl_mem.h"
 #include "hccl_rdv.h"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
-#include "common/secure_dir.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
 #include "hccl_ranktable_forms.h"
 
 static emu_status parse_root(struct rt_parse *p, json_object *root)

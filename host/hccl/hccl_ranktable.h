@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_ranktable_entry.h"
 
 /* Parse `path` and find `rank`. EMU_EFILE (cannot read), EMU_EPARSE (not JSON), EMU_EINVAL

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 emu_status rt_bad(const struct rt_parse *p, const char *where, const char *fmt, ...)
 {

@@ -20,10 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 
 #define RDV_MAGIC 0x5644524d45434845ull /* "HCEMRDV" */
 #define RDV_VERSION 3u

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 
 #define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */

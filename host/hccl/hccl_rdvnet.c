@@ -21,9 +21,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
 #include "hccl_rdv.h"
 #include "rdvnet_wire.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_rdv.h"
 
 struct emu_rdv;

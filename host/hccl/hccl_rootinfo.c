@@ -11,10 +11,10 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "common/launch.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
+#include "common/contract/launch.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
 #include "hccl_rdv.h"
 #include "hccl_rdvnet.h"
 #include "rdv_auth.h"

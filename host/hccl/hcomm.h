@@ -8,13 +8,13 @@
 
 #include <stdint.h>
 
-#include "common/hcomm_check.h"
-#include "common/status.h"
+#include "common/contract/hcomm_check.h"
+#include "common/contract/status.h"
 
 #define EMU_HCOMM_HOST_DEFAULT_WAIT_S (1836u + 27u) /* device default + the host library's 27 s */
 
 /* The host's side of the shared Hcomm checks; every call here names it (api_hcomm.c CALL).
- * Refusals: emu_hcomm_check_refuse (common/hcomm_check.h). */
+ * Refusals: emu_hcomm_check_refuse (common/contract/hcomm_check.h). */
 extern const struct emu_hcomm_side emu_hcomm_side;
 
 /* Refuse with EMU_ENOTSUP, saying what the host library cannot do and why. */

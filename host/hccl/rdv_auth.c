@@ -10,8 +10,8 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 
-#include "common/log.h"
-#include "common/settings.h"
+#include "common/platform/log.h"
+#include "common/contract/settings.h"
 
 /* A fixed key for the derived one: it only separates this use from any other HMAC. */
 static const uint8_t LOOPBACK_LABEL[] = "hcemu insecure loopback key";

@@ -1,5 +1,5 @@
 /* rdv_auth.h - who may use the root's rendezvous listener, and the executors' UCX endpoints:
- * whoever proves it holds the job's key (common/job_key.h).
+ * whoever proves it holds the job's key (common/contract/job_key.h).
  *
  * The proof is a challenge-response over two fresh nonces from the kernel's random source,
  * one chosen by each side, with HMAC-SHA256 (nettle): the listener proves the key first
@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/job_key.h"
-#include "common/status.h"
-#include "common/wire.h" /* EMU_NET_TOKEN_BYTES */
+#include "common/contract/job_key.h"
+#include "common/contract/status.h"
+#include "common/contract/wire.h" /* EMU_NET_TOKEN_BYTES */
 
 #define EMU_RDV_NONCE_BYTES 32u
 #define EMU_RDV_PROOF_BYTES 32u

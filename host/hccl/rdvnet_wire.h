@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "common/host_id.h"
+#include "common/contract/host_id.h"
 #include "hccl_rdv.h"
 #include "rdv_auth.h"
 

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/job_key.h"
+#include "common/contract/job_key.h"
 #include "host/hccl/rdvnet_wire.h"
 
 #define SLOW_CONNS 20

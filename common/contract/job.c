@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "secure_dir.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
 
 #define UNCLAIMED_S 60 /* an unclaimed folder older than this is a dead job's */
 #define OWNERS_MAX 16384 /* bytes of the owners file read: ~680 processes (256 ranks + launchers) */

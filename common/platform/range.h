@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "common/contract/status.h"
 
 struct emu_range {
     uint64_t off;  /* start, relative to the table's space */

@@ -4,7 +4,7 @@
 
 #include <stdatomic.h>
 
-#include "settings.h"
+#include "common/contract/settings.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

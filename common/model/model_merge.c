@@ -1,5 +1,5 @@
 /* model_merge.c - one graph out of this job folder's nodes and the mirrors of other folders'
- * nodes (common/model.h emu_model_merge, docs/MODEL.md "Across hosts").
+ * nodes (common/model/model.h emu_model_merge, docs/MODEL.md "Across hosts").
  *
  * The simulation needs one numbering of devices and nodes. A node's fields number devices of
  * its origin folder, except those flagged as the channel peer's (a folder of their own); a

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "settings.h"
+#include "common/contract/settings.h"
 
 static char log_role[32] = "host";
 static _Atomic int log_level = -1;

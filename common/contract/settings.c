@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "common/platform/log.h"
 
 static const struct emu_setting_info rows[EMU_SET_COUNT] = {
 #define EMU_SET_ROW(id, name, type, def, lo, hi, choices, reader, doc)                             \

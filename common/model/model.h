@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/layout.h"
-#include "common/status.h"
+#include "common/contract/layout.h"
+#include "common/contract/status.h"
 
 #define EMU_MODEL_MAGIC 0x314c45444f4d4d45ull /* "EMMODEL1" */
 #define EMU_MODEL_MAX_NODES (1u << 20)        /* 80 MiB of sparse file at most */
@@ -56,7 +56,7 @@ struct emu_model_node {
     uint64_t bytes;
     /* Jobs over several job folders (hosts). A node of this folder has origin 0; a mirror of
      * a node of another folder (shipped with the network messages, device/diag/model_net.c)
-     * has that folder's key (common/host_id.h emu_folder_key) and its index there, and its
+     * has that folder's key (common/contract/host_id.h emu_folder_key) and its index there, and its
      * device numbers are that folder's. `peer`: the folder of the channel's peer when it is
      * another folder; the fields flagged in peer_fields then number a device there. */
     uint64_t origin;

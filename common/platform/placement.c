@@ -5,9 +5,9 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "common/log.h"
-#include "common/settings.h"
-#include "common/spin.h"
+#include "log.h"
+#include "common/contract/settings.h"
+#include "spin.h"
 
 /* The cores the process may use, as found before any worker bound itself: the binding never
  * leaves them (taskset, a cgroup's cpuset), and unbinding restores exactly them. */

@@ -39,7 +39,7 @@ struct emu_wire_task {
     uint32_t stream_gen;
     /* HCEMU_TIME=model: plus one, the node of the job's task graph (model.shm) that the
      * submitting host thread last synchronised on; the task cannot start before it ended
-     * (common/model.h `after`). 0 = none. */
+     * (common/model/model.h `after`). 0 = none. */
     uint32_t model_after;
     uint64_t callsite; /* return address of the API call in the host program */
     union {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "log.h"
+#include "common/platform/log.h"
 #include "settings.h"
 
 struct launcher {

@@ -81,7 +81,7 @@ emu_status emu_os_map_shared(int fd, uint64_t offset, size_t len, void *addr, in
     if (fixed) {
 #if defined(__SANITIZE_THREAD__)
         /* ThreadSanitizer's mmap does not know MAP_FIXED_NOREPLACE; the windows it allows
-         * (common/layout.h) are reserved for devices, so MAP_FIXED is safe there. */
+         * (common/contract/layout.h) are reserved for devices, so MAP_FIXED is safe there. */
         flags |= MAP_FIXED;
 #else
         flags |= MAP_FIXED_NOREPLACE;

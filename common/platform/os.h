@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
+#include "common/contract/status.h"
 
 /* Monotonic nanoseconds. */
 uint64_t emu_os_now_ns(void);

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "atomic.h"
-#include "log.h"
-#include "os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 
 static emu_status init_mutex(pthread_mutex_t *m)
 {

@@ -3,14 +3,14 @@
  * Shared by libhcemu and hcemu-device so that a handle is judged, and a refusal worded, the
  * same way on both sides of the data plane; the side-specific parts come in through the
  * call's emu_hcomm_side. Every check passes silently or logs exactly one line. */
-#include "common/hcomm_check.h"
+#include "hcomm_check.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 
 void emu_hcomm_check_refuse(const struct emu_hcomm_call *c, const char *fmt, ...)
 {

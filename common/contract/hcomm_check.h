@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/handle.h"
-#include "common/status.h"
+#include "devctl.h"
+#include "handle.h"
+#include "status.h"
 
 /* CommEngine values that reach the data plane (the vendor enum lives in include/). */
 #define EMU_ENGINE_CPU_TS 1u

@@ -1,7 +1,7 @@
 /* job.h - the job folder: where the files of one emulated job live.
  *
  * A job is every process and device of one run. Its folder, <HCEMU_JOB_DIR>/hcemu-<uid>-XXXXXX
- * (hcemu-<uid>-runXXXXXX for hcemu-run; random suffix, mode 0700, common/secure_dir.h), holds
+ * (hcemu-<uid>-runXXXXXX for hcemu-run; random suffix, mode 0700, common/platform/secure_dir.h), holds
  * dev<N>.ctl, dev<N>.mem, dev<N>.sock, dev<N>.lock, pinned host memory pin<pid>.mem, and
  * `owners`: one "pid starttime" line per process that made or joined it. hcemu-run exports
  * HCEMU_JOB_PATH so every rank shares one folder. A folder whose owners are all gone belongs

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "status.h"
+#include "common/contract/status.h"
 
 /* Refuse (naming it) a parent folder that others may write without the sticky bit: anyone
  * could rename or replace what we put there. */

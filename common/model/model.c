@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 
 #define NONE EMU_MODEL_NONE
 /* Resource ids: pair links a * EMU_MAX_DEVICES + b first, then ports (egress, ingress). */

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/job.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
+#include "atomic.h"
+#include "common/contract/job.h"
+#include "os.h"
+#include "secure_dir.h"
+#include "common/contract/settings.h"
 
 struct budget {
     _Atomic int32_t busy;     /* threads of the job's executors running tasks or kernels */

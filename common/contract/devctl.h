@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "host_id.h"
-#include "range.h"
+#include "common/platform/range.h"
 #include "settings.h"
 #include "status.h"
 #include "wire.h"
@@ -176,7 +176,7 @@ struct emu_peer_ref {
     uint32_t used; /* live channels naming this entry; 0 = free */
     uint32_t dev;
     char job_dir[EMU_PATH_MAX];
-    uint64_t host_key; /* the peer's host (common/host_id.h): another host is not mapped */
+    uint64_t host_key; /* the peer's host (common/contract/host_id.h): another host is not mapped */
     char host[EMU_HOST_NAME_MAX]; /* its display name, for reports */
 };
 
@@ -247,10 +247,10 @@ struct emu_devctl {
     _Atomic uint32_t doorbell;
     _Atomic uint32_t sleepers;
     /* 1 while one of the executor's idle workers spins on the doorbell: a ring is then a
-     * memory write the spinner sees, and needs no futex wake (common/spin.h). */
+     * memory write the spinner sees, and needs no futex wake (common/platform/spin.h). */
     _Atomic uint32_t spinners;
     /* Idle workers of the executor polling the doorbell, yielding their core
-     * between looks (HCEMU_POLL_US, common/spin.h): a ring needs no futex wake either, but
+     * between looks (HCEMU_POLL_US, common/platform/spin.h): a ring needs no futex wake either, but
      * a job-wide run queue runner still takes the device's published work itself, since the
      * poller may wait for a turn on a core. */
     _Atomic uint32_t pollers;
