@@ -2,7 +2,7 @@
  * in the environment (HCEMU_KEY) or in a file only its owner can read (HCEMU_KEY_FILE,
  * `hcemu-run --key-file`). Never a command-line argument: every local user can read
  * /proc/PID/cmdline. The rendezvous proves knowledge of it without sending it
- * (host/hccl/rdv_auth.h). */
+ * (host/hccl/rdv/rdv_auth.h). */
 #ifndef HCEMU_COMMON_JOB_KEY_H
 #define HCEMU_COMMON_JOB_KEY_H
 

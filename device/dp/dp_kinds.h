@@ -9,7 +9,7 @@
  *   2. device/dp/api_hcomm.c      the Hcomm* function kernels call: check the handles, call the
  *                              dp_build.c builder of its shape with the kind, queue the task;
  *   3. loader/device_api_names.h   the name, so the loader accepts kernels importing it;
- *   4. host/hccl/api_hcomm.c   the host library's answer (CPU_TS work, or "not supported");
+ *   4. host/hccl/api/api_hcomm.c   the host library's answer (CPU_TS work, or "not supported");
  * plus its test in tests/test_dataplane.c. dp_build.c changes only for an argument shape no
  * builder has yet; dp_task.c only for a kind that does something no flag combination says. */
 #ifndef HCEMU_DEVICE_DP_KINDS_H

@@ -1,7 +1,7 @@
 /* net_admit.h - which messages from other hosts an executor accepts (net_ucx.c). UCX lets any
  * peer that knows a worker's address (an IP and port any local user can list) connect and
  * send; so every message carries its job's token (derived by the host from the job's key,
- * host/hccl/rdv_auth.h), and only tokens of the jobs this executor serves are admitted. The
+ * host/hccl/rdv/rdv_auth.h), and only tokens of the jobs this executor serves are admitted. The
  * caller serialises the calls (net_ucx.c: under its UCX lock). */
 #ifndef HCEMU_DEVICE_NET_ADMIT_H
 #define HCEMU_DEVICE_NET_ADMIT_H

@@ -23,7 +23,7 @@
 #include "common/contract/settings.h"
 #include "host/acl/device.h"
 #include "host/hccl/hccl_comm.h"
-#include "host/hccl/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 
 #define POLLS 64u /* yields before the first sleep */
 #define SLICE_NS 50000000ull /* liveness of the missing ranks is looked at this often */

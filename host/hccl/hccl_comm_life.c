@@ -16,11 +16,11 @@
 #include "hccl_exchange.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
-#include "hccl_rdv.h"
-#include "hccl_rdvnet.h"
+#include "host/hccl/rdv/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdvnet.h"
 #include "hccl_thread.h"
 #include "hccl_topo.h"
-#include "rdv_auth.h"
+#include "host/hccl/rdv/rdv_auth.h"
 #include "host/acl/device.h"
 
 static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)

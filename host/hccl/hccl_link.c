@@ -20,7 +20,7 @@
 #include "common/platform/os.h"
 #include "hccl_exchange.h"
 #include "hccl_mem.h"
-#include "hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 #include "hccl_rules.h"
 #include "hccl_topo.h"
 #include "host/acl/device.h"

@@ -15,9 +15,9 @@
 #include "common/platform/log.h"
 #include "common/platform/os.h"
 #include "common/contract/settings.h"
-#include "hccl_rdv.h"
-#include "hccl_rdvnet.h"
-#include "rdv_auth.h"
+#include "host/hccl/rdv/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdvnet.h"
+#include "host/hccl/rdv/rdv_auth.h"
 
 static _Atomic uint32_t job_calls;
 

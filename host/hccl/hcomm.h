@@ -1,7 +1,7 @@
 /* hcomm.h - the host (CPU_TS) side of the HCOMM data plane: thread handles checked
  * against the device control blocks this process has mapped, notify record/wait tasks queued
  * on the thread's ACL stream, and the per-OS-thread settings (default wait timeout, batch
- * mode). Called by host/hccl/api_hcomm.c and by the built-in collectives (host/coll/), which
+ * mode). Called by host/hccl/api/api_hcomm.c and by the built-in collectives (host/coll/), which
  * queue the wait for their kernel's "done" through emu_hcomm_wait. */
 #ifndef HCEMU_HOST_HCOMM_H
 #define HCEMU_HOST_HCOMM_H

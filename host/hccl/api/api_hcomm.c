@@ -14,7 +14,7 @@
 #include "host/acl/api.h"
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
-#include "hcomm.h"
+#include "host/hccl/hcomm.h"
 
 #define HCOMM_API __attribute__((visibility("default"), noinline))
 #define CALL(name)                                                                             \

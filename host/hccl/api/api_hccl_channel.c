@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hccl.h"
-#include "hccl_channel_config.h"
-#include "hccl_link.h"
-#include "hccl_mem.h"
-#include "hccl_res.h"
-#include "hccl_rules.h"
-#include "hccl_topo.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_channel_config.h"
+#include "host/hccl/hccl_link.h"
+#include "host/hccl/hccl_mem.h"
+#include "host/hccl/hccl_res.h"
+#include "host/hccl/hccl_rules.h"
+#include "host/hccl/hccl_topo.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

@@ -2,9 +2,9 @@
  * communicator's graph (hccl_graph.c) answers. Returned arrays belong to the graph. */
 #include <hccl/hccl.h>
 
-#include "hccl.h"
-#include "hccl_res.h"
-#include "hccl_topo.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_res.h"
+#include "host/hccl/hccl_topo.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

@@ -4,10 +4,10 @@
 
 #include <string.h>
 
-#include "hccl.h"
-#include "hccl_mem.h"
-#include "hccl_res.h"
-#include "hccl_rules.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_mem.h"
+#include "host/hccl/hccl_res.h"
+#include "host/hccl/hccl_rules.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

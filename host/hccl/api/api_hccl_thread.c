@@ -6,9 +6,9 @@
 
 #include <stdlib.h>
 
-#include "hccl.h"
-#include "hccl_rules.h"
-#include "hccl_thread.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_rules.h"
+#include "host/hccl/hccl_thread.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hccl.h"
-#include "hccl_comm.h"
-#include "hccl_comm_life.h"
-#include "hccl_comm_args.h"
-#include "hccl_exchange.h"
-#include "hccl_ranktable.h"
-#include "hccl_rdv.h"
-#include "hccl_rdvnet.h"
-#include "hccl_thread.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_comm.h"
+#include "host/hccl/hccl_comm_life.h"
+#include "host/hccl/hccl_comm_args.h"
+#include "host/hccl/hccl_exchange.h"
+#include "host/hccl/ranktable/hccl_ranktable.h"
+#include "host/hccl/rdv/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdvnet.h"
+#include "host/hccl/hccl_thread.h"
 
 /* The vendor names defined below are the library's exports (host/exports.map). */
 #pragma GCC visibility push(default)

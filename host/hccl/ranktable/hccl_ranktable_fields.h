@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hccl_comm.h"
+#include "host/hccl/hccl_comm.h"
 #include "hccl_ranktable_entry.h"
 
 struct rt_parse {

@@ -14,8 +14,8 @@
 #include "hccl/hccl_sym_win.h"
 #include "hccl/hcom.h"
 #include "hccl/hcomm_diag.h"
-#include "hccl.h"
-#include "hccl_comm.h"
+#include "host/hccl/hccl.h"
+#include "host/hccl/hccl_comm.h"
 
 
 #define NOT_SUPPORTED(why)                                                                     \

@@ -13,7 +13,7 @@
 
 #include "common/contract/devctl.h"
 #include "common/contract/status.h"
-#include "hccl_comm.h"
+#include "host/hccl/hccl_comm.h"
 
 #define EMU_ROOT_INFO_MAGIC 0x544f4f524d454348ull /* "HCEMROOT" */
 #define EMU_ROOT_INFO_VERSION 2u
