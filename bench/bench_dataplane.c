@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/os.h"
 #include "hcomm/hcomm_primitives.h"
 #include "kernels/dp_fixture.h"
 

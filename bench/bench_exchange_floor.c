@@ -30,8 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/os.h"
 #include "startup_floor.h"
 
 #define MAX_RANKS 8

@@ -25,7 +25,7 @@
 #include <hcomm/hcomm_primitives.h>
 #include <hcomm/hcomm_primitives_expt.h>
 
-#include "common/os.h"
+#include "common/platform/os.h"
 #include "kernels/dp_params.h"
 #include "test_comm_util.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/os.h"
+#include "common/platform/os.h"
 #include "device/reduce/reduce.h"
 
 struct config {

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/os.h"
 
 #define TASK_BYTES 512u
 #define CHAIN 64u

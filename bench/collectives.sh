@@ -28,7 +28,7 @@ TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
 echo "copy bound: two threads' memcpy rate (measured again before each rank count) / n;"
-echo "of_stream: the same with the streaming copy of hcemu's data plane (common/copy.h) instead"
+echo "of_stream: the same with the streaming copy of hcemu's data plane (common/platform/copy.h) instead"
 
 # Optional MPI baseline: bench/mpi_coll.c compiled here with mpicc, never part of the build.
 HERE=$(cd "$(dirname "$0")" && pwd)

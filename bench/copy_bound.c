@@ -4,7 +4,7 @@
  * stores). A collective's bus bandwidth on n emulated devices sharing two cores cannot beat
  * rate / n. Prints "MEMCPY STREAM". The memcpy figure is the bound the latency work's
  * targets name; the streaming one is the faster copy this machine can do, which glibc's
- * memcpy does not use at 64 MiB where the CPU reports a huge last-level cache (common/copy.h). */
+ * memcpy does not use at 64 MiB where the CPU reports a huge last-level cache (common/platform/copy.h). */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/copy.h"
+#include "common/platform/copy.h"
 
 #define BYTES (64u << 20)
 

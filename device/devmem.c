@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/contract/job.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 
 /* Peer devices mapped: every other device of the job, and as many of other jobs (clusters
  * rendezvous through a shared folder). */

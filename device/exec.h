@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 
 /* A device this executor can reach: itself or a peer (same job or another job folder). */
 struct emu_devmap {

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
-#include "dp.h"
-#include "dp_kinds.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
+#include "device/dp/dp.h"
+#include "device/dp/dp_kinds.h"
 #include "exec.h"
 #include "report.h"
 

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "task.h"
+#include "device/sched/task.h"
 
 /* Parse HCEMU_FAULT (after the settings are adopted) and start the timed rules of device
  * `dev`. Whether any rule is set. */

@@ -4,11 +4,11 @@
 
 #include <stdio.h>
 
-#include "common/devctl.h"
-#include "common/log.h"
+#include "common/contract/devctl.h"
+#include "common/platform/log.h"
 #include "exec.h"
-#include "sched.h"
-#include "symbols.h"
+#include "device/sched/sched.h"
+#include "device/kernel/symbols.h"
 
 static const char *const host_kinds[EMU_TASK_KIND_COUNT] = {
     [EMU_TASK_NOP] = "nop",

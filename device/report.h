@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* Register the scheduler hook that logs why a task failed (before emu_sched_start). */
 emu_status emu_report_register(void) EMU_MUST_CHECK;

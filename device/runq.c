@@ -1,5 +1,5 @@
 /* runq.c - the job-wide run queue, this executor's side (docs/ARCHITECTURE.md, "One job-wide
- * run queue"; the layout is in common/devctl.h, the publishing device's side in sched.c).
+ * run queue"; the layout is in common/contract/devctl.h, the publishing device's side in sched.c).
  *
  * A device thread parked on a notify wait is published in its device's control block as
  * pointer-free descriptors (emu_runq_export, called by the scheduler). A worker of any
@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/os.h"
-#include "common/settings.h"
-#include "dp.h"
+#include "common/platform/atomic.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
+#include "device/dp/dp.h"
 #include "inject.h"
 #include "runq.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
+#include "common/contract/devctl.h"
 
 /* HCEMU_RUNQ: let the scheduler publish parked device threads (before it starts). */
 void emu_runq_init(void);

@@ -16,13 +16,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/os.h"
-#include "common/wire.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/wire.h"
 #include "exec.h"
-#include "fault.h"
-#include "kernel.h"
-#include "net.h"
+#include "device/kernel/fault.h"
+#include "device/kernel/kernel.h"
+#include "device/net/net.h"
 
 #define MAX_CLIENTS 256
 #define FIRST_CLIENT_MS 10000 /* an executor nobody connects to ends by itself */

@@ -2,7 +2,7 @@
 #ifndef HCEMU_DEVICE_SERVER_H
 #define HCEMU_DEVICE_SERVER_H
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 emu_status emu_server_listen(const char *path, int *fd_out) EMU_MUST_CHECK;
 /* Serve until the last client disconnects or SIGTERM/SIGINT/SIGHUP arrives. Main thread. */

@@ -2,15 +2,15 @@
  * notifies, events and kernel launches. */
 #include <string.h>
 
-#include "common/copy.h"
-#include "common/atomic.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/copy.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "exec.h"
-#include "kernel.h"
-#include "lost_record.h"
-#include "sched.h"
+#include "device/kernel/kernel.h"
+#include "device/dp/lost_record.h"
+#include "device/sched/sched.h"
 
 /* How often a parked wait on another device's event polls (see run_event_wait()). */
 #define EVENT_POLL_NS 1000000ull

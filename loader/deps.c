@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "import.h"
 
 struct walk {

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "elf.h"
 
 #define EMU_DEVICE_LIBRARY "libccl_kernel.so"

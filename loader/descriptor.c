@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "file_map.h"
 
 static const char *const known_kernel_libs[] = {

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 struct emu_descriptor_entry {
     char *kernel_name;   /* the top-level key: what aclrtBinaryGetFunction() is given */

@@ -60,7 +60,7 @@
     X(HcommAicpuTsTaskCacheEnd)                                                                    \
     X(HcommAicpuTsTaskCacheExecute)                                                                \
     X(HcommAicpuTsTaskCacheClear)                                                                  \
-    /* HCCL 9.2 device functions (device/api_hccl_device.c) */                                     \
+    /* HCCL 9.2 device functions (device/dp/api_hccl_device.c) */                                     \
     X(HcclCommGetStatus)                                                                           \
     X(HcclGroupStatusGet)                                                                          \
     X(HcclCommRegCommStateCallback)                                                                \

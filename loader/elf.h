@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* The machine kernels must be built for: the one hcemu itself runs on, since the executor
  * dlopen()s them. */

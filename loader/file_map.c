@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 /* Kernel images with full debug info reach tens of MiB; beyond 1 GiB something is wrong. */
 #define EMU_FILE_MAP_MAX ((size_t)1 << 30)

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 struct emu_file_map {
     void *data; /* NULL when len == 0 */

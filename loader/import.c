@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "device_api_names.h"
 
 static const char *const device_api[] = {

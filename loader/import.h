@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "elf.h"
 
 enum emu_import_class {

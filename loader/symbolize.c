@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 #define LIBDW_SONAME "libdw.so.1"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 struct emu_symbolizer;
 

@@ -55,7 +55,7 @@ add_test(NAME collectives_procs_peer_threads COMMAND $<TARGET_FILE:hcemu-run> -n
          $<TARGET_FILE:test_collectives>)
 set_tests_properties(collectives_procs_peer_threads PROPERTIES TIMEOUT 300 ENVIRONMENT
     "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_PEER_THREADS=on;HCEMU_LOG_LEVEL=warn")
-# Streaming transfers from 64 KiB instead of 1 MiB (HCEMU_COPY_STREAM_KB, common/copy.h):
+# Streaming transfers from 64 KiB instead of 1 MiB (HCEMU_COPY_STREAM_KB, common/platform/copy.h):
 # every exchange of the sizes these tests use then moves its bytes with non-temporal stores,
 # which the notify after them must not overtake; the same bytes as the default run.
 add_test(NAME collectives_stream COMMAND test_collectives)

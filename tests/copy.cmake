@@ -1,2 +1,2 @@
-# emu_copy (common/copy.h): memcpy's bytes at every distance and size class.
+# emu_copy (common/platform/copy.h): memcpy's bytes at every distance and size class.
 emu_add_test(copy SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_copy.c LIBS hcemu_common)

@@ -1,4 +1,4 @@
-# dataplane: the HCOMM data plane (device/api_hcomm.c, device/dp_*.c, host/hccl/api_hcomm.c).
+# dataplane: the HCOMM data plane (device/dp/api_hcomm.c, device/dp/dp_*.c, host/hccl/api/api_hcomm.c).
 # test_dataplane drives every call from the dp_exec kernel on 2 emulated devices, with threads
 # and channels made by its fixture; the same binary with "a3" checks the A2/A3 product rules.
 hcemu_add_kernel(dp_kernels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dp_exec.c ENTRIES dp_exec)

@@ -1,4 +1,4 @@
-# model: the modelled Atlas 350 clock (common/model.c, docs/MODEL.md) - simulated times of
+# model: the modelled Atlas 350 clock (common/model/model.c, docs/MODEL.md) - simulated times of
 # task graphs of known shape against their closed-form alpha-beta results, and a kernel's
 # aclrtEventElapsedTime with HCEMU_TIME=model against the closed form of its graph, across
 # seeds (the dp_exec program interpreter of tests/kernels, run by child processes).

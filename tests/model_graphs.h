@@ -1,4 +1,4 @@
-/* model_graphs.h - task graphs of known shape for the modelled clock (common/model.h): the
+/* model_graphs.h - task graphs of known shape for the modelled clock (common/model/model.h): the
  * shapes of AICPU_TS collectives (ring AllReduce, mesh AllGather: per step a write with notify
  * and a wait), built node by node, and their closed-form alpha-beta times (tests/test_model.c). */
 #ifndef HCEMU_TESTS_MODEL_GRAPHS_H
@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "common/model.h"
+#include "common/model/model.h"
 
 struct mg {
     struct emu_model_node *nd;

@@ -245,7 +245,7 @@ endforeach()
 # a flood of idle connections still open when the root's process exits, a replayed greeting
 # and an oversized request; a 1+1 job must form and end beside each.
 add_executable(rdv_attack ${CMAKE_CURRENT_SOURCE_DIR}/multihost/rdv_attack.c
-                          ${CMAKE_SOURCE_DIR}/host/hccl/rdv_auth.c)
+                          ${CMAKE_SOURCE_DIR}/host/hccl/rdv/rdv_auth.c)
 target_include_directories(rdv_attack PRIVATE ${CMAKE_SOURCE_DIR}/host/hccl ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(rdv_attack PRIVATE hcemu_common PkgConfig::NETTLE)
 set_target_properties(rdv_attack PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)

@@ -1,5 +1,5 @@
 # placement: binding executor workers to a core while the job oversubscribes the machine
-# (common/placement.c), alone; again as placement_off with HCEMU_BIND=0.
+# (common/platform/placement.c), alone; again as placement_off with HCEMU_BIND=0.
 emu_add_test(placement SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_placement.c LIBS hcemu_common
              TIMEOUT 30)
 add_test(NAME placement_off COMMAND test_placement)

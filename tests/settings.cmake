@@ -1,4 +1,4 @@
-# settings: the one table of environment variables (common/settings.c) - parsing, ranges,
+# settings: the one table of environment variables (common/contract/settings.c) - parsing, ranges,
 # bad values, the control-block hand-over, and docs/SETTINGS.md's environment table kept in step.
 emu_add_test(settings SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_settings.c LIBS hcemu_common)
 target_compile_definitions(test_settings PRIVATE HCEMU_SETTINGS_DOC="${CMAKE_SOURCE_DIR}/docs/SETTINGS.md")

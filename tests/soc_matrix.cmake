@@ -1,5 +1,5 @@
 # The SoC matrix: hcemu's built-in collectives at each product family it emulates (HCEMU_SOC,
-# common/product.c): Atlas 350 (Ascend950PR_9599), Atlas A3 (Ascend910_9391) and Atlas A2
+# common/contract/product.c): Atlas 350 (Ascend950PR_9599), Atlas A3 (Ascend910_9391) and Atlas A2
 # (Ascend910B1). The default SoC is the 950, which the other collectives tests cover; here
 # test_collectives (every operator, data type and reduce op, bad arguments, real bytes) runs
 # as threads and as processes on A3 and A2, and every hccl_test tool with its result check

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/layout.h"
+#include "common/contract/layout.h"
 
 #include <setjmp.h>
 #include <cmocka.h>

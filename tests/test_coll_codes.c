@@ -2,7 +2,7 @@
  * collectives: each class of failure, wherever inside hcemu it arises (argument checks, the
  * communicator's HCCL buffer, channel set-up with a peer, the engine contexts), reaches the
  * caller of HcclAllReduce as its own HcclResult with one error line, never as
- * HCCL_E_INTERNAL. The codes are common/status.c's table: PARA 1, PTR 2, MEMORY 3,
+ * HCCL_E_INTERNAL. The codes are common/contract/status.c's table: PARA 1, PTR 2, MEMORY 3,
  * NOT_SUPPORT 5, TIMEOUT 9, REMOTE 21. Ranks are threads of this process. */
 #include <setjmp.h>
 #include <stdarg.h>

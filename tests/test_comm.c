@@ -23,7 +23,7 @@
 #include <hccl/hccl_res_expt.h>
 #include <hcomm/hcomm_res.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "test_comm_util.h"
 
 #define NDEV 8

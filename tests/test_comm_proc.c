@@ -23,7 +23,7 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "test_comm_util.h"
 
 /* Paths here are short temporary folders; GCC cannot know that. */

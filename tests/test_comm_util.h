@@ -11,7 +11,7 @@
 
 #include <hccl/hccl.h>
 
-#include "common/devctl.h"
+#include "common/contract/devctl.h"
 
 #define CU_PATH 512
 

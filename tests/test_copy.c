@@ -1,4 +1,4 @@
-/* test_copy.c - emu_copy and emu_copy_shared (common/copy.h) copy exactly what memcpy copies:
+/* test_copy.c - emu_copy and emu_copy_shared (common/platform/copy.h) copy exactly what memcpy copies:
  * every size class (below 2 KiB, the backward range up to 1 MiB, above, where emu_copy_shared
  * streams from HCEMU_COPY_STREAM_KB) at destinations 0 to 64 bytes ahead of the source modulo
  * 4096 and beyond, with the bytes around the destination untouched; and the streaming copy
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "common/copy.h"
+#include "common/platform/copy.h"
 
 #define GUARD 128u
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "hccl/hccl_types.h"
 #include "hcomm/hcomm_primitives.h"
 #include "kernels/dp_fixture.h"
@@ -638,7 +638,7 @@ static void wait_timeout_fails_the_host_stream_that_waits_for_the_kernel(void **
     assert_int_equal(aclrtSynchronizeStream(F.stream[1]), 0); /* error cleared */
 }
 
-/* device/lost_record.h: a thread that fails with a record still queued fails the wait for
+/* device/dp/lost_record.h: a thread that fails with a record still queued fails the wait for
  * that record at once, with its error (here a failed task), instead of leaving the waiter to
  * its own 60 s timeout; the host stream that waits for the kernel fails with it. */
 static void wait_on_a_failed_threads_record_fails_with_its_error(void **state)

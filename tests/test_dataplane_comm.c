@@ -40,7 +40,7 @@
 #include <hcomm/hcomm_primitives.h>
 #include <hcomm/hcomm_primitives_expt.h>
 
-#include "common/handle.h"
+#include "common/contract/handle.h"
 #include "kernels/dp_params.h"
 #include "kernels/dpc_params.h"
 #include "test_comm_util.h"

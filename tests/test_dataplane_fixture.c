@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/devctl.h"
-#include "common/handle.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/platform/atomic.h"
+#include "common/contract/devctl.h"
+#include "common/contract/handle.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 #include "host/acl/stream.h"
 
 static char *log_since(struct dpf *f, long mark);

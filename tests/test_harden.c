@@ -29,9 +29,9 @@
 #include <acl/acl.h>
 #include <hccl/hccl.h>
 
-#include "common/job.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/contract/job.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 #include "rt_support.h"
 
 #define NOBODY 65534u

@@ -1,4 +1,4 @@
-/* test_hcomm_check.c - the shared Hcomm call checks (common/hcomm_check.c) on their own:
+/* test_hcomm_check.c - the shared Hcomm call checks (common/contract/hcomm_check.c) on their own:
  * handle decoding, own / notify-destination threads, caller naming and the one refusal line,
  * for a host-like (CPU_TS, any device) and an executor-like (AICPU_TS, one device) side over
  * control blocks made in memory. The end-to-end texts are checked by test_dataplane and
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "common/hcomm_check.h"
-#include "common/log.h"
+#include "common/contract/hcomm_check.h"
+#include "common/platform/log.h"
 
 #define NDEV 2u
 

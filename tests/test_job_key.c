@@ -1,8 +1,8 @@
 /* test_job_key.c - the pieces of multi-host authentication: a job's key read only from a
- * private file of 64 hex digits (common/job_key.c), proofs that change with every nonce,
- * label and key (host/hccl/rdv_auth.c: a captured proof answers no other challenge), the
+ * private file of 64 hex digits (common/contract/job_key.c), proofs that change with every nonce,
+ * label and key (host/hccl/rdv/rdv_auth.c: a captured proof answers no other challenge), the
  * executors' admission token (never the key itself), and the executor's table of admitted
- * jobs (device/net_admit.c: an unknown token is refused, the oldest of 17 jobs forgotten). */
+ * jobs (device/net/net_admit.c: an unknown token is refused, the oldest of 17 jobs forgotten). */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "common/job_key.h"
-#include "device/net_admit.h"
-#include "host/hccl/rdv_auth.h"
+#include "common/contract/job_key.h"
+#include "device/net/net_admit.h"
+#include "host/hccl/rdv/rdv_auth.h"
 
 static const char HEX[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 

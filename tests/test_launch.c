@@ -1,5 +1,5 @@
-/* test_launch.c - common/launch.c: the rank identity a launcher hands a process (hcemu-run
- * first, then Open MPI, then Slurm), bad values refused with one line; common/host_id.c: the
+/* test_launch.c - common/contract/launch.c: the rank identity a launcher hands a process (hcemu-run
+ * first, then Open MPI, then Slurm), bad values refused with one line; common/contract/host_id.c: the
  * host a process is on. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "common/host_id.h"
-#include "common/launch.h"
+#include "common/contract/host_id.h"
+#include "common/contract/launch.h"
 
 static const char *const all_vars[] = {
     "HCEMU_RANK", "HCEMU_RANK_SIZE", "HCEMU_LOCAL_RANK", "HCEMU_JOB_ID",

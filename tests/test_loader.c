@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 #include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/device_api_names.h"

@@ -1,4 +1,4 @@
-/* test_log_repeat.c - repeated identical log lines are throttled (common/log.c): the first
+/* test_log_repeat.c - repeated identical log lines are throttled (common/platform/log.c): the first
  * EMU_LOG_REPEAT_MAX of a text are printed, then only a count at 10x, 100x, ... that number;
  * other texts and info lines are not held back. */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 /* Run `n` identical error lines (and one other) with stderr in a file; returns its text. */
 static char *logged(int n, const char *text)

@@ -1,4 +1,4 @@
-/* test_model.c - the modelled clock (common/model.c, docs/MODEL.md): simulated times of task
+/* test_model.c - the modelled clock (common/model/model.c, docs/MODEL.md): simulated times of task
  * graphs of known shape against their closed-form alpha-beta results; and end to end, a
  * kernel's aclrtEventElapsedTime with HCEMU_TIME=model against the closed form of its task
  * graph, identical across runs with different HCEMU_SEEDs (each run a child process with
@@ -21,7 +21,7 @@
 #include <hcomm/hcomm_primitives.h>
 
 #include "model_graphs.h"
-#include "common/model.h"
+#include "common/model/model.h"
 #include "kernels/dp_params.h"
 #include "test_comm_util.h"
 

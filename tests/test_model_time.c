@@ -21,7 +21,7 @@
 #include <hccl/hccl_res_expt.h>
 #include <hcomm/hcomm_primitives.h>
 
-#include "common/model.h"
+#include "common/model/model.h"
 #include "kernels/model_ring_ag.h"
 #include "test_comm_util.h"
 

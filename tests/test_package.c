@@ -25,8 +25,8 @@
 #include <archive_entry.h>
 #include <cmocka.h>
 
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 #include "host/acl/package.h"
 
 static const char IMAGE[] = "\177ELF pretend image bytes";

@@ -1,4 +1,4 @@
-/* test_placement.c - core placement (common/placement.c): a worker is bound to its device's
+/* test_placement.c - core placement (common/platform/placement.c): a worker is bound to its device's
  * core exactly while the job has more executors than the cores the process may use, devices
  * spread over those cores, and is given all of them back when the count falls; with
  * HCEMU_BIND=0 (run as placement_off) nothing is ever bound. The process first restricts
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "common/placement.h"
-#include "common/settings.h"
-#include "common/spin.h"
+#include "common/platform/placement.h"
+#include "common/contract/settings.h"
+#include "common/platform/spin.h"
 
 static int cpu_a = -1, cpu_b = -1; /* the two CPUs this process keeps */
 

@@ -1,4 +1,4 @@
-/* test_sched.c - the TS scheduler core (device/sched.c, task.c; common/spin.c) linked alone, without
+/* test_sched.c - the TS scheduler core (device/sched/sched.c, task.c; common/platform/spin.c) linked alone, without
  * the executor or any diagnostic: order of tasks on a stream, parking and waking on the
  * doorbell, failure propagation (the rest of the queue discarded, the stream's and the
  * origin stream's error set), deadlines of parked tasks, and a registered hook table seeing
@@ -19,12 +19,12 @@
 
 #include <cmocka.h>
 
-#include "common/atomic.h"
-#include "common/devctl.h"
-#include "common/os.h"
-#include "common/settings.h"
-#include "common/spin.h"
-#include "device/sched.h"
+#include "common/platform/atomic.h"
+#include "common/contract/devctl.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
+#include "common/platform/spin.h"
+#include "device/sched/sched.h"
 
 #define WAIT_NS 10000000000ull /* bound of every wait: 10 s */
 #define MAX_EVENTS 1024u /* 60 tasks x 5 events fit */
@@ -428,7 +428,7 @@ static uint32_t pick_first(uint32_t n)
     return 0;
 }
 
-/* ---- yielding polls (HCEMU_POLL_US, common/spin.c) ------------------------------------- */
+/* ---- yielding polls (HCEMU_POLL_US, common/platform/spin.c) ------------------------------------- */
 
 static _Atomic uint32_t poll_word;
 
@@ -519,7 +519,7 @@ static void test_register_after_start_refused(void **state)
     assert_int_equal(emu_sched_register(&late), EMU_EINVAL);
 }
 
-/* wake_at (common/devctl.c): a retirement wakes sleeping hosts only once `completed` reaches
+/* wake_at (common/contract/devctl.c): a retirement wakes sleeping hosts only once `completed` reaches
  * the lowest target any of them waits for, then moves out of the way until a waiter lowers
  * it again; the zeroed initial value only wakes early; signed distances across the wrap. */
 static void test_wake_at_wakes_only_at_the_lowest_target(void **state)

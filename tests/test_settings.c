@@ -1,4 +1,4 @@
-/* test_settings.c - common/settings.c: typed parsing with ranges, one warning per bad value,
+/* test_settings.c - common/contract/settings.c: typed parsing with ranges, one warning per bad value,
  * the block a host hands to its executors (adopted instead of the environment, and the
  * warning for a later host that disagrees), and the environment table of docs/SETTINGS.md
  * checked against the settings table both ways. */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "common/settings.h"
+#include "common/contract/settings.h"
 
 /* ---- stderr capture -------------------------------------------------------------------- */
 

@@ -20,7 +20,7 @@
 
 #include <acl/acl.h>
 
-#include "common/devctl.h"
+#include "common/contract/devctl.h"
 #include "rt_support.h"
 
 #define WAIT_MS 20000

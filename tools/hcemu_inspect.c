@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "loader/deps.h"
 #include "loader/descriptor.h"
 #include "loader/elf.h"

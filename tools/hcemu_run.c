@@ -33,12 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/job_key.h"
-#include "common/layout.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
+#include "common/contract/job.h"
+#include "common/contract/job_key.h"
+#include "common/contract/layout.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
 
 enum { EXIT_USAGE = 2, EXIT_TIMEOUT = 124, EXIT_INTERNAL = 1 };
 
@@ -670,7 +670,7 @@ static int make_job_dir(struct job *job)
 {
     const char *parent = emu_settings_str(EMU_SET_JOB_DIR);
 
-    /* A fresh private folder with a random name (common/job.h); the ranks join its owners,
+    /* A fresh private folder with a random name (common/contract/job.h); the ranks join its owners,
      * so a later job start collects it if we are killed and they are gone. */
     if (emu_job_make(parent, "run", job->dir, sizeof(job->dir) - 64) != EMU_OK) {
         say("cannot create a private job folder in %s (see the message above)", parent);

@@ -12,15 +12,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/job.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
 #include "diag_priv.h"
 #include "device/exec.h"
-#include "device/symbols.h"
+#include "device/kernel/symbols.h"
 
 #define SITE_CACHE 8192u /* per-process pc -> site id cache (open addressing) */
 

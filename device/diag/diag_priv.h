@@ -18,9 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/layout.h"
-#include "device/sched.h"
+#include "common/contract/devctl.h"
+#include "common/contract/layout.h"
+#include "device/sched/sched.h"
 
 #define EMU_DIAG_MAGIC 0x3147414944454d48ull /* "HMEDIAG1" */
 #define EMU_DIAG_MAX_SITES 4096u

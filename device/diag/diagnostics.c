@@ -6,8 +6,8 @@
 
 #include <stdatomic.h>
 
-#include "common/atomic.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/contract/settings.h"
 #include "device/exec.h"
 #include "diag_priv.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic.h"
+#include "common/platform/atomic.h"
 #include "diag_priv.h"
 
 bool emu_hang_graph_dev_live(uint32_t d, struct emu_devctl **out)

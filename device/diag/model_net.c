@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/log.h"
-#include "common/model.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/platform/log.h"
+#include "common/model/model.h"
 #include "device/exec.h"
 #include "diag_priv.h"
 

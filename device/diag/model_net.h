@@ -1,5 +1,5 @@
 /* model_net.h - the modelled clock's graph on the messages between job folders (hosts), for
- * the network transport (device/net_ucx.c; docs/MODEL.md, "Across hosts").
+ * the network transport (device/net/net_ucx.c; docs/MODEL.md, "Across hosts").
  *
  * Each job folder records its tasks into its own model.shm. A message to another folder
  * carries the nodes of this folder's file (its own and the mirrors it holds of other

@@ -1,18 +1,18 @@
 /* model_rec.c - HCEMU_TIME=model: record every task of this device as a node of the job's
- * task graph (common/model.h, docs/MODEL.md). The `submit` hook appends the node (in each
+ * task graph (common/model/model.h, docs/MODEL.md). The `submit` hook appends the node (in each
  * thread's queue order); the `start` hook of a kernel launch remembers its node so that the
  * tasks its kernel queues name it. Host processes simulate the graph when they need times. The
  * mapping is kept until the process exits: hooks may run until the scheduler stops. */
 #include <stdatomic.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/model.h"
-#include "device/dp.h"
-#include "device/dp_kinds.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/model/model.h"
+#include "device/dp/dp.h"
+#include "device/dp/dp_kinds.h"
 #include "device/exec.h"
 #include "diag_priv.h"
 
@@ -79,7 +79,7 @@ static void fill_dp(const struct emu_task *t, const struct emu_diag_desc *d,
 
 /* A task of a channel to another job folder: the diagnostics description leaves out the
  * peer's side (its device numbers another folder's); the node names it, flagged as the
- * peer's (common/model.h), so a merged graph can place it. */
+ * peer's (common/model/model.h), so a merged graph can place it. */
 static void fill_peer(const struct emu_task *t, struct emu_model_node *x)
 {
     const struct emu_dp_op *o = (const struct emu_dp_op *)(const void *)t->u.raw;

@@ -27,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 #include "diag_priv.h"
-#include "device/dp.h"
-#include "device/dp_kinds.h"
+#include "device/dp/dp.h"
+#include "device/dp/dp_kinds.h"
 #include "device/exec.h"
-#include "device/kernel.h"
+#include "device/kernel/kernel.h"
 #include "device/report.h"
 
 #define MAX_REPORTS 20u

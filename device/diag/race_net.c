@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/platform/log.h"
 #include "device/exec.h"
 #include "diag_priv.h"
 

@@ -1,5 +1,5 @@
 /* race_net.h - the race detector's clocks on the messages between job folders (hosts), for
- * the network transport (device/net_ucx.c; docs/DEBUGGING.md, "Races across hosts").
+ * the network transport (device/net/net_ucx.c; docs/DEBUGGING.md, "Races across hosts").
  *
  * Within a job folder every executor shares diag.shm: tids, notify clocks and shadows. A
  * device of another folder (another host) is reached by messages only, so a message of a
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/task.h"
+#include "device/sched/task.h"
 
 /* Sender. t's clock tag for its message (*tag_len bytes; free() it). NULL when there is
  * nothing to send (the race detector is off, stopped, or kept no clock for t); the receiver

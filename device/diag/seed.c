@@ -4,7 +4,7 @@
  * gate); the pick among runnable streams and the draws tasks make for themselves (when to
  * deliver a remote transfer) come from two xorshift64* sequences derived from the seed and
  * the device number, so the device's schedule is a function of the seed. */
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "diag_priv.h"
 #include "device/exec.h"
 

@@ -32,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "diag_priv.h"
 #include "device/exec.h"
 #include "device/report.h"

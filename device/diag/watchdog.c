@@ -20,13 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "diag_priv.h"
 #include "device/exec.h"
-#include "device/kernel.h"
-#include "device/net.h"
+#include "device/kernel/kernel.h"
+#include "device/net/net.h"
 
 #define MAX_WAITS 64u /* parked waits described in one report */
 #define MAX_WALK 256u /* queued tasks inspected behind a parked wait */

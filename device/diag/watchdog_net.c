@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "device/exec.h"
-#include "device/net.h"
+#include "device/net/net.h"
 #include "diag_priv.h"
 
 static struct emu_hang_view snap[EMU_HANG_NET_VIEWS]; /* reporting watchdog thread only */

@@ -12,9 +12,9 @@
 #include <cpuid.h>
 #endif
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/contract/settings.h"
 #include "reduce_priv.h"
 
 /* Indexed by data type value; bounds-checked before every read (the vendor library is not). */

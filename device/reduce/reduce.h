@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 #include "reduce_types.h"
 

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "device.h"
 #include "mem.h"
 #include "registry.h"

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
-#include "common/wire.h"
+#include "common/contract/status.h"
+#include "common/contract/wire.h"
 #include "event.h"
 #include "stream.h"
 

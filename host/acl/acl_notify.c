@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "notify_pool.h"
 #include "registry.h"
 

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "stream.h"
 
 struct emu_acl_notify;

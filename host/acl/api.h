@@ -3,7 +3,7 @@
 #ifndef HCEMU_HOST_API_H
 #define HCEMU_HOST_API_H
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* The aclError of `s`; a failure also becomes this thread's last error. */
 int emu_api_acl(emu_status s);

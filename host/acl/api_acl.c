@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "api.h"
-#include "common/copy.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/copy.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "acl_notify.h"
 #include "device.h"
 #include "event.h"

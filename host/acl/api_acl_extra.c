@@ -10,7 +10,7 @@
 
 #include "api.h"
 #include "acl_graph.h"
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "event.h"
 #include "runtime.h"
 #include "stream.h"

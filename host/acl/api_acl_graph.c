@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "api.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "acl_graph.h"
 #include "runtime.h"
 #include "stream.h"

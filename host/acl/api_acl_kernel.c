@@ -2,7 +2,7 @@
 #include <acl/acl.h>
 
 #include "api.h"
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "binary.h"
 #include "kernel.h"
 #include "runtime.h"

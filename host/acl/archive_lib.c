@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 #ifndef HCEMU_LIBARCHIVE_SO
 #define HCEMU_LIBARCHIVE_SO "libarchive.so.13"

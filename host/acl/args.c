@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "function.h"
 
 #define ARGS_MAGIC 0x41524731u

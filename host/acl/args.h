@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 #define EMU_ARGS_MAX_PARAMS 128u
 #define EMU_ARGS_MAX_BYTES (64u * 1024u)

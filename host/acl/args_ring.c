@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/layout.h"
-#include "common/os.h"
-#include "common/range.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/os.h"
+#include "common/platform/range.h"
 #include "hdev.h"
 #include "mem.h"
 

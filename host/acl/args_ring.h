@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* Sparse like all device memory: only the pages launches used are real. 4 MiB hold 16384
  * blocks of a 2-rank collective's arguments: a host rarely runs further ahead. */

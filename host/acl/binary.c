@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/log.h"
-#include "common/secure_dir.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
 #include "device.h"
 #include "function.h"
 #include "loader/deps.h"

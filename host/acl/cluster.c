@@ -17,11 +17,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/secure_dir.h"
-#include "common/product.h"
-#include "common/settings.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/product.h"
+#include "common/contract/settings.h"
 #include "hcomm/hcomm_res_defs.h" /* CommProtocol values */
 
 /* A topology names at most 256 devices and their links; 1 MiB is plenty, and bounds what a

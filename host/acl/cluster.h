@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/layout.h"
-#include "common/status.h"
+#include "common/contract/layout.h"
+#include "common/contract/status.h"
 
 #define EMU_TOPO_MAX_INTER 4u
 

@@ -25,12 +25,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/job.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
 #include "fault.h"
 #include "runtime.h"
 

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
-#include "common/wire.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
+#include "common/contract/wire.h"
 #include "hdev.h"
 
 /* Open device `id` (start or join its executor). Caller holds no lock. */

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/spin.h"
 #include "device.h"
 #include "model_time.h"
 #include "notify_pool.h"
@@ -106,7 +106,7 @@ emu_status emu_event_sync(struct emu_event *e)
     _Atomic uint32_t *v = &e->d->ctl->notifies[e->slot].value;
 
     uint32_t rec = emu_load_acquire(&e->rec_slot);
-    /* Poll a while first, yielding the core between looks (HCEMU_POLL_US, common/spin.h):
+    /* Poll a while first, yielding the core between looks (HCEMU_POLL_US, common/platform/spin.h):
      * the record is then seen at this thread's next turn instead of after a wake-up. */
     uint64_t end = emu_spin_poll_end(UINT64_MAX);
 

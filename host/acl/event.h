@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "stream.h"
 
 struct emu_event;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "device.h"
 #include "registry.h"
 

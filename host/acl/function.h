@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "runtime.h"
 
 struct emu_binary;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "common/devctl.h"
+#include "common/contract/devctl.h"
 
 struct emu_hstream;
 

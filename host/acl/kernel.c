@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "acl_graph.h"
 #include "mem.h"
 #include "package.h"

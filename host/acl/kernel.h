@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "args.h"
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "function.h"
 #include "stream.h"
 

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/contract/job.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "device.h"
 #include "pin.h"
 #include "retired.h"

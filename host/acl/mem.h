@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/status.h"
 #include "runtime.h"
 
 /* Allocate `size` bytes on device d (64-byte aligned, span rounded to 32). The address is a

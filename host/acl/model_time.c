@@ -1,6 +1,6 @@
 /* model_time.c - HCEMU_TIME=model on the host: the cost-model figures (defaults, the
  * HCEMU_MODEL file, servers from HCEMU_TOPOLOGY) and modelled times of event records, from a
- * simulation of the job's task graph (common/model.h, docs/MODEL.md). */
+ * simulation of the job's task graph (common/model/model.h, docs/MODEL.md). */
 #include "model_time.h"
 
 #include <json-c/json.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/host_id.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/contract/host_id.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
 #include "cluster.h"
 #include "runtime.h"
 

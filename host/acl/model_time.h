@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/model.h"
-#include "common/status.h"
+#include "common/model/model.h"
+#include "common/contract/status.h"
 
 /* Whether HCEMU_TIME=model. */
 bool emu_model_time_on(void);
@@ -32,7 +32,7 @@ void emu_model_time_note(uint32_t dev, uint32_t stream);
  * true): with the model on, a node of the graph says so, and every task this thread queues
  * from now on starts no earlier than the end of what it waited for. */
 void emu_model_time_synced(uint32_t dev, uint32_t slot, bool event, uint32_t seq);
-/* The `model_after` of a task the calling thread queues now (common/wire.h); 0 = none. */
+/* The `model_after` of a task the calling thread queues now (common/contract/wire.h); 0 = none. */
 uint32_t emu_model_time_after(void);
 /* The job ends (emu_runtime_fini): unmap its graph; a later job of this process maps its
  * own, and no thread's synchronisations of this job bound that job's tasks. */

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
 
 emu_status emu_notify_pool_alloc(struct emu_hdev *d, uint32_t n, uint32_t *base)
 {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "runtime.h"
 
 /* Reserve `n` (>= 1) consecutive slots, cleared. */

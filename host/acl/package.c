@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/log.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
-#include "common/os.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
+#include "common/platform/os.h"
 #include "archive_lib.h"
 #include "package_ini.h"
 

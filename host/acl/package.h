@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 /* The path of kernel image base_of(`so_path`) for descriptor `json`, extracted from the package that
  * holds it into `job_dir`. EMU_EFILE (one log line) when no package holds it; EMU_ENOTFOUND

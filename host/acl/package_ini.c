@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/secure_dir.h"
+#include "common/platform/secure_dir.h"
 
 /* [*s, *e) without blanks at either end, then without slashes at either end. */
 static void strip(const char **s, const char **e, bool slashes)

@@ -7,12 +7,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "common/devctl.h"
-#include "common/job.h"
-#include "common/log.h"
-#include "common/secure_dir.h"
-#include "common/os.h"
-#include "common/range.h"
+#include "common/contract/devctl.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/secure_dir.h"
+#include "common/platform/os.h"
+#include "common/platform/range.h"
 #include "retired.h"
 #include "runtime.h"
 

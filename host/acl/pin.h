@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 emu_status emu_pin_alloc(uint64_t size, void **out) EMU_MUST_CHECK;
 /* EMU_EFREE (one log line) for an address that is not the start of a live allocation. */

@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "retired.h"
 #include "runtime.h"
 

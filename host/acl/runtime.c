@@ -11,10 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/secure_dir.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/secure_dir.h"
 
 #define MAX_WATCHERS 8
 

@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/layout.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/layout.h"
+#include "common/contract/status.h"
 #include "hdev.h"
 
 struct emu_runtime {

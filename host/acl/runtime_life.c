@@ -8,13 +8,13 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "common/job.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/product.h"
-#include "common/secure_dir.h"
-#include "common/settings.h"
-#include "common/spin.h"
+#include "common/contract/job.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/product.h"
+#include "common/platform/secure_dir.h"
+#include "common/contract/settings.h"
+#include "common/platform/spin.h"
 #include "device.h"
 #include "fault.h"
 #include "mem.h"

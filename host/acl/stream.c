@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/spin.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/platform/spin.h"
 #include "device.h"
 #include "mem.h"
 #include "model_time.h"
@@ -258,7 +258,7 @@ bool emu_stream_memory_busy(uint64_t addr)
 }
 
 /* Spin up to SYNC_SPIN_NS for `completed` to reach `target` while the job has a free core
- * (common/spin.h): a short kernel's last record then reaches this thread as a memory write,
+ * (common/platform/spin.h): a short kernel's last record then reaches this thread as a memory write,
  * and the executor's retirement needs no futex wake (we are not in `waiters`). The workers
  * running the stream's tasks are the critical path, not this thread: it gives its core way
  * as soon as they need it (emu_spin_must_yield) and sleeps. */

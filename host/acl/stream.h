@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "args_ring.h"
-#include "common/status.h"
-#include "common/wire.h"
+#include "common/contract/status.h"
+#include "common/contract/wire.h"
 #include "registry.h"
 #include "runtime.h"
 

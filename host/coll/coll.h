@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "collectives/coll_abi.h"
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl/hccl.h"
 
 struct emu_comm;

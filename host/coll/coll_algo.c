@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
-#include "common/settings.h"
+#include "common/platform/log.h"
+#include "common/contract/settings.h"
 
 static const char *const kind_names[EMU_COLL_KIND_COUNT] = {
     [EMU_COLL_ALLREDUCE] = "allreduce",         [EMU_COLL_ALLGATHER] = "allgather",

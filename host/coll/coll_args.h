@@ -6,7 +6,7 @@
 
 #include <hccl/hccl.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 emu_status emu_coll_args_allreduce(void *sendBuf, void *recvBuf, uint64_t count,
                                    HcclDataType dataType, HcclReduceOp op, HcclComm comm,

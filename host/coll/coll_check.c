@@ -17,13 +17,13 @@
 
 #include "coll.h"
 #include "coll_check_rec.h"
-#include "common/atomic.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
+#include "common/platform/atomic.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
 #include "host/acl/device.h"
 #include "host/hccl/hccl_comm.h"
-#include "host/hccl/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 
 #define POLLS 64u /* yields before the first sleep */
 #define SLICE_NS 50000000ull /* liveness of the missing ranks is looked at this often */

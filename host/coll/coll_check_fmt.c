@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/layout.h"
-#include "common/log.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
 
 bool emu_check_same(const struct emu_check_rec *a, const struct emu_check_rec *b)
 {

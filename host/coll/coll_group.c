@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "coll.h"
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "host/hccl/hccl.h"
 
 #define GROUP_MAX_DEPTH 1024u

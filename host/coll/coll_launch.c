@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/devctl.h"
-#include "common/log.h"
-#include "common/product.h"
-#include "common/settings.h"
+#include "common/contract/devctl.h"
+#include "common/platform/log.h"
+#include "common/contract/product.h"
+#include "common/contract/settings.h"
 #include "host/acl/acl_graph.h"
 #include "host/acl/binary.h"
 #include "host/acl/kernel.h"

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 
 #define SMALL_BYTES (256u << 10) /* at or below: mesh one-shot (fewest steps) */
 /* Several servers: past these (allreduce buffer, allgather output) the hierarchical forms

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "host/hccl/hccl_comm.h"
 #include "host/hccl/hccl_topo.h"
 

@@ -4,7 +4,7 @@
 #define HCEMU_HOST_HCCL_H
 
 #include "host/acl/api.h"
-#include "common/log.h"
+#include "common/platform/log.h"
 #include "hccl_comm.h"
 
 /* Take a use of the user's comm. NULL -> EMU_ENULL, not live -> EMU_EINVAL, device closed or

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "host/acl/registry.h"
 
 #define EMU_CHANNEL_CONFIG_TAG_MAX 255u /* bytes of a shared-queue tag, with its NUL */

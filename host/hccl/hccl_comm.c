@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/settings.h"
-#include "common/log.h"
+#include "common/contract/settings.h"
+#include "common/platform/log.h"
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_comm *reg_head;

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/devctl.h"
-#include "common/host_id.h"
-#include "common/status.h"
+#include "common/contract/devctl.h"
+#include "common/contract/host_id.h"
+#include "common/contract/status.h"
 #include "hccl/hccl.h"
 #include "host/acl/runtime.h"
 

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "common/settings.h"
+#include "common/contract/settings.h"
 #include "hccl.h"
-#include "hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 #include "host/acl/runtime.h"
 
 emu_status emu_comm_args_check_ranks(uint32_t n, uint32_t rank, const char *fn)

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 
 /* nRanks in [1, EMU_COMM_MAX_RANKS] and rank below it; one log line naming `fn` if not. */

@@ -9,18 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/settings.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/settings.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_exchange.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
-#include "hccl_rdv.h"
-#include "hccl_rdvnet.h"
+#include "host/hccl/rdv/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdvnet.h"
 #include "hccl_thread.h"
 #include "hccl_topo.h"
-#include "rdv_auth.h"
+#include "host/hccl/rdv/rdv_auth.h"
 #include "host/acl/device.h"
 
 static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)

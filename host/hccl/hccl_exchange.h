@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
-#include "hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 
 /* Keep a copy of data[0..len) for the next channel set-up, replacing an earlier one.
  * len 0 or over EMU_RDV_INFO_MAX: EMU_EINVAL. Takes the lock. */

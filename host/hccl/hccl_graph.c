@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
-#include "common/product.h"
+#include "common/platform/log.h"
+#include "common/contract/product.h"
 #include "hccl_graph_priv.h"
 #include "hccl_topo.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/layout.h"
+#include "common/contract/layout.h"
 #include "hccl_topo.h"
 
 #define EMU_GRAPH_LAYERS 2u

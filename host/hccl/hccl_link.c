@@ -14,13 +14,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/atomic.h"
-#include "common/handle.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/handle.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_exchange.h"
 #include "hccl_mem.h"
-#include "hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdv.h"
 #include "hccl_rules.h"
 #include "hccl_topo.h"
 #include "host/acl/device.h"
@@ -671,7 +671,7 @@ static emu_status handshake(struct emu_comm *c, int32_t engine, const HcclChanne
 }
 
 /* A peer of another host is reached through the executors' network transport
- * (device/net.h): both ranks need its address in their rendezvous rows. A peer of this host
+ * (device/net/net.h): both ranks need its address in their rendezvous rows. A peer of this host
  * whose job folder is missing cannot be mapped either. */
 static emu_status reachable(const struct emu_comm *c, const struct pending *p, uint32_t n,
                             const char *fn)

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 
 /* descs are already validated by the boundary (remote rank, protocol, notifyNum, memory

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/layout.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_rules.h"
 #include "host/acl/device.h"
 #include "host/acl/mem.h"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 
 /* The HCCL buffer, allocated (and populated) on first use; zero-filled when `clear`. */

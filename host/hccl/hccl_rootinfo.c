@@ -11,13 +11,13 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "common/launch.h"
-#include "common/log.h"
-#include "common/os.h"
-#include "common/settings.h"
-#include "hccl_rdv.h"
-#include "hccl_rdvnet.h"
-#include "rdv_auth.h"
+#include "common/contract/launch.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "common/contract/settings.h"
+#include "host/hccl/rdv/hccl_rdv.h"
+#include "host/hccl/rdv/hccl_rdvnet.h"
+#include "host/hccl/rdv/rdv_auth.h"
 
 static _Atomic uint32_t job_calls;
 

@@ -6,8 +6,8 @@
  * HCCS_ONLY and RoCE, A3 also SIO), and each call's support line. */
 #include "hccl_rules.h"
 
-#include "common/log.h"
-#include "common/product.h"
+#include "common/platform/log.h"
+#include "common/contract/product.h"
 #include "hccl/hccl.h"
 #include "hccl_topo.h"
 

@@ -1,4 +1,4 @@
-/* hccl_rules.h - what each product (HCEMU_SOC, common/product.h) lacks, per the support
+/* hccl_rules.h - what each product (HCEMU_SOC, common/contract/product.h) lacks, per the support
  * columns (docs/CONTROL_PLANE.md §4) and the engine/protocol value checks that go with
  * them. Every refusal logs one line "fn: rank r: <product> ..." and returns the documented code:
  * EMU_ENOTSUP (HCCL_E_NOT_SUPPORT) for a product gap, EMU_EINVAL for a value that is not an
@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 
 #define EMU_ON_950 1u
 #define EMU_ON_A3 2u

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/atomic.h"
-#include "common/handle.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/platform/atomic.h"
+#include "common/contract/handle.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "hccl_rules.h"
 #include "host/acl/device.h"
 #include "host/acl/notify_pool.h"

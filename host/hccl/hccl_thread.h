@@ -1,12 +1,12 @@
 /* hccl_thread.h - communicator threads (docs/CONTROL_PLANE.md §5): AICPU_TS threads are
  * DEVICE slots of the device's streams[] table, CPU_TS threads wrap an ACL stream; both own a
- * range of the device's notify pool. Handles per common/handle.h. Call with c->lock held. */
+ * range of the device's notify pool. Handles per common/contract/handle.h. Call with c->lock held. */
 #ifndef HCEMU_HOST_HCCL_THREAD_H
 #define HCEMU_HOST_HCCL_THREAD_H
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl_comm.h"
 #include "hccl/hccl_res_expt.h"
 

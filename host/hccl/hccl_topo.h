@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "common/contract/status.h"
 #include "hccl/hccl.h"
 #include "hccl_comm.h"
 #include "host/acl/cluster.h"

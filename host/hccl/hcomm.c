@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/hcomm_check.h"
-#include "common/log.h"
-#include "common/os.h"
+#include "common/contract/hcomm_check.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "host/acl/device.h"
 #include "host/acl/runtime.h"
 #include "host/acl/stream.h"
@@ -59,7 +59,7 @@ static struct emu_devctl *ctl_of(uint32_t dev, bool live)
     return emu_rt.devs[dev].ctl;
 }
 
-/* The host's side of the shared checks (common/hcomm_check.h): CPU_TS threads of any device
+/* The host's side of the shared checks (common/contract/hcomm_check.h): CPU_TS threads of any device
  * this process opened, call sites symbolized in the host program. */
 const struct emu_hcomm_side emu_hcomm_side = {
     .engine = EMU_ENGINE_CPU_TS,

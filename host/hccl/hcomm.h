@@ -1,20 +1,20 @@
 /* hcomm.h - the host (CPU_TS) side of the HCOMM data plane: thread handles checked
  * against the device control blocks this process has mapped, notify record/wait tasks queued
  * on the thread's ACL stream, and the per-OS-thread settings (default wait timeout, batch
- * mode). Called by host/hccl/api_hcomm.c and by the built-in collectives (host/coll/), which
+ * mode). Called by host/hccl/api/api_hcomm.c and by the built-in collectives (host/coll/), which
  * queue the wait for their kernel's "done" through emu_hcomm_wait. */
 #ifndef HCEMU_HOST_HCOMM_H
 #define HCEMU_HOST_HCOMM_H
 
 #include <stdint.h>
 
-#include "common/hcomm_check.h"
-#include "common/status.h"
+#include "common/contract/hcomm_check.h"
+#include "common/contract/status.h"
 
 #define EMU_HCOMM_HOST_DEFAULT_WAIT_S (1836u + 27u) /* device default + the host library's 27 s */
 
 /* The host's side of the shared Hcomm checks; every call here names it (api_hcomm.c CALL).
- * Refusals: emu_hcomm_check_refuse (common/hcomm_check.h). */
+ * Refusals: emu_hcomm_check_refuse (common/contract/hcomm_check.h). */
 extern const struct emu_hcomm_side emu_hcomm_side;
 
 /* Refuse with EMU_ENOTSUP, saying what the host library cannot do and why. */

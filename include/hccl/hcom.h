@@ -1,6 +1,6 @@
 /* hcom.h - what HCCL's library uses of hcomm's legacy hcom interface: finding a communicator
  * by its group name (hcemu has no hcom groups and answers "not supported", see
- * host/hccl/api_hccl_diag.c; HCCL only asks when a caller passes a group name) and, for C++,
+ * host/hccl/api/api_hccl_diag.c; HCCL only asks when a caller passes a group name) and, for C++,
  * the graph-mode operator names ("HcomAllGather", ...) with their HcclCMDType. */
 #ifndef HCEMU_HCCL_HCOM_H
 #define HCEMU_HCCL_HCOM_H

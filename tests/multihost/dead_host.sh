@@ -8,7 +8,7 @@
 # --timeout is the bound; no timing is asserted). Neither the hang watchdog nor a wait's
 # timeout may be what ended it: in the per-peer-thread algorithms (mesh, twoshot, hier) the
 # main thread's join of a failed peer thread fails at once with that thread's error
-# (device/lost_record.h). Exit 77 (skip) without UCX.
+# (device/dp/lost_record.h). Exit 77 (skip) without UCX.
 set -u
 bin=$1 tool=$2
 [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hcemu was built without UCX: skipped"; exit 77; }

@@ -1,5 +1,5 @@
 /* rdv_attack.c - what a hostile peer does to the root's rendezvous listener
- * (host/hccl/hccl_rdvlisten.c), for tests/multihost/attack.sh. Every mode is bounded in
+ * (host/hccl/rdv/hccl_rdvlisten.c), for tests/multihost/attack.sh. Every mode is bounded in
  * connections and time.
  *
  *   rdv_attack slow   HOST:PORT SECONDS        20 greetings dribbled one byte per 400 ms,
@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/job_key.h"
-#include "host/hccl/rdvnet_wire.h"
+#include "common/contract/job_key.h"
+#include "host/hccl/rdv/rdvnet_wire.h"
 
 #define SLOW_CONNS 20
 #define IDLE_CONNS 300

@@ -2,7 +2,7 @@
 # docs_check.sh SRC - the repository explains itself, and its documentation agrees with the
 # code: no file points at documents outside it; every docs page named and every link exists;
 # every source file and build-tree program the docs name exists; every HCEMU_* variable the docs name is a setting
-# (common/settings.h), a CMake option or read by a script; README.md stays a front door (under
+# (common/contract/settings.h), a CMake option or read by a script; README.md stays a front door (under
 # 400 lines, the main plot shown); no file carries the name of a working period or a run's
 # date (history is in git). Exit 0 when clean; otherwise one line per problem and exit 1.
 set -u
@@ -98,11 +98,11 @@ done
 # Every HCEMU_* variable the documentation names exists: a row of the settings table, else a
 # CMake option, else a variable a script reads.
 for name in $(cat $docs | grep -o -E 'HCEMU_[A-Z0-9_]+' | sort -u); do
-    grep -q "\"$name\"" common/settings.h && continue
+    grep -q "\"$name\"" common/contract/settings.h && continue
     grep -q "option($name " CMakeLists.txt && continue
     printf '%s\n' "$list" | grep '^scripts/' | tr '\n' '\0' | xargs -0 grep -l -w "$name" \
         >/dev/null 2>&1 && continue
-    echo "unknown variable: $name (named in $(grep -l -w "$name" $docs | tr '\n' ' ')) is not in common/settings.h"
+    echo "unknown variable: $name (named in $(grep -l -w "$name" $docs | tr '\n' ' ')) is not in common/contract/settings.h"
     bad=1
 done
 

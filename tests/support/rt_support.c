@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/devctl.h"
+#include "common/contract/devctl.h"
 
 uint64_t rt_now_ms(void)
 {

@@ -1,0 +1,194 @@
+/* dp.h - the HCOMM data plane inside the executor: what device/dp/api_hcomm.c (the Hcomm* calls
+ * kernels make) builds on.
+ *
+ * A call validates its arguments (dp_check.c), builds one task (dp_task.c) and hands it to
+ * dp_submit.c, which either gives it to the scheduler at once (eager mode) or keeps it in the
+ * calling OS thread's batch until HcommBatchModeEnd (dp_submit.c), and copies it into the task
+ * cache while one is being recorded (dp_cache.c). Blocking drains live in dp_drain.c.
+ * Every refusal is logged once, by emu_hcomm_check_refuse() (common/contract/hcomm_check.h, shared
+ * with the host), with rank, thread, call and call site. Task kinds and their facts are the
+ * rows of dp_kinds.h. */
+#ifndef HCEMU_DEVICE_DP_H
+#define HCEMU_DEVICE_DP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/contract/devctl.h"
+#include "common/contract/handle.h"
+#include "common/contract/hcomm_check.h"
+#include "common/contract/status.h"
+#include "dp_kinds.h"
+#include "device/exec.h"
+#include "device/sched/sched.h"
+
+#define EMU_DP_NONE UINT32_MAX
+#define EMU_DP_BATCH_LIMIT 128u          /* tasks pending on one queue before it is released */
+#define EMU_DP_DEFAULT_WAIT_S 1836u      /* HcommSetNotifyWaitTimeOut default (device) */
+#define EMU_DP_DEFAULT_RES_S 1856u       /* HcommThreadResAcquireTimeOut default */
+
+/* The payload of a data-plane task, in emu_task.u.raw. Addresses are global device
+ * addresses; the maps say through which mapping this process reaches them, resolved at the
+ * call so the task itself does no lookups beyond its liveness check. */
+struct emu_dp_op {
+    uint64_t dst;
+    uint64_t src;
+    uint64_t len;   /* bytes moved (count * element size for reductions) */
+    uint64_t count; /* elements (reductions) */
+    struct emu_devmap *dst_map;
+    struct emu_devmap *src_map;
+    struct emu_devctl *notify_ctl; /* record: control block owning the slot; wait: ours */
+    int32_t dtype;
+    int32_t op;
+    uint32_t notify_dev;
+    uint32_t notify_slot; /* EMU_DP_NONE when the task sets no notify */
+    uint32_t timeout_s;   /* waits: seconds, 0 = forever */
+    uint32_t channel;     /* channel slot, EMU_DP_NONE for thread-only tasks */
+    uint32_t net;         /* 1: the channel's peer is on another host (device/net/net.h) */
+    uint32_t net_dev;     /* that peer's device */
+    uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
+    /* The device whose stream the task belongs to when another executor runs it (the
+     * job-wide run queue, runq.c); NULL for this executor's own tasks. */
+    struct emu_devctl *home_ctl;
+};
+_Static_assert(sizeof(struct emu_dp_op) <= sizeof(((struct emu_task *)0)->u.raw),
+               "data-plane payload fits in a task");
+
+static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
+{
+    return (struct emu_dp_op *)(void *)t->u.raw;
+}
+
+/* --- dp_check.c: argument validation; each refusal logs one line and returns a status ----
+ * Shared with the host (common/contract/hcomm_check.h): emu_hcomm_check_refuse, _channel (a live
+ * AICPU_TS channel of this device; sets c->channel), _index, _timeout. */
+
+/* The executor's side of the shared checks; every call here names it (api_hcomm.c CALL). */
+extern const struct emu_hcomm_side emu_dp_check_side;
+/* Refuse with EMU_ENOTSUP: `what` says which product lacks which feature. */
+emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c,
+                                      const char *what) EMU_MUST_CHECK;
+/* The executing AICPU_TS thread of a call: a live, non-exported AICPU_TS thread of this
+ * device. Sets c->thread. EMU_ENULL for 0, EMU_EHANDLE otherwise. */
+emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
+/* The destination of a thread-notify record: an AICPU_TS thread of this device or a CPU_TS
+ * thread exported to AICPU_TS. Outputs its notify base and count. */
+emu_status emu_dp_check_dst_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot,
+                                   uint32_t *notify_base, uint32_t *notify_num) EMU_MUST_CHECK;
+/* Non-NULL pointer argument. */
+emu_status emu_dp_check_ptr(const struct emu_hcomm_call *c, const char *what,
+                            const void *p) EMU_MUST_CHECK;
+/* [addr, addr+len) inside one live allocation of this device; len 0 passes. */
+emu_status emu_dp_check_local(const struct emu_hcomm_call *c, const char *what, uint64_t addr,
+                              uint64_t len) EMU_MUST_CHECK;
+/* [addr, addr+len) inside one memory the channel reaches on the peer; outputs the peer's
+ * mapping. len 0 passes the range test. */
+emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t ch, const char *what,
+                               uint64_t addr, uint64_t len,
+                               struct emu_devmap **map) EMU_MUST_CHECK;
+/* count * element size without overflow, for a (type, op) valid at the call's site. */
+emu_status emu_dp_check_reduce(const struct emu_hcomm_call *c, int dtype, int op, uint64_t count,
+                               bool remote, uint64_t *bytes) EMU_MUST_CHECK;
+/* The control block of the peer of channel `ch` (for remote notify records). */
+emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t ch,
+                                 struct emu_devctl **out) EMU_MUST_CHECK;
+/* Whether [addr, addr+len) is inside a live allocation of the device mapped by `m`
+ * (run-time check of a task; any device of the job). */
+bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len);
+/* --- dp_task.c: task kinds (dp_kinds.h) run and described from their row ---------------- */
+
+/* Register the kind names with the report module (executor start-up). */
+void emu_dp_task_init(void);
+/* A new task of `kind` for stream `slot`, payload zeroed except notify_slot/channel = NONE;
+ * NULL when out of memory (logged). */
+struct emu_task *emu_dp_task_new(uint32_t kind);
+/* Fill the diagnostics metadata (acc[], sync_*) from the payload. */
+void emu_dp_task_describe(struct emu_task *t);
+/* The run function of every data-plane task (what its kind's row says). */
+enum emu_run_result emu_dp_task_run(struct emu_task *t);
+/* Called by a record after it set notify `slot` of another device's `ctl`, instead of
+ * ringing it: true when the hand-off needs no ring (the job-wide run queue, runq.c, sets
+ * it; NULL: always ring). */
+extern bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
+
+
+/* --- dp_build.c: one task per call, after the call-specific checks ---------------------- */
+
+/* Local copy (reduce false: n = bytes) or reduce (n = elements of dtype). */
+emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const void *dst,
+                              const void *src, uint64_t n, int dtype, int op,
+                              struct emu_task **out) EMU_MUST_CHECK;
+/* A channel transfer of `kind` (a dp_kinds.h row with EMU_DPF_REMOTE_DST or _SRC); n = bytes,
+ * or elements for EMU_DPF_REDUCE kinds; idx = remote notify for EMU_DPF_RECORD kinds. */
+emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint32_t kind,
+                               const void *dst, const void *src, uint64_t n, int dtype, int op,
+                               uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
+emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
+                                      uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
+emu_status emu_dp_build_thread_wait(const struct emu_hcomm_call *c, uint32_t thread, uint32_t idx,
+                                    uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
+emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                       struct emu_task **out) EMU_MUST_CHECK;
+emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                     uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
+/* Runtime notify by aclrtGetNotifyId id: record (any device of the job) or wait (ours). */
+emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,
+                            uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
+
+/* --- dp_submit.c: per-OS-thread state, batch mode, hand-over ----------------------------- */
+
+/* Queue t on thread `slot` (eager: now; batch: at End or at 128 pending). Takes ownership.
+ * Sets origin, callsite, from_kernel and the metadata. */
+void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t);
+/* Release this OS thread's pending tasks of thread `slot` (all threads when EMU_DP_NONE). */
+void emu_dp_submit_flush(uint32_t slot);
+emu_status emu_dp_submit_batch_start(const struct emu_hcomm_call *c,
+                                     const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_submit_batch_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+bool emu_dp_submit_in_batch(void);
+uint32_t emu_dp_submit_default_wait_s(void);
+void emu_dp_submit_set_default_wait_s(uint32_t s);
+void emu_dp_submit_set_res_timeout_s(uint32_t s);
+/* At kernel exit (part of emu_dp_drain_kernel_exit): warn about a forgotten batch, submit
+ * what is pending. */
+void emu_dp_submit_kernel_exit(void);
+/* Sees every submitted task (the task cache records them); set by dp_drain.c. */
+extern void (*emu_dp_submit_note_hook)(const struct emu_task *t);
+
+/* --- dp_cache.c: AICPU_TS task cache --------------------------------------------------- */
+
+/* Whether tasks are being recorded on this OS thread; then emu_dp_cache_note() keeps a copy. */
+bool emu_dp_cache_recording(void);
+void emu_dp_cache_note(const struct emu_task *t);
+/* emu_dp_cache_note() when recording (emu_dp_submit_note_hook). */
+void emu_dp_cache_observe(const struct emu_task *t);
+emu_status emu_dp_cache_lookup(const struct emu_hcomm_call *c, const char *tag,
+                               bool *hit) EMU_MUST_CHECK;
+emu_status emu_dp_cache_start(const struct emu_hcomm_call *c, const char *tag, void **addrs,
+                              const uint64_t *sizes, uint64_t count) EMU_MUST_CHECK;
+emu_status emu_dp_cache_end(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag, void **addrs,
+                                const uint64_t *sizes, uint64_t count) EMU_MUST_CHECK;
+emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
+/* Forget this OS thread's cache context (kernel exit); true when it was mid-recording. */
+bool emu_dp_cache_reset(void);
+
+/* --- dp_drain.c: blocking joins and drains; comm lock ---------------------------------- */
+
+/* Flush this OS thread's pending tasks of `slot`, then wait until its queue is empty.
+ * timeout_s 0 = forever. EMU_ETIMEOUT on expiry, EMU_ETASK_FAIL when the thread failed. */
+emu_status emu_dp_drain_join(const struct emu_hcomm_call *c, uint32_t slot,
+                             uint32_t timeout_s) EMU_MUST_CHECK;
+emu_status emu_dp_drain_comm_acquire(const struct emu_hcomm_call *c,
+                                     const char *name) EMU_MUST_CHECK;
+/* Whether a live communicator member called `name` is on this device. */
+bool emu_dp_drain_comm_exists(const char *name);
+/* Release communicator `name` if this thread holds it; unknown names are no error. */
+void emu_dp_drain_comm_release(const char *name);
+/* emu_kernel_exit_hook: end the batch, drop an unfinished cache entry, release comm locks. */
+void emu_dp_drain_kernel_exit(void);
+/* Release the comm locks this OS thread still holds; returns how many. */
+uint32_t emu_dp_drain_comm_release_all(void);
+
+#endif

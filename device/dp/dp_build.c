@@ -1,0 +1,254 @@
+/* dp_build.c - turn the checked arguments of one data-plane call into one task.
+ *
+ * Each builder validates what is specific to its call (pointers, ranges, types, notify
+ * indices; the thread and channel handles were checked by the caller) and returns the task,
+ * ready for emu_dp_submit_task(). A refusal has been logged once when a builder returns an error,
+ * and no task exists then. The batch-transfer call uses the same builders for every entry. */
+#include <string.h>
+
+#include "common/contract/product.h"
+#include "dp.h"
+#include "device/net/net.h"
+
+/* A task of `kind`; `ch` is kept for the kinds that go through a channel (dp_kinds.h). */
+static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
+{
+    *out = emu_dp_task_new(kind);
+    if (*out == NULL)
+        return EMU_EINTERNAL;
+    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL) {
+        struct emu_dp_op *o = emu_dp_op_of(*out);
+        const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
+        o->channel = ch;
+        o->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
+        o->net_dev = p->dev;
+        o->net_diag = o->net && strcmp(p->job_dir, emu_exec_g.job_dir) == 0;
+    }
+    return EMU_OK;
+}
+
+static bool overlap(uint64_t a, uint64_t b, uint64_t len)
+{
+    return len > 0 && a != b && a < b + len && b < a + len;
+}
+
+emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const void *dstp,
+                              const void *srcp, uint64_t n, int dtype, int op,
+                              struct emu_task **out)
+{
+    uint64_t dst = (uint64_t)(uintptr_t)dstp, src = (uint64_t)(uintptr_t)srcp, len = n;
+    emu_status st;
+
+    if ((st = emu_dp_check_ptr(c, "dst", dstp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "src", srcp)) != EMU_OK)
+        return st;
+    if (reduce && (st = emu_dp_check_reduce(c, dtype, op, n, false, &len)) != EMU_OK)
+        return st;
+    if ((st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "src", src, len)) != EMU_OK)
+        return st;
+    if (overlap(dst, src, len)) {
+        emu_hcomm_check_refuse(c, "dst [0x%llx, +%llu) and src [0x%llx, +%llu) overlap (only dst "
+                               "== src is accepted)", (unsigned long long)dst,
+                               (unsigned long long)len, (unsigned long long)src,
+                               (unsigned long long)len);
+        return EMU_EINVAL;
+    }
+    if ((st = alloc(reduce ? EMU_DP_REDUCE : EMU_DP_COPY, EMU_DP_NONE, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->dst = dst;
+    o->src = src;
+    o->len = len;
+    o->count = n;
+    o->dtype = dtype;
+    o->op = op;
+    o->dst_map = o->src_map = &emu_exec_g.self;
+    return EMU_OK;
+}
+
+/* The remote notify slot `idx` of channel `ch` (the peer's end). */
+static emu_status remote_notify(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                struct emu_dp_op *o)
+{
+    const struct emu_channel_ctl *cc = &emu_exec_ctl()->channels[ch];
+    emu_status st;
+
+    if ((st = emu_hcomm_check_index(c, "remoteNotifyIdx", idx, cc->notify_num)) != EMU_OK ||
+        (st = emu_dp_check_peer_ctl(c, ch, &o->notify_ctl)) != EMU_OK)
+        return st;
+    o->notify_dev = emu_exec_ctl()->peers[cc->peer].dev;
+    o->notify_slot = cc->remote_notify_base + idx;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint32_t kind,
+                               const void *dstp, const void *srcp, uint64_t n, int dtype, int op,
+                               uint32_t idx, struct emu_task **out)
+{
+    uint64_t dst = (uint64_t)(uintptr_t)dstp, src = (uint64_t)(uintptr_t)srcp, len = n;
+    uint32_t f = emu_dp_kinds_flags(kind);
+    bool w = (f & EMU_DPF_REMOTE_DST) != 0, notify = (f & EMU_DPF_RECORD) != 0;
+    struct emu_devmap *peer = NULL;
+    struct emu_dp_op tmp = {0};
+    emu_status st;
+
+    if ((st = emu_dp_check_ptr(c, "dst", dstp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "src", srcp)) != EMU_OK)
+        return st;
+    if ((f & EMU_DPF_REDUCE) && (st = emu_dp_check_reduce(c, dtype, op, n, true, &len)) != EMU_OK)
+        return st;
+    if (w)
+        st = emu_dp_check_remote(c, ch, "dst (remote)", dst, len, &peer);
+    else
+        st = emu_dp_check_local(c, "dst (local)", dst, len);
+    if (st != EMU_OK)
+        return st;
+    if (w)
+        st = emu_dp_check_local(c, "src (local)", src, len);
+    else
+        st = emu_dp_check_remote(c, ch, "src (remote)", src, len, &peer);
+    if (st != EMU_OK)
+        return st;
+    if (notify && (st = remote_notify(c, ch, idx, &tmp)) != EMU_OK)
+        return st;
+    if ((st = alloc(kind, ch, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->notify_ctl = tmp.notify_ctl;
+    o->notify_dev = tmp.notify_dev;
+    o->notify_slot = notify ? tmp.notify_slot : EMU_DP_NONE;
+    o->dst = dst;
+    o->src = src;
+    o->len = len;
+    o->count = n;
+    o->dtype = dtype;
+    o->op = op;
+    o->dst_map = w ? peer : &emu_exec_g.self;
+    o->src_map = w ? &emu_exec_g.self : peer;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
+                                      uint32_t idx, struct emu_task **out)
+{
+    uint32_t slot, base, num;
+    emu_status st;
+
+    if ((st = emu_dp_check_dst_thread((struct emu_hcomm_call *)c, dst_thread, &slot, &base,
+                                      &num)) != EMU_OK ||
+        (st = emu_hcomm_check_index(c, "dstNotifyIdx", idx, num)) != EMU_OK ||
+        (st = alloc(EMU_DP_THREAD_RECORD, EMU_DP_NONE, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->notify_ctl = emu_exec_ctl();
+    o->notify_dev = emu_exec_g.dev;
+    o->notify_slot = base + idx;
+    return EMU_OK;
+}
+
+static emu_status wait_task(uint32_t kind, uint32_t ch, uint32_t slot, uint32_t timeout_s,
+                            struct emu_task **out)
+{
+    emu_status st = alloc(kind, ch, out);
+
+    if (st != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->notify_ctl = emu_exec_ctl();
+    o->notify_dev = emu_exec_g.dev;
+    o->notify_slot = slot;
+    o->timeout_s = timeout_s;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_thread_wait(const struct emu_hcomm_call *c, uint32_t thread, uint32_t idx,
+                                    uint32_t timeout_s, struct emu_task **out)
+{
+    const struct emu_stream_ctl *s = &emu_exec_ctl()->streams[thread];
+    emu_status st = emu_hcomm_check_index(c, "notifyIdx", idx, s->notify_num);
+
+    if (st != EMU_OK)
+        return st;
+    return wait_task(EMU_DP_THREAD_WAIT, EMU_DP_NONE, s->notify_base + idx, timeout_s, out);
+}
+
+emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                       struct emu_task **out)
+{
+    struct emu_dp_op tmp = {0};
+    emu_status st = remote_notify(c, ch, idx, &tmp);
+
+    if (st != EMU_OK || (st = alloc(EMU_DP_CHANNEL_RECORD, ch, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->notify_ctl = tmp.notify_ctl;
+    o->notify_dev = tmp.notify_dev;
+    o->notify_slot = tmp.notify_slot;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                     uint32_t timeout_s, struct emu_task **out)
+{
+    const struct emu_channel_ctl *cc = &emu_exec_ctl()->channels[ch];
+    emu_status st = emu_hcomm_check_index(c, "localNotifyIdx", idx, cc->notify_num);
+
+    if (st != EMU_OK)
+        return st;
+    return wait_task(EMU_DP_CHANNEL_WAIT, ch, cc->local_notify_base + idx, timeout_s, out);
+}
+
+/* A runtime notify id (aclrtGetNotifyId) is (device << 24) | slot in that device's pool. */
+static emu_status acl_notify(const struct emu_hcomm_call *c, uint64_t id, bool wait,
+                             struct emu_devctl **ctl, uint32_t *dev, uint32_t *slot)
+{
+    struct emu_devmap *m;
+
+    *dev = (uint32_t)(id >> 24);
+    *slot = (uint32_t)(id & 0xFFFFFFu);
+    if (id > UINT32_MAX || *dev >= 64u || *slot >= EMU_MAX_NOTIFIES) {
+        emu_hcomm_check_refuse(c, "notify id 0x%llx is not an id from aclrtGetNotifyId",
+                               (unsigned long long)id);
+        return EMU_EINVAL;
+    }
+    if (wait && *dev != emu_exec_g.dev) {
+        emu_hcomm_check_refuse(c, "notify id 0x%llx belongs to device %u; a wait needs a notify of "
+                               "this device %u", (unsigned long long)id, *dev, emu_exec_g.dev);
+        return EMU_EINVAL;
+    }
+    if (emu_devmem_peer(emu_exec_g.job_dir, *dev, &m) != EMU_OK) {
+        emu_hcomm_check_refuse(c, "notify id 0x%llx: device %u is not reachable",
+                               (unsigned long long)id, *dev);
+        return EMU_EINVAL;
+    }
+    struct emu_devctl *x = m->ctl;
+    emu_devctl_lock(&x->res_lock);
+    int i = emu_range_find(&x->notify_ranges.set, x->notify_ranges.recs, *slot);
+    emu_devctl_unlock(&x->res_lock);
+    if (i < 0) {
+        emu_hcomm_check_refuse(c, "notify id 0x%llx names no live notify of device %u (destroyed?)",
+                               (unsigned long long)id, *dev);
+        return EMU_EINVAL;
+    }
+    *ctl = x;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,
+                            uint32_t timeout_s, struct emu_task **out)
+{
+    struct emu_devctl *ctl;
+    uint32_t dev, slot;
+    emu_status st = acl_notify(c, id, wait, &ctl, &dev, &slot);
+
+    if (st != EMU_OK ||
+        (st = alloc(wait ? EMU_DP_ACL_WAIT : EMU_DP_ACL_RECORD, EMU_DP_NONE, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->notify_ctl = ctl;
+    o->notify_dev = dev;
+    o->notify_slot = slot;
+    o->timeout_s = timeout_s;
+    return EMU_OK;
+}

@@ -1,0 +1,234 @@
+/* dp_task.c - what the data plane's task kinds (dp_kinds.h) do when the scheduler runs them.
+ *
+ * Copies and writes are one memcpy through mappings resolved at the call; reductions go
+ * through the vectorised engine (reduce.h). Before touching memory a task re-checks that its
+ * ranges are still live allocations (they may have been freed after the call): a range that
+ * is not fails the task, and with it the thread's stream. Records set a binary notify (an
+ * absorbed record is logged, as on hardware it is lost); waits consume one or PARK until the
+ * doorbell rings or their deadline passes, so a wait never holds an OS thread. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/platform/copy.h"
+#include "common/platform/atomic.h"
+#include "common/contract/layout.h"
+#include "common/platform/log.h"
+#include "common/platform/os.h"
+#include "dp.h"
+#include "device/inject.h"
+#include "lost_record.h"
+#include "device/net/net.h"
+#include "reduce.h"
+#include "device/report.h"
+
+static inline void *ptr_of(struct emu_devmap *m, uint64_t addr, uint64_t len)
+{
+    return emu_devmap_at(m, addr - emu_window_base(m->dev), len);
+}
+
+static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint64_t addr,
+                                      uint64_t len, uint32_t dev)
+{
+    snprintf(t->note, sizeof(t->note),
+             "%s [0x%llx, +%llu) is no longer a live allocation of device %u (freed after the "
+             "call?)", what, (unsigned long long)addr, (unsigned long long)len, dev);
+    t->status = EMU_EINVAL;
+    return EMU_RUN_FAIL;
+}
+
+/* Seeded schedules: a transfer through a channel is delivered now or deferred by up to
+ * 50 us, by a seeded choice, so that concurrent deliveries into one peer land in orders the
+ * default schedule rarely produces. PARK while deferred; false when delivery may go on. */
+#define DEFER_MAX_NS 50000u
+
+static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
+{
+    if (t->park == EMU_PARK_DEFER) {
+        if (emu_os_now_ns() < t->deadline_ns)
+            return true;
+        t->park = 0;
+        t->deadline_ns = 0;
+        return false;
+    }
+    if (o->channel == EMU_DP_NONE || t->park != 0)
+        return false;
+    uint64_t r = emu_sched_seed_draw();
+    if ((r & 1u) == 0)
+        return false;
+    t->park = EMU_PARK_DEFER;
+    t->deadline_ns = emu_os_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
+    return true;
+}
+
+/* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */
+static enum emu_run_result move(struct emu_task *t, bool reduce)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    if (deferred(t, o))
+        return EMU_RUN_PARK;
+    if (o->len == 0)
+        return EMU_RUN_DONE;
+    if (!emu_dp_check_range_alive(o->src_map, o->src, o->len))
+        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
+    if (!emu_dp_check_range_alive(o->dst_map, o->dst, o->len))
+        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
+    void *dst = ptr_of(o->dst_map, o->dst, o->len), *src = ptr_of(o->src_map, o->src, o->len);
+    if (src == NULL)
+        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
+    if (dst == NULL)
+        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
+    if (reduce)
+        emu_reduce(dst, src, o->count, o->dtype, o->op);
+    else
+        emu_copy_shared(dst, src, o->len);
+    if (emu_inject_on())
+        emu_inject_after_move(t, dst, o->len);
+    return EMU_RUN_DONE;
+}
+
+bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
+
+static struct emu_devctl *home_of(const struct emu_dp_op *o)
+{
+    return o->home_ctl != NULL ? o->home_ctl : emu_exec_ctl();
+}
+
+static void warn_absorbed(const struct emu_task *t, const struct emu_dp_op *o)
+{
+    const struct emu_stream_ctl *s = &home_of(o)->streams[t->stream];
+
+    EMU_LOG_WARN("rank %u thread %u (%.36s): %s absorbed: notify slot %u of device %u was already "
+                 "set and not yet waited for, so this record is lost (notifies are binary, as "
+                 "on hardware)", s->rank, s->thread_index, s->label,
+                 emu_report_kind_name(t->kind), o->notify_slot, o->notify_dev);
+}
+
+static enum emu_run_result record(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    struct emu_devctl *ctl = o->notify_ctl;
+
+    /* Release inside: everything this thread did before (the write of a WithNotify task
+     * included) is visible to the stream that consumes the notify. */
+    if (emu_devctl_notify_set(ctl, o->notify_slot, (home_of(o)->dev << 24) | t->stream))
+        warn_absorbed(t, o);
+    /* Another device's thread parked on this notify: run its published work here rather
+     * than waking its executor (emu_dp_task_handoff_hook); otherwise ring it. */
+    if (emu_dp_task_handoff_hook == NULL || !emu_dp_task_handoff_hook(ctl, o->notify_slot))
+        emu_devctl_ring(ctl);
+    return EMU_RUN_DONE;
+}
+
+static enum emu_run_result wait_notify(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    if (emu_task_host_notify_consume(o->notify_ctl, o->notify_slot))
+        return EMU_RUN_DONE;
+    /* The thread that was to record it failed (lost_record.h): fail with its error now. */
+    if (t->kind != EMU_DP_ACL_WAIT &&
+        emu_lost_record_take(o->notify_ctl, o->notify_slot, t->note, sizeof(t->note), &t->status))
+        return EMU_RUN_FAIL;
+    /* A channel to another host: its records come from the peer's executor, which the
+     * network declared gone - nothing will set this notify any more; or the peer refused a
+     * record this channel sent (net.h): the wait is the thread's next sync point. */
+    if (o->net) {
+        emu_status st = emu_net_check(o->channel, emu_exec_ctl()->channels[o->channel].peer,
+                                      t->note, sizeof(t->note));
+        if (st != EMU_OK) {
+            t->status = st;
+            return EMU_RUN_FAIL;
+        }
+    }
+    if (t->park != EMU_PARK_NOTIFY) {
+        /* Kept when set: a wait taken back from the job-wide run queue keeps its deadline. */
+        if (t->deadline_ns == 0)
+            t->deadline_ns = emu_os_deadline_s(o->timeout_s);
+        t->park = EMU_PARK_NOTIFY;
+        t->park_slot = o->notify_slot;
+        t->timeout_status = EMU_ETASK_TIMEOUT;
+    } else if (emu_os_now_ns() >= t->deadline_ns) {
+        /* The scheduler fails a wait polled past its deadline (having read the clock before
+         * this poll). The note is written only then: formatted at every park, it was an
+         * eighth of an executor's work in an 8-rank small allreduce. */
+        snprintf(t->note, sizeof(t->note),
+                 "notify slot %u of device %u was not recorded within %u s (timeOut)",
+                 o->notify_slot, o->notify_dev, o->timeout_s);
+    }
+    return EMU_RUN_PARK;
+}
+
+/* Every data-plane task: what it does is its kind's row in dp_kinds.h. */
+enum emu_run_result emu_dp_task_run(struct emu_task *t)
+{
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+    enum emu_inject_verdict v = emu_inject_on() ? emu_inject_before(t, f) : EMU_INJECT_GO;
+
+    if (v == EMU_INJECT_FAIL)
+        return EMU_RUN_FAIL;
+    if (f & EMU_DPF_WAIT)
+        return wait_notify(t);
+    if (emu_dp_op_of(t)->net)
+        return emu_net_run(t);
+    if (f & EMU_DPF_MOVE) {
+        enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
+        if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
+            return r;
+    }
+    return v == EMU_INJECT_SKIP_RECORD ? EMU_RUN_DONE : record(t);
+}
+
+void emu_dp_task_init(void)
+{
+#define REGISTER(id, name, flags) emu_report_register_kind(EMU_DP_##id, name);
+    EMU_DP_KINDS(REGISTER)
+#undef REGISTER
+    emu_lost_record_init();
+}
+
+struct emu_task *emu_dp_task_new(uint32_t kind)
+{
+    struct emu_task *t = emu_task_create();
+
+    if (t == NULL) {
+        EMU_LOG_ERR("out of memory for a data-plane task");
+        return NULL;
+    }
+    t->kind = (uint16_t)kind;
+    t->run = emu_dp_task_run;
+    struct emu_dp_op *o = emu_dp_op_of(t);
+    o->notify_slot = EMU_DP_NONE;
+    o->channel = EMU_DP_NONE;
+    return t;
+}
+
+static void add_access(struct emu_task *t, uint64_t addr, uint64_t len, uint32_t dev, uint32_t write)
+{
+    t->acc[t->n_acc++] = (struct emu_access){.addr = addr, .len = len, .dev = dev, .write = write};
+}
+
+void emu_dp_task_describe(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+
+    uint32_t f = emu_dp_kinds_flags(t->kind);
+
+    t->n_acc = 0;
+    /* The network side of a transfer to another host has no mapping: it is described with the
+     * peer's device only when the peer shares this job folder (and so the race detector's and
+     * the modelled clock's files); otherwise those diagnostics stop at this host. */
+    if (o->len > 0 && (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
+        add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
+    if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
+        add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);
+    t->sync_op = EMU_SYNC_NONE;
+    if (o->notify_slot == EMU_DP_NONE || (o->net && !o->net_diag && !(f & EMU_DPF_WAIT)))
+        return;
+    t->sync_op = f & EMU_DPF_WAIT ? EMU_SYNC_WAIT : EMU_SYNC_RECORD;
+    t->sync_dev = o->notify_dev;
+    t->sync_slot = o->notify_slot;
+}
