@@ -40,14 +40,6 @@ static aclError out(emu_status s)
             return ACL_SUCCESS;                                                                \
     } while (0)
 
-#define NEED_INIT(fn)                                                                          \
-    do {                                                                                       \
-        if (!emu_runtime_is_initialized()) {                                                   \
-            EMU_LOG_ERR("%s: call aclInit first", fn);                                         \
-            return out(EMU_EUNINIT);                                                           \
-        }                                                                                      \
-    } while (0)
-
 aclError aclInit(const char *configPath)
 {
     (void)configPath; /* dump/profiling settings have no meaning here */
@@ -97,7 +89,7 @@ aclError aclFinalizeReference(uint64_t *refCount)
 aclError aclrtGetDeviceCount(uint32_t *count)
 {
     NULL_CHECK(count, "aclrtGetDeviceCount");
-    NEED_INIT("aclrtGetDeviceCount");
+    EMU_ACL_NEED_INIT("aclrtGetDeviceCount");
     *count = emu_rt.ndev;
     return ACL_SUCCESS;
 }
@@ -107,7 +99,7 @@ aclError aclrtSetDevice(int32_t deviceId)
     struct emu_hdev *d;
     emu_status s;
 
-    NEED_INIT("aclrtSetDevice");
+    EMU_ACL_NEED_INIT("aclrtSetDevice");
     if (deviceId < 0 || (uint32_t)deviceId >= emu_rt.ndev) {
         EMU_LOG_ERR("aclrtSetDevice(%d): devices are 0..%u (HCEMU_DEVICES)", deviceId,
                     emu_rt.ndev - 1);
@@ -168,7 +160,7 @@ aclError aclrtResetDevice(int32_t deviceId)
 aclError aclrtGetDevice(int32_t *deviceId)
 {
     NULL_CHECK(deviceId, "aclrtGetDevice");
-    NEED_INIT("aclrtGetDevice");
+    EMU_ACL_NEED_INIT("aclrtGetDevice");
     int dev = emu_runtime_current_device();
     if (dev < 0) {
         EMU_LOG_ERR("aclrtGetDevice: no device is set on this thread");
@@ -205,7 +197,7 @@ static aclError malloc_common(void **devPtr, size_t size, uint32_t policy, bool 
     emu_status s;
 
     NULL_CHECK(devPtr, fn);
-    NEED_INIT(fn);
+    EMU_ACL_NEED_INIT(fn);
     if (size == 0) {
         EMU_LOG_ERR("%s: size is 0", fn);
         return out(EMU_EINVAL);
@@ -240,14 +232,14 @@ aclError aclrtFree(void *devPtr)
 {
     NULL_CHECK(devPtr, "aclrtFree");
     RETIRED_OK(devPtr, EMU_RETIRED_DEVICE_MEMORY);
-    NEED_INIT("aclrtFree");
+    EMU_ACL_NEED_INIT("aclrtFree");
     return out(emu_mem_free(devPtr));
 }
 
 aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
     NULL_CHECK(hostPtr, "aclrtMallocHost");
-    NEED_INIT("aclrtMallocHost");
+    EMU_ACL_NEED_INIT("aclrtMallocHost");
     if (size == 0) {
         EMU_LOG_ERR("aclrtMallocHost: size is 0");
         return out(EMU_EINVAL);
@@ -259,7 +251,7 @@ aclError aclrtFreeHost(void *hostPtr)
 {
     NULL_CHECK(hostPtr, "aclrtFreeHost");
     RETIRED_OK(hostPtr, EMU_RETIRED_HOST_MEMORY);
-    NEED_INIT("aclrtFreeHost");
+    EMU_ACL_NEED_INIT("aclrtFreeHost");
     return out(emu_pin_free(hostPtr));
 }
 
@@ -272,7 +264,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
 {
     struct emu_mem_ref d, s;
 
-    NEED_INIT("aclrtMemcpy");
+    EMU_ACL_NEED_INIT("aclrtMemcpy");
     emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
     if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemcpy")) != EMU_OK)
         return out(st);
@@ -287,7 +279,7 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
     struct emu_hstream *hs;
     emu_status st;
 
-    NEED_INIT("aclrtMemcpyAsync");
+    EMU_ACL_NEED_INIT("aclrtMemcpyAsync");
     if ((st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpyAsync", &d,
                                  &s)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
@@ -329,7 +321,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     struct emu_mem_ref r;
 
-    NEED_INIT("aclrtMemset");
+    EMU_ACL_NEED_INIT("aclrtMemset");
     emu_status st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
     if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemset")) != EMU_OK)
         return out(st);
@@ -344,7 +336,7 @@ aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t c
     struct emu_hstream *hs;
     emu_status st;
 
-    NEED_INIT("aclrtMemsetAsync");
+    EMU_ACL_NEED_INIT("aclrtMemsetAsync");
     if ((st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemsetAsync", &r)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &hs)) != EMU_OK)
         return out(st);
@@ -379,7 +371,7 @@ static aclError create_stream(aclrtStream *stream, const char *fn)
     emu_status st;
 
     NULL_CHECK(stream, fn);
-    NEED_INIT(fn);
+    EMU_ACL_NEED_INIT(fn);
     if ((st = emu_device_current(&d)) != EMU_OK ||
         (st = emu_stream_create(d, false, &s)) != EMU_OK)
         return out(st);
@@ -409,7 +401,7 @@ aclError aclrtDestroyStream(aclrtStream stream)
 
     NULL_CHECK(stream, "aclrtDestroyStream");
     RETIRED_OK(stream, EMU_RETIRED_STREAM);
-    NEED_INIT("aclrtDestroyStream");
+    EMU_ACL_NEED_INIT("aclrtDestroyStream");
     if ((st = emu_stream_resolve(stream, &s)) != EMU_OK && st != EMU_EDEVLOST)
         return out(st);
     if (s->is_default) {
@@ -427,7 +419,7 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     struct emu_hstream *s;
     emu_status st;
 
-    NEED_INIT("aclrtSynchronizeStream");
+    EMU_ACL_NEED_INIT("aclrtSynchronizeStream");
     if ((st = emu_stream_resolve(stream, &s)) != EMU_OK ||
         (st = emu_aclgraph_check_stream(s, "aclrtSynchronizeStream")) != EMU_OK)
         return out(st);
@@ -439,7 +431,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     struct emu_hstream *s;
     emu_status st;
 
-    NEED_INIT("aclrtSynchronizeStreamWithTimeout");
+    EMU_ACL_NEED_INIT("aclrtSynchronizeStreamWithTimeout");
     if (timeout < -1) {
         EMU_LOG_ERR("aclrtSynchronizeStreamWithTimeout: timeout %d ms (-1 = forever)", timeout);
         return out(EMU_EINVAL);
@@ -455,7 +447,7 @@ aclError aclrtSynchronizeDevice(void)
     struct emu_hdev *d;
     emu_status st;
 
-    NEED_INIT("aclrtSynchronizeDevice");
+    EMU_ACL_NEED_INIT("aclrtSynchronizeDevice");
     if ((st = emu_device_current(&d)) != EMU_OK ||
         (st = emu_aclgraph_check_device(d->id, "aclrtSynchronizeDevice")) != EMU_OK)
         return out(st);
@@ -470,7 +462,7 @@ static aclError create_event(aclrtEvent *event, const char *fn, bool capturable)
     emu_status st;
 
     NULL_CHECK(event, fn);
-    NEED_INIT(fn);
+    EMU_ACL_NEED_INIT(fn);
     if ((st = emu_device_current(&d)) != EMU_OK || (st = emu_event_create(d, &e)) != EMU_OK)
         return out(st);
     if (capturable)
@@ -570,7 +562,7 @@ aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
     emu_status st;
 
     NULL_CHECK(notify, "aclrtCreateNotify");
-    NEED_INIT("aclrtCreateNotify");
+    EMU_ACL_NEED_INIT("aclrtCreateNotify");
     if ((flag & ~(uint64_t)ACL_NOTIFY_DEVICE_USE_ONLY) != 0) {
         EMU_LOG_ERR("aclrtCreateNotify: unknown flag 0x%llx", (unsigned long long)flag);
         return out(EMU_EINVAL);

@@ -35,10 +35,7 @@ static aclError unsupported(const char *fn, const char *why)
 
 static aclError check_device(const char *fn, int64_t dev)
 {
-    if (!emu_runtime_is_initialized()) {
-        EMU_LOG_ERR("%s: call aclInit first", fn);
-        return out(EMU_EUNINIT);
-    }
+    EMU_ACL_NEED_INIT(fn);
     if (dev < 0 || dev >= (int64_t)emu_rt.ndev) {
         EMU_LOG_ERR("%s: device %lld is not one of the %u devices", fn, (long long)dev,
                     emu_rt.ndev);

@@ -27,14 +27,6 @@ static aclError out(emu_status s)
         }                                                                                          \
     } while (0)
 
-#define NEED_INIT(fn)                                                                              \
-    do {                                                                                           \
-        if (!emu_runtime_is_initialized()) {                                                       \
-            EMU_LOG_ERR("%s: call aclInit first", fn);                                             \
-            return out(EMU_EUNINIT);                                                               \
-        }                                                                                          \
-    } while (0)
-
 static aclError unsupported(const char *fn)
 {
     EMU_LOG_ERR("%s is not supported by hcemu (graphs are made by capture only, and their "
@@ -51,7 +43,7 @@ aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
     NEED(stream != NULL, "aclmdlRICaptureBegin",
          "stream is NULL (the default stream cannot "
          "be captured)");
-    NEED_INIT("aclmdlRICaptureBegin");
+    EMU_ACL_NEED_INIT("aclmdlRICaptureBegin");
     if ((unsigned)mode >= EMU_CAPTURE_MODES) {
         EMU_LOG_ERR("aclmdlRICaptureBegin: mode %d is not an aclmdlRICaptureMode", (int)mode);
         return out(EMU_EINVAL);
@@ -129,7 +121,7 @@ aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
     emu_status st;
 
     NEED(modelRI != NULL, "aclmdlRIExecuteAsync", "modelRI is NULL");
-    NEED_INIT("aclmdlRIExecuteAsync");
+    EMU_ACL_NEED_INIT("aclmdlRIExecuteAsync");
     if ((st = graph_of(modelRI, &g)) != EMU_OK || (st = emu_stream_resolve(stream, &s)) != EMU_OK ||
         (st = emu_aclgraph_execute(g, s, EMU_CALLSITE())) != EMU_OK)
         return out(st);
@@ -143,7 +135,7 @@ aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
     emu_status st;
 
     NEED(modelRI != NULL, "aclmdlRIExecute", "modelRI is NULL");
-    NEED_INIT("aclmdlRIExecute");
+    EMU_ACL_NEED_INIT("aclmdlRIExecute");
     if (timeout < -1 || timeout == 0) {
         EMU_LOG_ERR("aclmdlRIExecute: timeout %d ms (-1 = forever, else > 0)", timeout);
         return out(EMU_EINVAL);

@@ -14,15 +14,9 @@ static aclError out(emu_status s)
     return emu_api_acl(s);
 }
 
-/* Calls that load, resolve or launch need the runtime: binaries outlive aclFinalize (so
- * aclrtBinaryUnLoad can still free them), but nothing may be resolved or run from them. */
-#define NEED_INIT(fn)                                                                          \
-    do {                                                                                       \
-        if (!emu_runtime_is_initialized()) {                                                   \
-            EMU_LOG_ERR("%s: call aclInit first", fn);                                         \
-            return out(EMU_EUNINIT);                                                           \
-        }                                                                                      \
-    } while (0)
+/* Calls that load, resolve or launch need the runtime (EMU_ACL_NEED_INIT): binaries outlive
+ * aclFinalize (so aclrtBinaryUnLoad can still free them), but nothing may be resolved or run
+ * from them. */
 
 #define CHECK(cond, fn, ...)                                                                   \
     do {                                                                                       \
@@ -68,7 +62,7 @@ aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *op
     emu_status s;
 
     CHECK(binPath != NULL && binHandle != NULL, "aclrtBinaryLoadFromFile", "NULL argument");
-    NEED_INIT("aclrtBinaryLoadFromFile");
+    EMU_ACL_NEED_INIT("aclrtBinaryLoadFromFile");
     if ((s = read_options(options, &o)) != EMU_OK ||
         (s = emu_binary_load_file(binPath, &o, &b)) != EMU_OK)
         return out(s);
@@ -85,7 +79,7 @@ aclError aclrtBinaryLoadFromData(const void *data, size_t length,
 
     CHECK(data != NULL && binHandle != NULL && length > 0, "aclrtBinaryLoadFromData",
           "NULL argument or empty image");
-    NEED_INIT("aclrtBinaryLoadFromData");
+    EMU_ACL_NEED_INIT("aclrtBinaryLoadFromData");
     if ((s = read_options(options, &o)) != EMU_OK ||
         (s = emu_binary_load_data(data, length, &o, &b)) != EMU_OK)
         return out(s);
@@ -102,7 +96,7 @@ aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kern
 
     CHECK(binHandle != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtBinaryGetFunction", "NULL argument");
-    NEED_INIT("aclrtBinaryGetFunction");
+    EMU_ACL_NEED_INIT("aclrtBinaryGetFunction");
     if ((s = emu_binary_check(binHandle, &b)) != EMU_OK ||
         (s = emu_binary_get_function(b, kernelName, &f)) != EMU_OK)
         return out(s);
@@ -131,7 +125,7 @@ aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
 
     CHECK(handle != NULL && funcName != NULL && kernelName != NULL && funcHandle != NULL,
           "aclrtRegisterCpuFunc", "NULL argument");
-    NEED_INIT("aclrtRegisterCpuFunc");
+    EMU_ACL_NEED_INIT("aclrtRegisterCpuFunc");
     if ((s = emu_binary_check(handle, &b)) != EMU_OK ||
         (s = emu_binary_register(b, funcName, kernelName, &f)) != EMU_OK)
         return out(s);
@@ -146,7 +140,7 @@ aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHa
     emu_status s;
 
     CHECK(funcHandle != NULL && argsHandle != NULL, "aclrtKernelArgsInit", "NULL argument");
-    NEED_INIT("aclrtKernelArgsInit");
+    EMU_ACL_NEED_INIT("aclrtKernelArgsInit");
     if ((s = emu_function_check(funcHandle, &f)) != EMU_OK || (s = emu_args_init(f, &a)) != EMU_OK)
         return out(s);
     *argsHandle = a;
@@ -277,7 +271,7 @@ aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlo
     CHECK(reserve == NULL, "aclrtLaunchKernelWithConfig", "reserve must be NULL");
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernelWithConfig",
           "numBlocks %u must be in [1, 1024]", numBlocks);
-    NEED_INIT("aclrtLaunchKernelWithConfig");
+    EMU_ACL_NEED_INIT("aclrtLaunchKernelWithConfig");
     if ((st = emu_function_check(funcHandle, &f)) != EMU_OK ||
         (st = emu_args_check(argsHandle, &a)) != EMU_OK ||
         (st = read_cfg(cfg, &o.timeout_us)) != EMU_OK ||
@@ -312,7 +306,7 @@ aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numB
           "aclrtLaunchKernelWithHostArgs", "NULL function handle or hostArgs");
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernelWithHostArgs",
           "numBlocks %u must be in [1, 1024]", numBlocks);
-    NEED_INIT("aclrtLaunchKernelWithHostArgs");
+    EMU_ACL_NEED_INIT("aclrtLaunchKernelWithHostArgs");
     if ((st = emu_function_check(funcHandle, &f)) != EMU_OK || (st = emu_args_init(f, &a)) != EMU_OK ||
         (argsSize > 0 && (st = emu_args_append(a, hostArgs, argsSize, &param)) != EMU_OK))
         return out(st);
@@ -337,7 +331,7 @@ aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const
           "NULL function or arguments, or argsSize 0");
     CHECK(numBlocks >= 1 && numBlocks <= 1024, "aclrtLaunchKernel",
           "numBlocks %u must be in [1, 1024]", numBlocks);
-    NEED_INIT("aclrtLaunchKernel");
+    EMU_ACL_NEED_INIT("aclrtLaunchKernel");
     if ((st = emu_function_check(funcHandle, &f)) != EMU_OK ||
         (st = emu_stream_resolve(stream, &s)) != EMU_OK)
         return out(st);
