@@ -1,7 +1,9 @@
 /* task_host.c - the task kinds a host process submits through the ring: copies, memsets,
  * notifies, events and kernel launches. */
+#include <stdio.h>
 #include <string.h>
 
+#include "common/platform/bus_guard.h"
 #include "common/platform/copy.h"
 #include "common/platform/atomic.h"
 #include "common/contract/layout.h"
@@ -21,6 +23,17 @@ static enum emu_run_result run_nop(struct emu_task *t)
     return EMU_RUN_DONE;
 }
 
+/* A page of device memory (or pinned host memory) could not be had: the job folder's file
+ * system is full (common/platform/bus_guard.h). */
+static enum emu_run_result no_pages(struct emu_task *t)
+{
+    snprintf(t->note, sizeof(t->note),
+             "no room for the pages this task touches: the file system of the job folder is "
+             "full");
+    t->status = EMU_ENOMEM;
+    return EMU_RUN_FAIL;
+}
+
 static enum emu_run_result run_copy(struct emu_task *t)
 {
     const struct emu_wire_task *w = &t->u.wire;
@@ -32,7 +45,8 @@ static enum emu_run_result run_copy(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
-    emu_copy(dst, src, len);
+    if (emu_bus_guard_copy(dst, src, len) != EMU_OK)
+        return no_pages(t);
     return EMU_RUN_DONE;
 }
 
@@ -45,7 +59,8 @@ static enum emu_run_result run_memset(struct emu_task *t)
         t->status = EMU_EINVAL;
         return EMU_RUN_FAIL;
     }
-    memset(dst, (int)(uint8_t)w->u.memset.value, w->u.memset.len);
+    if (emu_bus_guard_memset(dst, (int)(uint8_t)w->u.memset.value, w->u.memset.len) != EMU_OK)
+        return no_pages(t);
     return EMU_RUN_DONE;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/platform/bus_guard.h"
 #include "common/platform/copy.h"
 #include "common/platform/atomic.h"
 #include "common/contract/layout.h"
@@ -62,6 +63,23 @@ static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
     return true;
 }
 
+struct moving {
+    void *dst;
+    const void *src;
+    const struct emu_dp_op *o;
+    bool reduce;
+};
+
+static void move_bytes(void *ctx)
+{
+    const struct moving *m = ctx;
+
+    if (m->reduce)
+        emu_reduce(m->dst, m->src, m->o->count, m->o->dtype, m->o->op);
+    else
+        emu_copy_shared(m->dst, m->src, m->o->len);
+}
+
 /* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */
 static enum emu_run_result move(struct emu_task *t, bool reduce)
 {
@@ -80,10 +98,16 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
         return fail_range(t, "src", o->src, o->len, o->src_map->dev);
     if (dst == NULL)
         return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
-    if (reduce)
-        emu_reduce(dst, src, o->count, o->dtype, o->op);
-    else
-        emu_copy_shared(dst, src, o->len);
+    struct moving m = {.dst = dst, .src = src, .o = o, .reduce = reduce};
+    if (emu_bus_guard_run(move_bytes, &m) != EMU_OK) {
+        snprintf(t->note, sizeof(t->note),
+                 "no room for the pages of [0x%llx, +%llu) or [0x%llx, +%llu): the file system "
+                 "of the job folder is full", (unsigned long long)o->dst,
+                 (unsigned long long)o->len, (unsigned long long)o->src,
+                 (unsigned long long)o->len);
+        t->status = EMU_ENOMEM;
+        return EMU_RUN_FAIL;
+    }
     if (emu_inject_on())
         emu_inject_after_move(t, dst, o->len);
     return EMU_RUN_DONE;

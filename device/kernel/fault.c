@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/platform/atomic.h"
+#include "common/platform/bus_guard.h"
 #include "common/platform/log.h"
 #include "common/platform/os.h"
 #include "device/exec.h"
@@ -71,6 +72,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc_)
     bool in_kernel = locator->current(&kernel, &stack_hi);
     uint64_t pc = 0, sp = 0, base = 0;
     const char *path = NULL;
+
+    emu_bus_guard_catch(sig, si); /* a task's copy into a page that cannot be had */
 
 #if defined(__x86_64__)
     pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];

@@ -556,6 +556,16 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
         reply(ep, &h, EMU_EINVAL, NULL, 0);
         return UCS_OK;
     }
+    /* UCX itself writes (or reads) the bytes: its touch of a page the full job folder cannot
+     * give would be a SIGBUS in its thread, so the pages are had first, or the request fails. */
+    if (h.kind != NK_NOTIFY && emu_os_populate(self_ptr(h.addr), h.len) != EMU_OK) {
+        EMU_LOG_ERR("device %u: no room for the pages of [0x%llx, +%llu) that device %u of "
+                    "another host %s: the file system of the job folder is full", emu_exec_g.dev,
+                    (unsigned long long)h.addr, (unsigned long long)h.len, h.src_dev,
+                    h.kind == NK_READ ? "reads" : "writes");
+        reply(ep, &h, EMU_ENOMEM, NULL, 0);
+        return UCS_OK;
+    }
     switch (h.kind) {
     case NK_WRITE: {
         if (!write_ok(&h, len)) {

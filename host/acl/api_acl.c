@@ -268,8 +268,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
     emu_status st = emu_mem_check_copy(dst, destMax, src, count, (int)kind, "aclrtMemcpy", &d, &s);
     if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemcpy")) != EMU_OK)
         return out(st);
-    emu_copy(d.host, s.host, count);
-    return ACL_SUCCESS;
+    return out(emu_mem_copy(d.host, s.host, count, "aclrtMemcpy"));
 }
 
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
@@ -298,8 +297,7 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
         /* Pageable host memory: the copy happens before return, after earlier work. */
         if ((st = emu_stream_sync(hs, UINT64_MAX)) != EMU_OK)
             return out(st);
-        emu_copy(d.host, s.host, count);
-        return ACL_SUCCESS;
+        return out(emu_mem_copy(d.host, s.host, count, "aclrtMemcpyAsync"));
     }
     struct emu_wire_task w;
     memset(&w, 0, sizeof(w));
@@ -325,8 +323,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
     emu_status st = emu_mem_check_memset(devPtr, maxCount, count, "aclrtMemset", &r);
     if (st != EMU_OK || (st = emu_aclgraph_check_mode("aclrtMemset")) != EMU_OK)
         return out(st);
-    memset(r.host, (int)(uint8_t)value, count);
-    return ACL_SUCCESS;
+    return out(emu_mem_set(r.host, (int)(uint8_t)value, count, "aclrtMemset"));
 }
 
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/platform/atomic.h"
+#include "common/platform/bus_guard.h"
 #include "common/contract/layout.h"
 #include "common/platform/log.h"
 #include "common/platform/os.h"
@@ -46,6 +47,11 @@ static void on_host_fault(int sig, siginfo_t *si, void *uc)
     int dev = emu_window_device(addr);
     struct sigaction *prev = sig == SIGSEGV ? &prev_segv : &prev_bus;
 
+    /* hcemu's own copy into a device page that cannot be had: that call fails instead. */
+    emu_bus_guard_catch(sig, si);
+    /* From here on the process dies: a fault of the report itself, or one the previous
+     * handler lets happen again, goes straight to the previous handler. */
+    sigaction(sig, prev, NULL);
     if (dev >= 0) {
         char what[256], line[640];
         describe_alloc((uint32_t)dev, addr, what, sizeof(what));
@@ -83,7 +89,8 @@ void emu_fault_install_host(void)
     installed = 1;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_host_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESETHAND;
+    /* Not SA_RESETHAND: after a guarded copy's SIGBUS the handler must still be there. */
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGSEGV, &sa, &prev_segv);
     sigaction(SIGBUS, &sa, &prev_bus);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/platform/bus_guard.h"
 #include "common/platform/log.h"
 #include "acl_graph.h"
 #include "mem.h"
@@ -24,6 +25,20 @@ static emu_status submit_kernel(struct emu_hstream *s, uint32_t fid, uint64_t ar
     w.u.kernel.blocks = o->blocks;
     w.u.kernel.timeout_us = o->timeout_us;
     return emu_stream_submit(s, &w);
+}
+
+/* The packed parameters go into device memory whose pages may be had only now. */
+struct packing {
+    const struct emu_args *a;
+    uint8_t *host;
+    uint64_t base;
+};
+
+static void pack(void *ctx)
+{
+    const struct packing *p = ctx;
+
+    emu_args_pack(p->a, p->host, p->base);
 }
 
 emu_status emu_kernel_launch(struct emu_function *f, struct emu_args *a, struct emu_hstream *s,
@@ -51,8 +66,13 @@ emu_status emu_kernel_launch(struct emu_function *f, struct emu_args *a, struct 
         }
         base = (uint64_t)(uintptr_t)dev_args;
     }
-    emu_args_pack(a, d->alias + (base - emu_window_base(d->id)), base);
-    st = submit_kernel(s, fid, base, total, !in_ring, o);
+    struct packing p = {a, d->alias + (base - emu_window_base(d->id)), base};
+    if (emu_bus_guard_run(pack, &p) != EMU_OK) {
+        emu_mem_log_no_pages("kernel launch arguments", total);
+        st = EMU_ENOMEM;
+    } else {
+        st = submit_kernel(s, fid, base, total, !in_ring, o);
+    }
     if (ring)
         emu_args_ring_commit(&s->args, in_ring, st == EMU_OK);
     if (st != EMU_OK && !in_ring)

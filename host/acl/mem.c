@@ -16,6 +16,7 @@
 
 #include "common/contract/job.h"
 #include "common/contract/layout.h"
+#include "common/platform/bus_guard.h"
 #include "common/platform/log.h"
 #include "common/platform/os.h"
 #include "device.h"
@@ -248,4 +249,51 @@ emu_status emu_mem_check_memset(void *ptr, size_t maxCount, size_t count, const 
         return EMU_EINVAL;
     }
     return st;
+}
+
+void emu_mem_log_no_pages(const char *fn, size_t count)
+{
+    EMU_LOG_ERR("%s: no room for the pages of %zu bytes of device memory: the file system of %s "
+                "is full (pages of large allocations and HCCL buffers are had on first use)",
+                fn, count, emu_rt.job_dir);
+}
+
+emu_status emu_mem_copy(void *dst, const void *src, size_t count, const char *fn)
+{
+    emu_status s = emu_bus_guard_copy(dst, src, count);
+
+    if (s != EMU_OK)
+        emu_mem_log_no_pages(fn, count);
+    return s;
+}
+
+emu_status emu_mem_set(void *dst, int value, size_t count, const char *fn)
+{
+    emu_status s = emu_bus_guard_memset(dst, value, count);
+
+    if (s != EMU_OK)
+        emu_mem_log_no_pages(fn, count);
+    return s;
+}
+
+struct zeroing {
+    void *dst;
+    size_t count;
+};
+
+static void zero(void *ctx)
+{
+    const struct zeroing *z = ctx;
+
+    emu_os_zero(z->dst, z->count);
+}
+
+emu_status emu_mem_zero(void *dst, size_t count, const char *fn)
+{
+    struct zeroing z = {dst, count};
+    emu_status s = emu_bus_guard_run(zero, &z);
+
+    if (s != EMU_OK)
+        emu_mem_log_no_pages(fn, count);
+    return s;
 }

@@ -59,4 +59,13 @@ emu_status emu_mem_check_copy(void *dst, size_t destMax, const void *src, size_t
 emu_status emu_mem_check_memset(void *ptr, size_t maxCount, size_t count, const char *fn,
                                 struct emu_mem_ref *r) EMU_MUST_CHECK;
 
+/* memcpy / memset on resolved ranges, guarded (common/platform/bus_guard.h): EMU_ENOMEM with
+ * one line naming `fn` when a page of device or pinned memory cannot be had. */
+emu_status emu_mem_copy(void *dst, const void *src, size_t count, const char *fn) EMU_MUST_CHECK;
+emu_status emu_mem_set(void *dst, int value, size_t count, const char *fn) EMU_MUST_CHECK;
+/* emu_os_zero (pages given back, edges written), guarded the same way. */
+emu_status emu_mem_zero(void *dst, size_t count, const char *fn) EMU_MUST_CHECK;
+/* The line of both, for callers that guard their own writes. */
+void emu_mem_log_no_pages(const char *fn, size_t count);
+
 #endif

@@ -49,8 +49,11 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
         if (s != EMU_OK)
             return s;
     }
-    if (clear)
-        emu_os_zero(alias_of(c, c->buf), c->buf_bytes);
+    if (clear) {
+        emu_status s = emu_mem_zero(alias_of(c, c->buf), c->buf_bytes, fn);
+        if (s != EMU_OK)
+            return s;
+    }
     *addr = c->buf;
     *size = c->buf_bytes;
     return EMU_OK;
@@ -88,8 +91,9 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
     emu_status s = EMU_OK;
     if (x->device) {
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
-        if (s == EMU_OK) /* recycled device memory would otherwise show stale bytes */
-            emu_os_zero(alias_of(c, x->addr), size);
+        /* Recycled device memory would otherwise show stale bytes. */
+        if (s == EMU_OK && (s = emu_mem_zero(alias_of(c, x->addr), size, fn)) != EMU_OK)
+            emu_mem_free_owned(x->addr);
     } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
                                         * huge sizes never reach (sanitizer) allocators */
                || (x->addr = calloc(1, (size_t)size)) == NULL) {
@@ -137,8 +141,11 @@ emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t en
         return EMU_EINVAL;
     }
     uint8_t *dst = x->device ? alias_of(c, x->addr) : x->addr;
-    memcpy(dst + offset, src, size);
-    return EMU_OK;
+    if (!x->device) {
+        memcpy(dst + offset, src, size);
+        return EMU_OK;
+    }
+    return emu_mem_copy(dst + offset, src, size, fn);
 }
 
 static void ctx_free(struct emu_comm *c, struct emu_ctx_rec *x, bool device_alive)
