@@ -102,10 +102,14 @@ hcemu-run)
 mpirun)
     # Open MPI starts one daemon per host through an rsh agent ("AGENT HOST COMMAND"): this
     # one runs the daemon of host ha (hb) in namespace a (b), with a private /dev/shm that
-    # the host's ranks share. mpirun itself runs in namespace a.
+    # the host's ranks share. mpirun itself runs in namespace a. Each daemon gets a TMPDIR of
+    # its own: the namespaces share /tmp and the host name, so Open MPI's session folders
+    # (/tmp/ompi.HOST.UID/jf.N) would collide between mpirun and the two daemons.
     cat >"$out/agent" <<AGENT
 #!/bin/bash
 case \$1 in ha) ns=$nsa ip=10.77.0.1 ;; hb) ns=$nsb ip=10.77.0.2 ;; *) exit 1 ;; esac
+TMPDIR="$out/tmp-\$1"
+mkdir -p -m 700 "\$TMPDIR" && export TMPDIR
 shift
 exec ip netns exec "\$ns" unshare -m --propagation private sh -c \
     'mount -t tmpfs -o mode=1777 hcemu-shm /dev/shm && HCCL_IF_IP=\$1 && export HCCL_IF_IP && exec sh -c "\$0"' "\$*" "\$ip"
