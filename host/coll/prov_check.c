@@ -157,8 +157,7 @@ struct found {
     uint32_t rank, buf; /* MOVED; NUMBER: the rank a max/min value belongs to */
     uint64_t elem;      /* MOVED: the input element; NUMBER: the output element */
     double num;         /* NUMBER */
-    uint8_t want[8];    /* the expected bytes, when the range expects a copy */
-    bool want_known;
+    uint8_t want[8];    /* the expected bytes */
     int16_t cnt[EMU_PROV_MAX_RANKS]; /* SUMMED: times each rank was added, -1 = not seen */
 };
 
@@ -177,24 +176,30 @@ static void expand_mask(const hcemuProvRange *L, uint32_t n, uint64_t *mask)
             mask[r / 64] |= 1ull << (r % 64);
 }
 
-/* `bound`: one past the last input element any range names; a code decoding beyond it is no
- * element of an input (a bit flipped in the element's index, say). */
+/* What the layout names: a code decoding to an input element past `bound` (one past the last
+ * element any range names) or to a buffer no range names is no input's (a flipped bit). */
+struct names {
+    uint64_t bound;
+    uint32_t bufs; /* bit b: a range names input buffer b */
+};
+
 static void classify(const struct emu_prov_pat *p, const hcemuProvRange *L, const uint64_t *mask,
-                     uint64_t bound, uint64_t j, const uint8_t *v, struct found *f)
+                     const struct names *nm, uint64_t j, const uint8_t *v, struct found *f)
 {
     uint8_t *want = f->want;
     uint64_t in = L->inElem + (j - L->outElem);
     double x;
 
     f->cls = RIGHT;
-    f->want_known = L->kind == hcemuProvCopy || p->fill == EMU_PROV_MOVE;
-    if (f->want_known)
+    if (L->kind == hcemuProvCopy || p->fill == EMU_PROV_MOVE) {
         emu_prov_pat_value(p, L->rank, L->buffer, in, want);
-    if (f->want_known) {
         if (memcmp(want, v, p->size) == 0)
             return;
-    } else if (emu_prov_pat_number(p, v, &x) && x == emu_prov_pat_reduced(p, in, mask)) {
-        return;
+    } else {
+        double r = emu_prov_pat_reduced(p, in, mask);
+        emu_prov_pat_encode(p, r, want);
+        if (emu_prov_pat_number(p, v, &x) && x == r)
+            return;
     }
     if (emu_prov_pat_poison(p, v)) {
         f->cls = NEVER;
@@ -202,7 +207,7 @@ static void classify(const struct emu_prov_pat *p, const hcemuProvRange *L, cons
     }
     if (p->fill == EMU_PROV_MOVE) {
         f->cls = emu_prov_pat_decode_move(p, v, L->rank, in, &f->rank, &f->buf, &f->elem) &&
-                         f->elem < bound
+                         f->elem < nm->bound && ((nm->bufs >> f->buf) & 1)
                      ? MOVED
                      : ALIEN;
         return;
@@ -316,6 +321,16 @@ static void expected(const struct emu_prov_pat *p, const hcemuProvRange *L, cons
     span(s, len, at, in, r->n);
 }
 
+/* Bytes of the run's first element that differ from the expected. */
+static uint32_t bytes_off(const struct emu_prov_pat *p, const struct run *r)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < p->size; i++)
+        n += r->f.want[i] != r->raw[i];
+    return n;
+}
+
 static void holds(const struct emu_prov_pat *p, const struct run *r, char *s, size_t len,
                   size_t *at)
 {
@@ -324,7 +339,11 @@ static void holds(const struct emu_prov_pat *p, const struct run *r, char *s, si
 
     switch (f->cls) {
     case NEVER: emu_text_put(s, len, at, "never written (still the poison)"); return;
-    case MOVED: input_of(s, len, at, f->rank, f->buf, f->elem, r->n); return;
+    case MOVED:
+        input_of(s, len, at, f->rank, f->buf, f->elem, r->n);
+        if (r->n == 1 && p->size > 1 && bytes_off(p, r) == 1)
+            emu_text_put(s, len, at, " (or a corrupted byte: one byte off the expected)");
+        return;
     case SUMMED:
         emu_text_put(s, len, at, "a sum of ranks ");
         for (uint32_t k = 0, first = 1; k < p->nranks; k++) {
@@ -334,6 +353,8 @@ static void holds(const struct emu_prov_pat *p, const struct run *r, char *s, si
         }
         if (f->num == 0)
             emu_text_put(s, len, at, "(none: 0)");
+        if (r->n == 1 && p->size > 1 && bytes_off(p, r) == 1)
+            emu_text_put(s, len, at, " (or a corrupted byte: one byte off the expected)");
         if (unseen)
             emu_text_put(s, len, at, " (ranks whose weight the type cannot carry at these "
                                      "elements not shown)");
@@ -345,16 +366,12 @@ static void holds(const struct emu_prov_pat *p, const struct run *r, char *s, si
         else
             emu_text_put(s, len, at, "rank %u's value (%g)", f->rank, f->num);
         return;
-    default: {
-        uint32_t differ = 0;
+    default:
         emu_text_put(s, len, at, "a value no input holds (0x");
-        for (uint32_t i = p->size; i-- > 0;) {
+        for (uint32_t i = p->size; i-- > 0;)
             emu_text_put(s, len, at, "%02x", r->raw[i]);
-            differ += f->want_known && f->want[i] != r->raw[i];
-        }
-        emu_text_put(s, len, at, "%s)", differ == 1 ? ", one byte off the expected" : "");
+        emu_text_put(s, len, at, "%s)", bytes_off(p, r) == 1 ? ", one byte off the expected" : "");
         return;
-    }
     }
 }
 
@@ -425,7 +442,7 @@ static void emit(const struct emu_prov_pat *p, const hcemuProvRange *L, const ui
 }
 
 static void check_range(const struct emu_prov_pat *p, const hcemuProvRange *L, const uint8_t *v,
-                        uint64_t bound, int dev, const void *out, struct report *rep)
+                        const struct names *nm, int dev, const void *out, struct report *rep)
 {
     static _Thread_local struct run cur;
     static _Thread_local struct found f;
@@ -435,7 +452,7 @@ static void check_range(const struct emu_prov_pat *p, const hcemuProvRange *L, c
     expand_mask(L, p->nranks, mask);
     for (uint64_t j = L->outElem; j < L->outElem + L->count; j++) {
         const uint8_t *x = v + j * p->size;
-        classify(p, L, mask, bound, j, x, &f);
+        classify(p, L, mask, nm, j, x, &f);
         if (open && f.cls != RIGHT && continues(p, &cur, &f)) {
             cur.n++;
             continue;
@@ -490,13 +507,15 @@ HcclResult hcemuProvenanceCheck(const void *out, uint64_t count, const hcemuProv
                          .len = reportLen};
     if (rep.buf != NULL)
         rep.buf[0] = '\0';
-    uint64_t bound = 0;
-    for (uint32_t i = 0; i < nRanges; i++)
-        if (layout[i].inElem + layout[i].count > bound)
-            bound = layout[i].inElem + layout[i].count;
+    struct names nm = {0, 0};
+    for (uint32_t i = 0; i < nRanges; i++) {
+        if (layout[i].inElem + layout[i].count > nm.bound)
+            nm.bound = layout[i].inElem + layout[i].count;
+        nm.bufs |= 1u << layout[i].buffer;
+    }
     for (uint32_t i = 0; i < nRanges; i++)
         if (layout[i].kind != hcemuProvSkip)
-            check_range(&p, &layout[i], r.host, bound, r.dev, out, &rep);
+            check_range(&p, &layout[i], r.host, &nm, r.dev, out, &rep);
     if (rep.ranges > rep.lines) {
         EMU_LOG_ERR("provenance: ... and %u more wrong ranges", rep.ranges - rep.lines);
         emu_text_put(rep.buf, rep.len, &rep.at, "... and %u more wrong ranges\n",

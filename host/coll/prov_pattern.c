@@ -92,7 +92,7 @@ static double from_half(uint16_t h)
     return s ? -v : v;
 }
 
-static void encode(const struct emu_prov_pat *p, double v, uint8_t *out)
+void emu_prov_pat_encode(const struct emu_prov_pat *p, double v, uint8_t *out)
 {
     int64_t i = (int64_t)v;
     float f = (float)v;
@@ -171,7 +171,7 @@ void emu_prov_pat_value(const struct emu_prov_pat *p, uint32_t r, uint32_t b, ui
                         uint8_t *out)
 {
     if (p->fill != EMU_PROV_MOVE) {
-        encode(p, number_of(p, r, e), out);
+        emu_prov_pat_encode(p, number_of(p, r, e), out);
         return;
     }
     uint64_t emask = p->eb >= 64 ? ~0ull : (1ull << p->eb) - 1;

@@ -50,6 +50,8 @@ bool emu_prov_pat_poison(const struct emu_prov_pat *p, const uint8_t *v);
  * it is no code of any input. */
 bool emu_prov_pat_decode_move(const struct emu_prov_pat *p, const uint8_t *v, uint32_t hint_rank,
                               uint64_t hint_elem, uint32_t *rank, uint32_t *buf, uint64_t *elem);
+/* A whole number of the patterns' range as an element. */
+void emu_prov_pat_encode(const struct emu_prov_pat *p, double v, uint8_t *out);
 /* The element read as a number (reductions); false when not a whole number. */
 bool emu_prov_pat_number(const struct emu_prov_pat *p, const uint8_t *v, double *out);
 /* The value the reduction of the ranks in `mask` (bit r; all when `all`) gives at element e. */
