@@ -234,15 +234,21 @@ static void api_names_a_block_summed_twice(void **state)
 
 /* ---- planted bugs in a kernel ------------------------------------------------------------- */
 
-/* test_prov_host with PROV_CASE=kcase on n ranks, as threads or (procs) under hcemu-run. */
-static void run_host(struct out *o, const char *kcase, uint32_t n, bool procs)
+/* test_prov_host with PROV_CASE=kcase on n ranks, as threads or (procs) under hcemu-run, with
+ * HCEMU_PROVENANCE=prov. */
+static void run_host_with(struct out *o, const char *kcase, uint32_t n, bool procs, int prov)
 {
     if (procs)
-        run(o, "HCEMU_PROVENANCE=1 PROV_CASE=%s HCEMU_LOG_LEVEL=error timeout 240 %s/hcemu-run "
-               "-n %u -- %s --bytes 1K --iters 2", kcase, PROV_BIN_DIR, n, PROV_HOST);
+        run(o, "HCEMU_PROVENANCE=%d PROV_CASE=%s HCEMU_LOG_LEVEL=error timeout 240 %s/hcemu-run "
+               "-n %u -- %s --bytes 1K --iters 2", prov, kcase, PROV_BIN_DIR, n, PROV_HOST);
     else
-        run(o, "HCEMU_PROVENANCE=1 PROV_CASE=%s HCEMU_LOG_LEVEL=error timeout 240 %s --ranks %u "
-               "--bytes 1K --iters 2", kcase, PROV_HOST, n);
+        run(o, "HCEMU_PROVENANCE=%d PROV_CASE=%s HCEMU_LOG_LEVEL=error timeout 240 %s --ranks %u "
+               "--bytes 1K --iters 2", prov, kcase, PROV_HOST, n);
+}
+
+static void run_host(struct out *o, const char *kcase, uint32_t n, bool procs)
+{
+    run_host_with(o, kcase, n, procs, 1);
 }
 
 static void wrong_slot(uint32_t n, bool procs)
@@ -290,6 +296,22 @@ static void wrong_slot_threads(void **state) { (void)state; wrong_slot(3, false)
 static void wrong_slot_procs(void **state) { (void)state; wrong_slot(2, true); }
 static void double_reduce_threads(void **state) { (void)state; double_reduce(2, false); double_reduce(8, false); }
 static void double_reduce_procs(void **state) { (void)state; double_reduce(8, true); }
+
+/* Without HCEMU_PROVENANCE the executors record nothing: the ranges are still named, their
+ * writer is not. */
+static void last_writer_needs_the_setting(void **state)
+{
+    (void)state;
+    struct out o;
+
+    run_host_with(&o, "prov_wrong_slot", 2, false, 0);
+    assert_int_not_equal(o.status, 0);
+    assert_true(has(&o, "provenance: rank 1's output elements 0\\.\\.255: hold rank 1's input "
+                        "element 0\\.\\.255; should hold rank 0's input element 0\\.\\.255; "
+                        "last writer unknown: run with HCEMU_PROVENANCE=1 to have it named"));
+    assert_null(strstr(o.text, "last written by"));
+    free(o.text);
+}
 
 static void correct_kernels_report_nothing(void **state)
 {
@@ -373,6 +395,7 @@ int main(void)
         cmocka_unit_test(wrong_slot_procs),
         cmocka_unit_test(double_reduce_threads),
         cmocka_unit_test(double_reduce_procs),
+        cmocka_unit_test(last_writer_needs_the_setting),
         cmocka_unit_test(correct_kernels_report_nothing),
         cmocka_unit_test(tools_clean_every_type),
         cmocka_unit_test(tools_corrupt_threads),
