@@ -232,6 +232,53 @@ static void api_names_a_block_summed_twice(void **state)
         }
 }
 
+/* A max over 4 ranks (fp32) whose first 16 elements are rank 1's input alone, and a product
+ * whose first 8 elements count the factor 2 twice: the values name the rank they belong to. */
+static void api_names_max_and_product_values(void **state)
+{
+    (void)state;
+    float in[4][32], out[32];
+    char rep[4096];
+    uint64_t wrong;
+    hcemuProvRange L = {.count = 32, .kind = hcemuProvReduce};
+    struct out o = {.text = rep};
+
+    for (int op = HCCL_REDUCE_PROD; op <= HCCL_REDUCE_MAX; op++) {
+        hcemuProvSpec sp = {HCCL_DATA_TYPE_FP32, (HcclReduceOp)op, 4, 0};
+        for (uint32_t r = 0; r < 4; r++) {
+            sp.rank = r;
+            assert_int_equal(hcemuProvenanceFill(in[r], 32, &sp, 0, 0), HCCL_SUCCESS);
+        }
+        for (int e = 0; e < 32; e++) {
+            out[e] = op == HCCL_REDUCE_MAX ? in[0][e] : 1;
+            for (uint32_t r = op == HCCL_REDUCE_MAX; r < 4; r++)
+                out[e] = op == HCCL_REDUCE_MAX ? (in[r][e] > out[e] ? in[r][e] : out[e])
+                                               : out[e] * in[r][e];
+            if (op == HCCL_REDUCE_MAX && e < 16)
+                out[e] = in[1][e];
+            else if (op == HCCL_REDUCE_PROD && e < 8)
+                out[e] *= 2;
+        }
+        sp.rank = 0;
+        assert_int_equal(hcemuProvenanceCheck(out, 32, &sp, &L, 1, &wrong, rep, sizeof(rep)),
+                         HCCL_SUCCESS);
+        if (op == HCCL_REDUCE_MAX) {
+            /* rank 1 holds the max (4) at elements 2, 6, 10, 14: those are right */
+            assert_int_equal(wrong, 12);
+            assert_true(has(&o, "^provenance: rank 0's output elements 0\\.\\.1: hold rank 1's "
+                                "value \\(2\\); should hold the max of ranks 0\\.\\.3 at input "
+                                "element 0\\.\\.1;"));
+            assert_true(has(&o, "^provenance: rank 0's output element 15: holds rank 1's value"));
+        } else {
+            assert_int_equal(wrong, 8);
+            assert_true(has(&o, "^provenance: rank 0's output elements 0\\.\\.7: hold a product "
+                                "counting each element's factor 2 \\(rank e mod 4's\\) 2 "
+                                "time\\(s\\); should hold the "
+                                "product of ranks 0\\.\\.3"));
+        }
+    }
+}
+
 /* ---- planted bugs in a kernel ------------------------------------------------------------- */
 
 /* test_prov_host with PROV_CASE=kcase on n ranks, as threads or (procs) under hcemu-run, with
@@ -292,10 +339,31 @@ static void double_reduce(uint32_t n, bool procs)
     free(o.text);
 }
 
-static void wrong_slot_threads(void **state) { (void)state; wrong_slot(3, false); wrong_slot(8, false); }
-static void wrong_slot_procs(void **state) { (void)state; wrong_slot(2, true); }
-static void double_reduce_threads(void **state) { (void)state; double_reduce(2, false); double_reduce(8, false); }
-static void double_reduce_procs(void **state) { (void)state; double_reduce(8, true); }
+static void wrong_slot_threads(void **state)
+{
+    (void)state;
+    wrong_slot(3, false);
+    wrong_slot(8, false);
+}
+
+static void wrong_slot_procs(void **state)
+{
+    (void)state;
+    wrong_slot(2, true);
+}
+
+static void double_reduce_threads(void **state)
+{
+    (void)state;
+    double_reduce(2, false);
+    double_reduce(8, false);
+}
+
+static void double_reduce_procs(void **state)
+{
+    (void)state;
+    double_reduce(8, true);
+}
 
 /* Without HCEMU_PROVENANCE the executors record nothing: the ranges are still named, their
  * writer is not. */
@@ -382,8 +450,18 @@ static void corrupt(uint32_t n, bool procs)
     }
 }
 
-static void tools_corrupt_threads(void **state) { (void)state; corrupt(2, false); corrupt(8, false); }
-static void tools_corrupt_procs(void **state) { (void)state; corrupt(2, true); }
+static void tools_corrupt_threads(void **state)
+{
+    (void)state;
+    corrupt(2, false);
+    corrupt(8, false);
+}
+
+static void tools_corrupt_procs(void **state)
+{
+    (void)state;
+    corrupt(2, true);
+}
 
 int main(void)
 {
@@ -391,6 +469,7 @@ int main(void)
         cmocka_unit_test(api_refuses_bad_arguments),
         cmocka_unit_test(api_names_moved_blocks_every_type),
         cmocka_unit_test(api_names_a_block_summed_twice),
+        cmocka_unit_test(api_names_max_and_product_values),
         cmocka_unit_test(wrong_slot_threads),
         cmocka_unit_test(wrong_slot_procs),
         cmocka_unit_test(double_reduce_threads),

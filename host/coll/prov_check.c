@@ -360,9 +360,12 @@ static void holds(const struct emu_prov_pat *p, const struct run *r, char *s, si
                                      "elements not shown)");
         return;
     case NUMBER:
-        if (p->fill == EMU_PROV_PROD)
-            emu_text_put(s, len, at, "a product counting rank %" PRIu64 "'s factor 2 %.0f time(s)",
-                f->elem % p->nranks, log2(fabs(f->num)));
+        if (p->fill == EMU_PROV_PROD && r->n == 1)
+            emu_text_put(s, len, at, "a product counting rank %" PRIu64 "'s factor 2 %.0f "
+                         "time(s)", f->elem % p->nranks, log2(fabs(f->num)));
+        else if (p->fill == EMU_PROV_PROD) /* the factor 2 is rank e mod n's at element e */
+            emu_text_put(s, len, at, "a product counting each element's factor 2 (rank e mod %u's) "
+                         "%.0f time(s)", p->nranks, log2(fabs(f->num)));
         else
             emu_text_put(s, len, at, "rank %u's value (%g)", f->rank, f->num);
         return;
