@@ -155,7 +155,7 @@ enum cls { RIGHT, NEVER, MOVED, SUMMED, NUMBER, ALIEN };
 struct found {
     enum cls cls;
     uint32_t rank, buf; /* MOVED; NUMBER: the rank a max/min value belongs to */
-    uint64_t elem;      /* MOVED: the input element; NUMBER: the output element */
+    uint64_t elem;      /* MOVED: the input element found; NUMBER: the one expected */
     double num;         /* NUMBER */
     uint8_t want[8];    /* the expected bytes */
     int16_t cnt[EMU_PROV_MAX_RANKS]; /* SUMMED: times each rank was added, -1 = not seen */
