@@ -463,6 +463,21 @@ static void tools_corrupt_procs(void **state)
     corrupt(2, true);
 }
 
+/* HCEMU_PROVENANCE=1 alone makes a tool check with provenance (-c 1, the default, becomes 2). */
+static void setting_turns_the_tools_check_into_provenance(void **state)
+{
+    (void)state;
+    struct out o;
+
+    run(&o, "HCEMU_PROVENANCE=1 HCEMU_LOG_LEVEL=error HCCL_BUFFSIZE=1 "
+            "HCEMU_FAULT=transfer-corrupt:rank=1,nth=2 timeout 120 %s/all_gather_test -t 2 -b 4K "
+            "-e 4K -n 1 -w 0", PROV_BIN_DIR);
+    assert_int_not_equal(o.status, 0);
+    assert_true(
+        has(&o, "provenance: rank [01]'s output elements? [0-9.]+: holds? .*last written by"));
+    free(o.text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +494,7 @@ int main(void)
         cmocka_unit_test(tools_clean_every_type),
         cmocka_unit_test(tools_corrupt_threads),
         cmocka_unit_test(tools_corrupt_procs),
+        cmocka_unit_test(setting_turns_the_tools_check_into_provenance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
