@@ -18,19 +18,19 @@
 
 #include "common/platform/log.h"
 #include "common/platform/os.h"
+#include "common/contract/host_id.h"
 #include "common/contract/settings.h"
 #include "device/dp/dp.h"
 #include "device/dp/dp_kinds.h"
-#include "common/contract/host_id.h"
 #include "exec.h"
 #include "report.h"
 
 enum kind { NOTIFY_DROP, NOTIFY_DELAY, TRANSFER_DELAY, TRANSFER_CORRUPT, LINK_DOWN, KILL, STALL,
             HOST_DOWN };
 
-static const char *const kind_names[] = {"notify-drop", "notify-delay",     "transfer-delay",
-                                         "transfer-corrupt", "link-down", "kill",
-                                         "stall",       "host-down"};
+static const char *const kind_names[] = {"notify-drop",      "notify-delay", "transfer-delay",
+                                         "transfer-corrupt", "link-down",    "kill",
+                                         "stall",            "host-down"};
 
 #define MAX_RULES 16u
 #define ANY UINT32_MAX
@@ -171,7 +171,7 @@ static bool wait_turn(const struct rule *r)
     while (r->rank != ANY && !hosts_rank(r->rank)) {
         if (emu_os_now_ns() - until > RANK_WAIT_NS)
             return false;
-        usleep(1000);
+        usleep(10000);
     }
     return true;
 }
