@@ -68,8 +68,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s [-b minbytes] [-e maxbytes] [-i stepbytes] [-f stepfactor] [-n iters]\n"
-            "          [-w warmup] [-o sum|prod|max|min] [-d type] [-r root] [-c 0|1|2] [-p ranks]\n"
-            "          [-t threads] [-B 0|1]\n"
+            "          [-w warmup] [-o sum|prod|max|min] [-d type] [-r root] [-c 0|1|2]\n"
+            "          [-p ranks] [-t threads] [-B 0|1]\n"
             "  sizes take K, M, G suffixes; -f wins over -i (default step (max-min)/10);\n"
             "  type: int8 int16 int32 int64 uint8 uint16 uint32 uint64 fp16 bfp16 fp32 fp64.\n"
             "  Under hcemu-run each process is one rank; otherwise -t N (or -p N) rank threads.\n"
@@ -391,7 +391,7 @@ static uint32_t layout(const struct rank *r, uint64_t count, hcemuProvRange *L)
 
 /* The first `bytes` of a device buffer get the input pattern (copied, not recomputed: the
  * host must not lag behind peers whose kernels already wait for it); with -c 2 this rank's
- * provenance pattern. */
+ * provenance pattern, computed per element (a check, not a timing, is what -c 2 is for). */
 static int fill(struct rank *r, void *dev, uint64_t bytes)
 {
     hcemuProvSpec sp = spec_of(r);
