@@ -4,20 +4,14 @@
  * slower than a move). */
 #include "prov_rec.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/contract/devctl.h"
-#include "common/contract/job.h"
+#include "common/contract/job_shm.h"
 #include "common/contract/prov_shm.h"
 #include "common/contract/settings.h"
-#include "common/platform/log.h"
-#include "common/platform/os.h"
-#include "common/platform/secure_dir.h"
 #include "device/kernel/symbols.h"
 #include "exec.h"
 #include "report.h"
@@ -32,55 +26,15 @@ static struct {
     char text[sizeof(((struct emu_prov_write *)0)->site)];
 } sites[SITE_CACHE];
 
-static emu_status open_shm(void)
-{
-    char path[EMU_PATH_MAX + 16];
-    int fd = -1;
-    bool creator = true;
-    void *p;
-
-    if (emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "%s", EMU_PROV_FILE) != EMU_OK)
-        return EMU_EINVAL;
-    emu_status s = emu_secure_dir_open_path(path, O_RDWR | O_CREAT | O_EXCL, 0600, &fd);
-    if (s == EMU_EAGAIN) {
-        creator = false;
-        s = emu_secure_dir_open_path(path, O_RDWR, 0, &fd);
-    }
-    if (s != EMU_OK || (creator && ftruncate(fd, sizeof(struct emu_prov_shm)) != 0)) {
-        EMU_LOG_WARN("HCEMU_PROVENANCE off: cannot create %s: %m", path);
-        if (fd >= 0)
-            close(fd);
-        return EMU_EFILE;
-    }
-    /* A joiner waits (bounded) for the creator's size and magic. */
-    struct stat st;
-    uint64_t until = emu_os_now_ns() + 2000000000ull;
-    while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_prov_shm) &&
-           emu_os_now_ns() < until)
-        usleep(1000);
-    s = emu_os_map_shared(fd, 0, sizeof(struct emu_prov_shm), NULL, 0, &p);
-    close(fd);
-    if (s != EMU_OK)
-        return s;
-    struct emu_prov_shm *m = p;
-    if (creator)
-        atomic_store_explicit(&m->magic, EMU_PROV_MAGIC, memory_order_release);
-    while (atomic_load_explicit(&m->magic, memory_order_acquire) != EMU_PROV_MAGIC &&
-           emu_os_now_ns() < until)
-        usleep(1000);
-    if (atomic_load_explicit(&m->magic, memory_order_acquire) != EMU_PROV_MAGIC) {
-        EMU_LOG_WARN("HCEMU_PROVENANCE off: %s was not initialised", path);
-        emu_os_unmap(p, sizeof(struct emu_prov_shm));
-        return EMU_EFILE;
-    }
-    shm = m;
-    return EMU_OK;
-}
-
 void emu_prov_rec_init(void)
 {
-    if (!emu_settings_bool(EMU_SET_PROVENANCE) || open_shm() != EMU_OK)
+    void *p;
+
+    if (!emu_settings_bool(EMU_SET_PROVENANCE) ||
+        emu_job_shm_open(emu_exec_g.job_dir, EMU_PROV_FILE, sizeof(struct emu_prov_shm),
+                         EMU_PROV_MAGIC, NULL, "HCEMU_PROVENANCE off", &p) != EMU_OK)
         return;
+    shm = p;
     emu_prov_rec_enabled = true;
 }
 

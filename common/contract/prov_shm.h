@@ -44,7 +44,7 @@ struct emu_prov_ring {
 };
 
 struct emu_prov_shm {
-    _Atomic uint64_t magic; /* set last by the creator (release) */
+    uint64_t magic; /* set last by the creator (release; common/contract/job_shm.h) */
     uint64_t pad[7];
     struct emu_prov_ring dev[EMU_MAX_DEVICES];
 };

@@ -52,8 +52,8 @@ static const struct emu_prov_shm *prov_shm(void)
         if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(struct emu_prov_shm)) {
             void *p = mmap(NULL, sizeof(struct emu_prov_shm), PROT_READ, MAP_SHARED, fd, 0);
             if (p != MAP_FAILED &&
-                atomic_load_explicit(&((struct emu_prov_shm *)p)->magic,
-                                     memory_order_acquire) == EMU_PROV_MAGIC)
+                __atomic_load_n(&((struct emu_prov_shm *)p)->magic, __ATOMIC_ACQUIRE) ==
+                    EMU_PROV_MAGIC)
                 shm = p;
             else if (p != MAP_FAILED)
                 munmap(p, sizeof(struct emu_prov_shm));
