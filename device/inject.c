@@ -18,16 +18,19 @@
 
 #include "common/platform/log.h"
 #include "common/platform/os.h"
+#include "common/contract/host_id.h"
 #include "common/contract/settings.h"
 #include "device/dp/dp.h"
 #include "device/dp/dp_kinds.h"
 #include "exec.h"
 #include "report.h"
 
-enum kind { NOTIFY_DROP, NOTIFY_DELAY, TRANSFER_DELAY, TRANSFER_CORRUPT, LINK_DOWN, KILL, STALL };
+enum kind { NOTIFY_DROP, NOTIFY_DELAY, TRANSFER_DELAY, TRANSFER_CORRUPT, LINK_DOWN, KILL, STALL,
+            HOST_DOWN };
 
-static const char *const kind_names[] = {"notify-drop", "notify-delay", "transfer-delay",
-                                         "transfer-corrupt", "link-down", "kill", "stall"};
+static const char *const kind_names[] = {"notify-drop",      "notify-delay", "transfer-delay",
+                                         "transfer-corrupt", "link-down",    "kill",
+                                         "stall",            "host-down"};
 
 #define MAX_RULES 16u
 #define ANY UINT32_MAX
@@ -36,6 +39,7 @@ struct rule {
     enum kind kind;
     uint32_t rank, rank2, dev; /* ANY: not given */
     uint64_t nth, us, after, after_ms, ms;
+    char host[EMU_HOST_NAME_MAX]; /* host-down: the host's name ("" = not given) */
     _Atomic uint64_t seen; /* matching tasks so far */
 };
 
@@ -43,6 +47,14 @@ static struct rule rules[MAX_RULES];
 static uint32_t n_rules;
 static uint32_t my_dev;
 static _Atomic uint64_t stall_until_ns;
+/* When this executor first ran a transfer with another host (host-down counts from it). */
+static _Atomic uint64_t first_net_ns;
+
+/* How long a timed rule naming a rank waits, past its time, for this device to host that rank
+ * (its communicator's threads may come later, or never: the rank is another device's). */
+#define RANK_WAIT_NS (60ull * 1000000000ull)
+/* How long host-down waits for the first transfer with another host. */
+#define NET_WAIT_NS (600ull * 1000000000ull)
 
 bool emu_inject_on(void)
 {
@@ -66,6 +78,14 @@ static bool parse_pair(struct rule *r, const char *kv)
     if (eq == NULL)
         return false;
     size_t klen = (size_t)(eq - kv);
+    if (klen == 4 && strncmp(kv, "host", 4) == 0) { /* a name, up to the next ',' */
+        size_t n = strcspn(eq + 1, ",");
+        if (n == 0 || n >= sizeof(r->host))
+            return false;
+        memcpy(r->host, eq + 1, n);
+        r->host[n] = '\0';
+        return true;
+    }
     unsigned long long v = strtoull(eq + 1, &end, 10);
     if (end == eq + 1)
         return false;
@@ -116,24 +136,67 @@ static bool parse_rule(char *text, struct rule *r)
     case NOTIFY_DELAY:
     case TRANSFER_DELAY: return r->rank != ANY && r->us > 0;
     case LINK_DOWN: return r->rank != ANY && r->rank2 != ANY;
-    case KILL: return r->dev != ANY;
-    case STALL: return r->dev != ANY && r->ms > 0;
+    case KILL: return (r->dev != ANY) != (r->rank != ANY);
+    case STALL: return (r->dev != ANY) != (r->rank != ANY) && r->ms > 0;
+    case HOST_DOWN: return r->host[0] != '\0';
     }
     return false;
+}
+
+/* Whether a stream of this device runs for communicator rank `rank`. */
+static bool hosts_rank(uint32_t rank)
+{
+    const struct emu_devctl *ctl = emu_exec_ctl();
+
+    for (uint32_t s = 0; s < EMU_MAX_STREAMS; s++)
+        if (ctl->streams[s].kind != EMU_STREAM_FREE && ctl->streams[s].rank == rank)
+            return true;
+    return false;
+}
+
+/* Sleep until `until_ns`; then, for a rule naming a rank, until this device hosts it. False
+ * when it never does (within RANK_WAIT_NS) or host-down's first transfer never comes. */
+static bool wait_turn(const struct rule *r)
+{
+    uint64_t start = emu_os_now_ns(), t0 = start;
+
+    while (r->kind == HOST_DOWN && (start = atomic_load(&first_net_ns)) == 0) {
+        if (emu_os_now_ns() - t0 > NET_WAIT_NS)
+            return false;
+        usleep(2000);
+    }
+    uint64_t until = start + r->after_ms * 1000000ull, now;
+    while ((now = emu_os_now_ns()) < until)
+        usleep((useconds_t)((until - now) / 1000u < 100000u ? (until - now) / 1000u + 1 : 100000u));
+    while (r->rank != ANY && !hosts_rank(r->rank)) {
+        if (emu_os_now_ns() - until > RANK_WAIT_NS)
+            return false;
+        usleep(10000);
+    }
+    return true;
 }
 
 static void *timed(void *arg)
 {
     const struct rule *r = arg;
 
-    usleep((useconds_t)(r->after_ms * 1000u));
-    if (r->kind == KILL) {
-        EMU_LOG_ERR("fault injection (HCEMU_FAULT %s): device %u's executor dies now",
-                    kind_names[r->kind], my_dev);
+    if (!wait_turn(r))
+        return NULL;
+    if (r->kind == HOST_DOWN) {
+        EMU_LOG_ERR("fault injection (HCEMU_FAULT host-down): host %s goes down: device %u's "
+                    "executor dies now", r->host, my_dev);
         raise(SIGKILL);
     }
-    EMU_LOG_WARN("fault injection (HCEMU_FAULT %s): device %u runs no data-plane task for %llu ms",
-                 kind_names[r->kind], my_dev, (unsigned long long)r->ms);
+    char whose[32] = "";
+    if (r->rank != ANY)
+        snprintf(whose, sizeof(whose), " (rank %u's)", r->rank);
+    if (r->kind == KILL) {
+        EMU_LOG_ERR("fault injection (HCEMU_FAULT %s): device %u's executor%s dies now",
+                    kind_names[r->kind], my_dev, whose);
+        raise(SIGKILL);
+    }
+    EMU_LOG_WARN("fault injection (HCEMU_FAULT %s): device %u%s runs no data-plane task for %llu "
+                 "ms", kind_names[r->kind], my_dev, whose, (unsigned long long)r->ms);
     atomic_store(&stall_until_ns, emu_os_now_ns() + r->ms * 1000000ull);
     return NULL;
 }
@@ -151,14 +214,17 @@ bool emu_inject_init(uint32_t dev)
                 EMU_LOG_WARN("HCEMU_FAULT: rule \"%s\" ignored: not one of notify-drop:rank=R,"
                              "nth=K notify-delay:rank=R,us=U transfer-delay:rank=R,us=U "
                              "transfer-corrupt:rank=R,nth=K link-down:ranks=A-B,after=K "
-                             "kill:dev=D,after_ms=T stall:dev=D,after_ms=T,ms=U",
+                             "kill:rank=R|dev=D,after_ms=T stall:rank=R|dev=D,after_ms=T,ms=U "
+                             "host-down:host=H,after_ms=T",
                              tok);
             continue;
         }
         struct rule *r = &rules[n_rules++];
         pthread_t tid;
-        if ((r->kind == KILL || r->kind == STALL) && r->dev == dev &&
-            pthread_create(&tid, NULL, timed, r) == 0)
+        /* A rule naming a rank is armed on every device: the one that hosts it acts. */
+        bool mine = ((r->kind == KILL || r->kind == STALL) && (r->dev == dev || r->rank != ANY)) ||
+                    (r->kind == HOST_DOWN && strcmp(r->host, emu_host_of_device(dev)->name) == 0);
+        if (mine && pthread_create(&tid, NULL, timed, r) == 0)
             pthread_detach(tid);
     }
     return n_rules > 0;
@@ -193,6 +259,8 @@ enum emu_inject_verdict emu_inject_before(struct emu_task *t, uint32_t f)
 
     if (until != 0 && emu_os_now_ns() < until)
         usleep((useconds_t)((until - emu_os_now_ns()) / 1000u));
+    if (emu_dp_op_of(t)->net && atomic_load_explicit(&first_net_ns, memory_order_relaxed) == 0)
+        atomic_store(&first_net_ns, emu_os_now_ns());
     uint32_t rank = rank_of(t), peer = peer_of(t);
     for (uint32_t i = 0; i < n_rules; i++) {
         struct rule *r = &rules[i];

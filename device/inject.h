@@ -1,15 +1,20 @@
 /* inject.h - fault injection in the executor (HCEMU_FAULT="rule;rule", docs/DEBUGGING.md).
  *
  * Rules, each `kind:key=value,...`; `rank` is the communicator rank of the stream that runs
- * the task (streams[].rank), `dev` may name a device instead:
+ * the task (streams[].rank); the timed rules take `dev` (a device) or `rank` (the device
+ * whose streams run that rank, once it does):
  *   notify-drop:rank=R,nth=K        rank R's K-th notify record (from 1) is lost
  *   notify-delay:rank=R,us=U        each of rank R's notify records is made U us late
  *   transfer-delay:rank=R,us=U      each of rank R's moves (copies, writes, reads) U us late
  *   transfer-corrupt:rank=R,nth=K   one byte of rank R's K-th channel transfer with bytes is
  *                                   flipped at the destination (which byte: HCEMU_SEED)
  *   link-down:ranks=A-B,after=K     channel transfers between ranks A and B fail after K
- *   kill:dev=D,after_ms=T           device D's executor dies T ms after its start
- *   stall:dev=D,after_ms=T,ms=U     device D runs no data-plane task for U ms from T ms
+ *   kill:rank=R,after_ms=T          rank R's (or dev=D: device D's) executor dies T ms after
+ *                                   its start
+ *   stall:rank=R,after_ms=T,ms=U    rank R's (or device D's) executor runs no data-plane task
+ *                                   for U ms from T ms
+ *   host-down:host=H,after_ms=T     every executor of host H (HCEMU_HOST, else the hostname)
+ *                                   dies T ms after its first transfer with another host
  * A bad rule is reported once and ignored. With rules set every task runs on its own device's
  * executor (the job-wide run queue steps aside), so counts are per device and deterministic. */
 #ifndef HCEMU_DEVICE_INJECT_H

@@ -29,6 +29,7 @@
 #include "device/kernel/fault.h"
 #include "inject.h"
 #include "device/net/net.h"
+#include "prov_rec.h"
 #include "device/kernel/kernel.h"
 #include "report.h"
 #include "runq.h"
@@ -156,7 +157,8 @@ int main(int argc, char **argv)
     if (emu_job_path(sock, sizeof(sock), o.job, "dev%u.sock", o.dev) != EMU_OK ||
         (emu_spin_open(o.job), 0) || emu_server_listen(sock, &lfd) != EMU_OK ||
         emu_fault_install(&fault_locator) != EMU_OK || emu_report_register() != EMU_OK ||
-        (emu_diagnostics_start(), 0) || (emu_inject_init(o.dev), 0) || (emu_runq_init(), 0) ||
+        (emu_diagnostics_start(), 0) || (emu_inject_init(o.dev), 0) ||
+        (emu_prov_rec_init(), 0) || (emu_runq_init(), 0) ||
         emu_sched_start(ctl, 0, emu_task_host_decode) != EMU_OK)
         goto fail;
     emu_spin_executor(1); /* for the job's spin budget, until the server returns */

@@ -27,6 +27,7 @@
 #include "common/contract/settings.h"
 #include "device/dp/dp.h"
 #include "inject.h"
+#include "prov_rec.h"
 #include "runq.h"
 
 /* Bytes a published entry may move: a runner runs it inside a task of its own, which a long
@@ -95,8 +96,9 @@ static uint32_t emu_runq_export(const struct emu_task *head, struct emu_runq_tas
 
 void emu_runq_init(void)
 {
-    /* Injected faults count each device's tasks where they run: on their own executor. */
-    if (!emu_settings_bool(EMU_SET_RUNQ) || emu_inject_on())
+    /* Injected faults count each device's tasks where they run: on their own executor; and
+     * provenance names call sites where their kernel image is loaded. */
+    if (!emu_settings_bool(EMU_SET_RUNQ) || emu_inject_on() || emu_prov_on())
         return;
     emu_sched_set_export(emu_runq_export);
     emu_dp_task_handoff_hook = emu_runq_take;

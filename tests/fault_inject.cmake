@@ -9,7 +9,7 @@ function(fault_case name iters want rule2 rule8)
             # A device that dies with collectives queued for it: a surviving rank thread's
             # stream then drains one hang period per queued kernel (minutes; a limit of the
             # executor, not of the injection). As processes hcemu-run stops the survivors.
-            if(name STREQUAL "kill" AND mode STREQUAL "threads")
+            if(name MATCHES "^kill" AND mode STREQUAL "threads")
                 continue()
             endif()
             add_test(NAME fault_${name}_${mode}_n${n} COMMAND
@@ -34,9 +34,15 @@ fault_case(link_down 1 fail "link-down:ranks=0-1,after=2" "link-down:ranks=0-1,a
            "the link between ranks 0 and 1 is down" "failed: 507018")
 fault_case(kill 100000 fail "kill:dev=1,after_ms=300" "kill:dev=1,after_ms=300"
            "device 1's executor dies now" "device 1 failed: its executor .* was killed by signal 9")
+# The same by rank: under hcemu-run rank R uses device R of the folder.
+fault_case(kill_rank 100000 fail "kill:rank=1,after_ms=300" "kill:rank=1,after_ms=300"
+           "device 1's executor \\(rank 1's\\) dies now"
+           "device 1 failed: its executor .* was killed by signal 9")
 # The stall starts 5 ms after the executor does, well inside the shortest run (3000 calls of
 # 4 KiB take 40 ms on a fast machine), so it always meets the job.
 fault_case(stall 3000 0 "stall:dev=1,after_ms=5,ms=500" "stall:dev=1,after_ms=5,ms=500"
            "device 1 runs no data-plane task for 500 ms" "4096 .*success")
+fault_case(stall_rank 3000 0 "stall:rank=1,after_ms=5,ms=500" "stall:rank=1,after_ms=5,ms=500"
+           "device 1 \\(rank 1's\\) runs no data-plane task for 500 ms" "4096 .*success")
 fault_case(bad_rule 1 0 "drop-everything:rank=1" "drop-everything:rank=1"
            "rule \"drop-everything:rank=1\" ignored" "4096 .*success")

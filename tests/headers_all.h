@@ -41,6 +41,7 @@
 #include "hcomm/hcomm_primitives_expt.h"
 #include "pkg_inc/hccl/hccl_res_expt.h"
 #include "pkg_inc/hcomm/hcomm_primitives_expt.h"
+#include "hcemu_provenance.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -75,6 +75,16 @@ foreach(algo mesh twoshot hier ring rhd)
                          TIMEOUT 150 SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
                          "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:${algo}")
 endforeach()
+# The same death injected: HCEMU_FAULT=host-down:host=<b> takes host b's executors down 1.5 s
+# after their first transfer with host a (device/inject.c); host a sees the same report.
+foreach(algo mesh ring)
+    add_test(NAME multihost_net_host_down_${algo}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost/dead_host.sh ${CMAKE_BINARY_DIR}/bin
+                     $<TARGET_FILE:all_reduce_test>)
+    set_tests_properties(multihost_net_host_down_${algo} PROPERTIES LABELS "e2e;multihost;fault"
+                         TIMEOUT 150 SKIP_RETURN_CODE 77 PROCESSORS 2 ENVIRONMENT
+                         "HCEMU_LOG_LEVEL=warn;HCCL_CONNECT_TIMEOUT=60;MH_HAVE_UCX=${MH_HAVE_UCX};HCEMU_ALGO=allreduce:${algo};DEAD_BY=fault")
+endforeach()
 
 # A host dies during the rendezvous: host b's ranks join and stall, host a's channel waits on
 # them fail with HCCL_E_REMOTE as soon as the root's listener sees host b's connections close

@@ -180,7 +180,7 @@ static void busbw_column(void **state)
 
 static void bad_options_are_refused(void **state)
 {
-    static const char *const bad[] = {"-t 3 -r 3", "-o avg", "-d fp8", "-f x", "-c 2",
+    static const char *const bad[] = {"-t 3 -r 3", "-o avg", "-d fp8", "-f x", "-c 3",
                                       "-b 1Q", "-n 0", "-t 0", "-e"};
     struct out o;
 

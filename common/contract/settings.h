@@ -117,6 +117,8 @@ enum emu_setting_reader {
       "cross-rank checks of every collective call: operator, types, counts, op, root, order")     \
     X(FAULT, "HCEMU_FAULT", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                              \
       "fault injection rules: kind:key=value,...;... (docs/DEBUGGING.md)")                        \
+    X(PROVENANCE, "HCEMU_PROVENANCE", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_BOTH,                   \
+      "record the last writer of device memory for provenance reports (docs/PROVENANCE.md)")      \
     X(PEER_THREADS, "HCEMU_PEER_THREADS", EMU_SET_ENUM, "auto", 0, 0, "auto|on|off", EMU_SET_HOST,  \
       "small mesh exchanges of the built-in collectives on a thread per peer (auto: when modelled)") \
     X(REDUCE_ISA, "HCEMU_REDUCE_ISA", EMU_SET_ENUM, "auto", 0, 0, "auto|generic|sse2|avx2|avx512", \

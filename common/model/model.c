@@ -4,15 +4,12 @@
  * the order in which tasks were queued on their thread. */
 #include "model.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/contract/job.h"
+#include "common/contract/job_shm.h"
 #include "common/platform/log.h"
 #include "common/platform/os.h"
 
@@ -52,45 +49,13 @@ int emu_model_dtype(const char *name)
 
 emu_status emu_model_open(const char *dir, struct emu_model_shm **out)
 {
-    char path[512];
     void *p;
-    bool creator = true;
+    emu_status s = emu_job_shm_open(dir, "model.shm", sizeof(struct emu_model_shm),
+                                    EMU_MODEL_MAGIC, NULL, "modelled time off", &p);
 
-    if (emu_job_path(path, sizeof(path), dir, "model.shm") != EMU_OK)
-        return EMU_EINVAL;
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        creator = false;
-        fd = open(path, O_RDWR | O_CLOEXEC);
-    }
-    if (fd < 0 || (creator && ftruncate(fd, sizeof(struct emu_model_shm)) != 0)) {
-        EMU_LOG_WARN("modelled time off: cannot create %s: %m", path);
-        if (fd >= 0)
-            close(fd);
-        return EMU_EFILE;
-    }
-    struct stat st;
-    uint64_t until = emu_os_now_ns() + 2000000000ull;
-    while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_model_shm) &&
-           emu_os_now_ns() < until)
-        usleep(1000);
-    emu_status s = emu_os_map_shared(fd, 0, sizeof(struct emu_model_shm), NULL, 0, &p);
-    close(fd);
-    if (s != EMU_OK)
-        return s;
-    struct emu_model_shm *m = p;
-    if (creator)
-        __atomic_store_n(&m->magic, EMU_MODEL_MAGIC, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_MODEL_MAGIC &&
-           emu_os_now_ns() < until)
-        usleep(1000);
-    if (m->magic != EMU_MODEL_MAGIC) {
-        EMU_LOG_WARN("modelled time off: %s was not initialised", path);
-        emu_os_unmap(p, sizeof(struct emu_model_shm));
-        return EMU_EFILE;
-    }
-    *out = m;
-    return EMU_OK;
+    if (s == EMU_OK)
+        *out = p;
+    return s;
 }
 
 void emu_model_close(struct emu_model_shm *m)

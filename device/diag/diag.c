@@ -4,19 +4,16 @@
  *
  * Lock order: scheduler lock, then `site_lock`, then the shm lock. */
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/platform/atomic.h"
 #include "common/contract/job.h"
+#include "common/contract/job_shm.h"
 #include "common/platform/log.h"
 #include "common/platform/os.h"
-#include "common/platform/secure_dir.h"
 #include "common/contract/settings.h"
 #include "diag_priv.h"
 #include "device/exec.h"
@@ -44,8 +41,10 @@ void emu_diag_shm_unlock(void)
     emu_devctl_unlock(&emu_diag_shm->lock);
 }
 
-static emu_status init_shm(struct emu_diag_shm *m)
+/* The creator's set-up of diag.shm, before its magic is published. */
+static emu_status init_shm(void *p)
 {
+    struct emu_diag_shm *m = p;
     pthread_mutexattr_t a;
 
     pthread_mutexattr_init(&a);
@@ -56,54 +55,19 @@ static emu_status init_shm(struct emu_diag_shm *m)
     if (rc != 0)
         return EMU_ESYSCALL;
     atomic_store(&m->next_flow, 1);
-    /* Pairs with the acquire loads of `magic` in emu_diag_open_shm() of later executors. */
-    __atomic_store_n(&m->magic, EMU_DIAG_MAGIC, __ATOMIC_RELEASE);
     return EMU_OK;
 }
 
 /* Create diag.shm (first executor of the job) or join it. */
 emu_status emu_diag_open_shm(void)
 {
-    char path[512];
     void *p;
-    bool creator = true;
+    emu_status s = emu_job_shm_open(emu_exec_g.job_dir, "diag.shm", sizeof(struct emu_diag_shm),
+                                    EMU_DIAG_MAGIC, init_shm, "diagnostics off", &p);
 
-    if (emu_job_path(path, sizeof(path), emu_exec_g.job_dir, "diag.shm") != EMU_OK)
-        return EMU_EINVAL;
-    int fd = -1;
-    emu_status s = emu_secure_dir_open_path(path, O_RDWR | O_CREAT | O_EXCL, 0600, &fd);
-    if (s == EMU_EAGAIN) {
-        creator = false;
-        if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
-            fd = -1;
-    }
-    if (fd < 0 || (creator && ftruncate(fd, sizeof(struct emu_diag_shm)) != 0)) {
-        EMU_LOG_WARN("diagnostics off: cannot create %s: %m", path);
-        if (fd >= 0)
-            close(fd);
-        return EMU_EFILE;
-    }
-    struct stat st;
-    uint64_t until = emu_os_now_ns() + 2000000000ull;
-    while (!creator && fstat(fd, &st) == 0 && (size_t)st.st_size < sizeof(struct emu_diag_shm) &&
-           emu_os_now_ns() < until)
-        usleep(1000);
-    s = emu_os_map_shared(fd, 0, sizeof(struct emu_diag_shm), NULL, 0, &p);
-    close(fd);
-    if (s != EMU_OK)
-        return s;
-    struct emu_diag_shm *m = p;
-    if (creator && init_shm(m) != EMU_OK)
-        return EMU_ESYSCALL;
-    while (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != EMU_DIAG_MAGIC && emu_os_now_ns() < until)
-        usleep(1000);
-    if (m->magic != EMU_DIAG_MAGIC) {
-        EMU_LOG_WARN("diagnostics off: %s was not initialised", path);
-        emu_os_unmap(p, sizeof(struct emu_diag_shm));
-        return EMU_EFILE;
-    }
-    emu_diag_shm = m;
-    return EMU_OK;
+    if (s == EMU_OK)
+        emu_diag_shm = p;
+    return s;
 }
 
 void emu_diag_read_cfg(void)

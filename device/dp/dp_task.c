@@ -19,6 +19,7 @@
 #include "common/platform/os.h"
 #include "dp.h"
 #include "device/inject.h"
+#include "device/prov_rec.h"
 #include "lost_record.h"
 #include "device/net/net.h"
 #include "reduce.h"
@@ -61,6 +62,11 @@ static bool deferred(struct emu_task *t, const struct emu_dp_op *o)
     t->park = EMU_PARK_DEFER;
     t->deadline_ns = emu_os_now_ns() + (r >> 1) % DEFER_MAX_NS + 1;
     return true;
+}
+
+static struct emu_devctl *home_of(const struct emu_dp_op *o)
+{
+    return o->home_ctl != NULL ? o->home_ctl : emu_exec_ctl();
 }
 
 struct moving {
@@ -110,15 +116,12 @@ static enum emu_run_result move(struct emu_task *t, bool reduce)
     }
     if (emu_inject_on())
         emu_inject_after_move(t, dst, o->len);
+    if (emu_prov_on())
+        emu_prov_rec_write(t, home_of(o), o->dst_map->job_dir, o->dst_map->dev, o->dst, o->len);
     return EMU_RUN_DONE;
 }
 
 bool (*emu_dp_task_handoff_hook)(struct emu_devctl *ctl, uint32_t slot);
-
-static struct emu_devctl *home_of(const struct emu_dp_op *o)
-{
-    return o->home_ctl != NULL ? o->home_ctl : emu_exec_ctl();
-}
 
 static void warn_absorbed(const struct emu_task *t, const struct emu_dp_op *o)
 {

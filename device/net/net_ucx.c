@@ -261,8 +261,10 @@ static void conn_fail(uint32_t peer, const char *why)
     if (atomic_load(&c->failed))
         return;
     char tmp[sizeof(c->why)];
-    snprintf(tmp, sizeof(tmp), "the connection to device %u of another host (job folder %.120s) "
-             "failed: %.60s; its executor or host is gone", c->dev, c->job_dir, why);
+    const char *host = peer < EMU_MAX_PEERS ? emu_exec_ctl()->peers[peer].host : "";
+    snprintf(tmp, sizeof(tmp), "the connection to device %u of host %.40s (job folder %.100s) "
+             "failed: %.60s; its executor or host is gone", c->dev,
+             host[0] != '\0' ? host : "?", c->job_dir, why);
     memcpy(c->why, tmp, sizeof(tmp));
     atomic_store(&c->failed, true);
     uint32_t lost = 0;

@@ -3,6 +3,7 @@
  * grouped ("ranks 0-2,4 called ..., rank 3 ..."), one line per rank that fails; and what
  * makes two calls the same. */
 #include "coll_check_rec.h"
+#include "text_put.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -89,21 +90,6 @@ static const char *type_text(int32_t dtype, char *buf, size_t len)
     return buf;
 }
 
-/* Appends to buf[*at..len) like snprintf, never past the end. */
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void put(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (*at >= len)
-        return;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *at, len - *at, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *at = *at + (size_t)n < len ? *at + (size_t)n : len;
-}
 
 void emu_check_describe(char *buf, size_t len, const struct emu_check_view *v, uint32_t at)
 {
@@ -112,19 +98,20 @@ void emu_check_describe(char *buf, size_t len, const struct emu_check_view *v, u
     char t1[24], o[24];
     size_t n = 0;
 
-    put(buf, len, &n, "%s(", emu_check_name(r->kind));
+    emu_text_put(buf, len, &n, "%s(", emu_check_name(r->kind));
     if (show & SHOW_TYPE)
-        put(buf, len, &n, "%s", type_text(r->dtype, t1, sizeof(t1)));
+        emu_text_put(buf, len, &n, "%s", type_text(r->dtype, t1, sizeof(t1)));
     if (show & SHOW_COUNT)
-        put(buf, len, &n, ", %" PRIu64, r->count);
+        emu_text_put(buf, len, &n, ", %" PRIu64, r->count);
     if (show & SHOW_OP)
-        put(buf, len, &n, ", %s", op_name(r->op, o, sizeof(o)));
+        emu_text_put(buf, len, &n, ", %s", op_name(r->op, o, sizeof(o)));
     if (show & SHOW_ROOT)
-        put(buf, len, &n, ", root %d", (int)r->root);
+        emu_text_put(buf, len, &n, ", root %d", (int)r->root);
     if ((show & SHOW_VEC) && at != UINT32_MAX && v->vec != NULL)
-        put(buf, len, &n, ", %s[%u] %" PRIu64 ", %s[%u] %" PRIu64, kinds[r->kind].vec, at,
+        emu_text_put(buf, len, &n, ", %s[%u] %" PRIu64 ", %s[%u] %" PRIu64, kinds[r->kind].vec,
+                     at,
             v->vec[at], kinds[r->kind].vec2, at, v->vec2[at]);
-    put(buf, len, &n, ")");
+    emu_text_put(buf, len, &n, ")");
 }
 
 /* The first element where the vectors of two calls differ (UINT32_MAX: none, or no vectors). */
@@ -156,9 +143,9 @@ static void rank_list(char *buf, size_t len, const uint32_t *group, uint32_t n, 
         uint32_t j = i;
         while (j + 1 < n && group[j + 1] == g)
             j++;
-        put(buf, len, &at, "%s%u", *count > 0 ? "," : "", i);
+        emu_text_put(buf, len, &at, "%s%u", *count > 0 ? "," : "", i);
         if (j > i)
-            put(buf, len, &at, "%s%u", j == i + 1 ? "," : "-", j);
+            emu_text_put(buf, len, &at, "%s%u", j == i + 1 ? "," : "-", j);
         *count += j - i + 1;
         i = j + 1;
     }
@@ -191,12 +178,13 @@ void emu_check_report_mismatch(const char *fn, uint32_t me, uint64_t no, uint32_
         uint32_t count;
         rank_list(ranks, sizeof(ranks), group, n, g, &count);
         if (g == MAX_GROUPS) {
-            put(line, sizeof(line), &at, ", rank%s %s other calls", count > 1 ? "s" : "", ranks);
+            emu_text_put(line, sizeof(line), &at, ", rank%s %s other calls",
+                         count > 1 ? "s" : "", ranks);
             break;
         }
         emu_check_describe(call, sizeof(call), &views[first[g]], diff);
-        put(line, sizeof(line), &at, "%srank%s %s %s%s", g > 0 ? ", " : "", count > 1 ? "s" : "",
-            ranks, g == 0 ? "called " : "", call);
+        emu_text_put(line, sizeof(line), &at, "%srank%s %s %s%s", g > 0 ? ", " : "",
+                     count > 1 ? "s" : "", ranks, g == 0 ? "called " : "", call);
     }
     EMU_LOG_ERR("%s: rank %u: collective call %" PRIu64 " of the communicator differs across its "
                 "ranks: %s; failing it on every rank (HCEMU_COLL_CHECK)",

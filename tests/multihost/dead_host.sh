@@ -9,6 +9,9 @@
 # timeout may be what ended it: in the per-peer-thread algorithms (mesh, twoshot, hier) the
 # main thread's join of a failed peer thread fails at once with that thread's error
 # (device/dp/lost_record.h). Exit 77 (skip) without UCX.
+# DEAD_BY=fault: nothing is killed from outside; both hosts run under
+# HCEMU_FAULT=host-down:host=<b>,after_ms=1500, so host b's executors die 1.5 s after their first
+# transfer with host a, and host b's output must carry the injection's line.
 set -u
 bin=$1 tool=$2
 [ "${MH_HAVE_UCX:-1}" = 1 ] || { echo "hcemu was built without UCX: skipped"; exit 77; }
@@ -19,6 +22,10 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 root=127.0.0.1:$port
 "$bin/hcemu-run" --make-key "$out/key" 2>/dev/null || exit 1
 args=(-b 32M -e 32M -f 2 -n 3000 -w 0 -c 0) # far longer than the test lasts: it is killed first
+by=${DEAD_BY:-kill}
+if [ "$by" = fault ]; then
+    export HCEMU_FAULT="host-down:host=dead-b-$$,after_ms=1500"
+fi
 
 env HCEMU_HOST=dead-a-$$ HCEMU_LOG_LEVEL=${DEAD_LOG:-warn} "$bin/hcemu-run" -n 2 --world-size 4 --first-rank 0 --root "$root" \
     --key-file "$out/key" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" >"$out/a" 2>&1 &
@@ -28,17 +35,27 @@ setsid env HCEMU_HOST=dead-b-$$ HCEMU_LOG_LEVEL=info "$bin/hcemu-run" -n 2 --wor
     --first-rank 2 --root "$root" --key-file "$out/key" --timeout ${DEAD_LIMIT:-60} -- "$tool" "${args[@]}" \
     >"$out/b" 2>&1 &
 pb=$!
-# Wait until host b's executors are connected to host a's (every channel made), then let the
-# transfers run a moment.
-for _ in $(seq 1 600); do
-    [ "$(grep -c "connected to device .* of another host" "$out/b")" -ge 4 ] && break
-    kill -0 $pa 2>/dev/null || break
-    sleep 0.1
-done
-sleep 2
-kill -9 -- -"$pb" 2>/dev/null
-wait $pb 2>/dev/null
-pb=""
+if [ "$by" = fault ]; then
+    # Host b goes down by itself; its hcemu-run ends once its ranks have failed.
+    wait $pb 2>/dev/null
+    pb=""
+    if ! grep -q "HCEMU_FAULT host-down): host dead-b-$$ goes down" "$out/b"; then
+        cat "$out/b"
+        echo "dead_host: FAILED: host b did not report going down"; exit 1
+    fi
+else
+    # Wait until host b's executors are connected to host a's (every channel made), then let
+    # the transfers run a moment.
+    for _ in $(seq 1 600); do
+        [ "$(grep -c "connected to device .* of another host" "$out/b")" -ge 4 ] && break
+        kill -0 $pa 2>/dev/null || break
+        sleep 0.1
+    done
+    sleep 2
+    kill -9 -- -"$pb" 2>/dev/null
+    wait $pb 2>/dev/null
+    pb=""
+fi
 start=$(date +%s)
 seen=""
 while kill -0 $pa 2>/dev/null; do
@@ -52,7 +69,7 @@ echo "dead_host: the report came ${seen:-?}s and host a exited (status $ra) ${to
 if [ "$ra" = 0 ]; then
     echo "dead_host: FAILED: host a did not notice that host b died"; exit 1
 fi
-if ! grep -q "host is gone" "$out/a"; then
+if ! grep -q "of host dead-b-$$ .*host is gone" "$out/a"; then
     echo "dead_host: FAILED: no report naming the dead host"; exit 1
 fi
 if grep -q "timed out\|hcemu-run: timeout\|hang: " "$out/a"; then

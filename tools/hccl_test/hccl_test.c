@@ -4,7 +4,8 @@
  * under a launcher). The operator is fixed at build time (HT_OP, one executable per
  * operator). Stream events time the iterations after the warm-up (modelled time under
  * HCEMU_TIME=model); alg_bandwidth = data_size / average time; -B 1 adds nccl-tests' bus
- * bandwidth. */
+ * bandwidth. -c 2 (or HCEMU_PROVENANCE=1) checks with provenance: inputs carry the patterns of
+ * include/hcemu_provenance.h, and a wrong output names where each wrong range came from. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 
 #include <acl/acl.h>
 #include <hccl/hccl.h>
+#include <hcemu_provenance.h>
 
 #include "ex_launch.h"
 
@@ -66,12 +68,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s [-b minbytes] [-e maxbytes] [-i stepbytes] [-f stepfactor] [-n iters]\n"
-            "          [-w warmup] [-o sum|prod|max|min] [-d type] [-r root] [-c 0|1] [-p ranks]\n"
-            "          [-t threads] [-B 0|1]\n"
+            "          [-w warmup] [-o sum|prod|max|min] [-d type] [-r root] [-c 0|1|2]\n"
+            "          [-p ranks] [-t threads] [-B 0|1]\n"
             "  sizes take K, M, G suffixes; -f wins over -i (default step (max-min)/10);\n"
             "  type: int8 int16 int32 int64 uint8 uint16 uint32 uint64 fp16 bfp16 fp32 fp64.\n"
             "  Under hcemu-run each process is one rank; otherwise -t N (or -p N) rank threads.\n"
-            "  -B 1 adds the bus bandwidth column (nccl-tests' busbw).\n",
+            "  -B 1 adds the bus bandwidth column (nccl-tests' busbw).\n"
+            "  -c 2 checks with provenance (HCEMU_PROVENANCE=1): each wrong output range is\n"
+            "  named with what it holds, what it should hold and who last wrote it.\n",
             prog);
 }
 
@@ -154,7 +158,7 @@ static int parse(int argc, char **argv)
         } else if (strcmp(a, "-w") == 0) {
             ok = parse_int(v, 0, 1000000, &n), o.warmup = (int)n;
         } else if (strcmp(a, "-c") == 0) {
-            ok = parse_int(v, 0, 1, &n), o.check = (int)n;
+            ok = parse_int(v, 0, 2, &n), o.check = (int)n;
         } else if (strcmp(a, "-B") == 0) {
             ok = parse_int(v, 0, 1, &n), o.busbw = (int)n;
         } else if (strcmp(a, "-r") == 0) {
@@ -346,12 +350,63 @@ static double expected(uint32_t n)
     return get(tmp);
 }
 
+/* ---- -c 2: provenance patterns and the expected layout of each operator ---------------- */
+
+static bool reduces(void)
+{
+    return HT_OP == HT_ALLREDUCE || HT_OP == HT_REDUCE_SCATTER || HT_OP == HT_REDUCE;
+}
+
+static hcemuProvSpec spec_of(const struct rank *r)
+{
+    return (hcemuProvSpec){o.type, reduces() ? o.op : HCCL_REDUCE_RESERVED, r->n, r->rank};
+}
+
+/* The ranges this rank's output should hold after a call with `count` elements: n blocks
+ * (gathers, all-to-all), or one. */
+static uint32_t layout(const struct rank *r, uint64_t count, hcemuProvRange *L)
+{
+    uint32_t n = r->n, me = r->rank;
+    hcemuProvRange one = {.count = count, .kind = hcemuProvCopy, .rank = me};
+
+    switch (HT_OP) {
+    case HT_ALLGATHER:
+    case HT_ALLTOALL:
+    case HT_ALLTOALLV:
+        for (uint32_t p = 0; p < n; p++)
+            L[p] = (hcemuProvRange){.outElem = p * count, .count = count,
+                                    .kind = hcemuProvCopy, .rank = p,
+                                    .inElem = HT_OP == HT_ALLGATHER ? 0 : me * count};
+        return n;
+    case HT_ALLREDUCE:
+    case HT_REDUCE: one.kind = hcemuProvReduce; break;
+    case HT_REDUCE_SCATTER: one.kind = hcemuProvReduce, one.inElem = me * count; break;
+    case HT_BROADCAST: one.rank = o.root; break;
+    case HT_SCATTER: one.rank = o.root, one.inElem = me * count; break;
+    default: one.rank = (me + n - 1) % n; break; /* the ring: from the left */
+    }
+    L[0] = one;
+    return 1;
+}
+
 /* The first `bytes` of a device buffer get the input pattern (copied, not recomputed: the
- * host must not lag behind peers whose kernels already wait for it). */
+ * host must not lag behind peers whose kernels already wait for it); with -c 2 this rank's
+ * provenance pattern, computed per element (a check, not a timing, is what -c 2 is for). */
 static int fill(struct rank *r, void *dev, uint64_t bytes)
 {
-    if (bytes > 0)
+    hcemuProvSpec sp = spec_of(r);
+    if (bytes > 0 && o.check == 2)
+        CHECK(r, hcemuProvenanceFill(dev, bytes / type_size(o.type), &sp, 0, 0));
+    else if (bytes > 0)
         CHECK(r, aclrtMemcpy(dev, bytes, r->host, bytes, ACL_MEMCPY_HOST_TO_DEVICE));
+    return 0;
+}
+
+/* -c 2: the output starts as the poison, so what no call wrote shows as "never written". */
+static int poison(struct rank *r, void *dev, uint64_t bytes)
+{
+    if (bytes > 0 && o.check == 2)
+        CHECK(r, hcemuProvenancePoison(dev, bytes / type_size(o.type), o.type));
     return 0;
 }
 
@@ -377,6 +432,16 @@ static int check_result(struct rank *r, uint64_t count, int *bad)
     uint32_t esz = type_size(o.type);
     double want = expected(r->n);
 
+    if (o.check == 2) {
+        static _Thread_local hcemuProvRange L[HT_MAX_RANKS];
+        hcemuProvSpec sp = spec_of(r);
+        uint64_t wrong = 0;
+        uint32_t nl = layout(r, count, L);
+        if (bytes > 0)
+            CHECK(r, hcemuProvenanceCheck(where, bytes / esz, &sp, L, nl, &wrong, NULL, 0));
+        *bad += wrong != 0;
+        return 0;
+    }
     if (bytes > 0)
         CHECK(r, aclrtMemcpy(r->check, bytes, where, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
     for (uint64_t i = 0; i < bytes / esz; i++) {
@@ -415,6 +480,10 @@ static int measure(struct rank *r, uint64_t bytes)
                              ? r->n
                              : 1);
     CHECK(r, fill(r, r->send, in_bytes));
+    if (HT_OP != HT_BROADCAST) {
+        void *where;
+        CHECK(r, poison(r, r->recv, result_bytes(r, count, &where)));
+    }
     for (int i = 0; i < o.warmup; i++)
         if (one_call(r, count) != 0)
             return -1;
@@ -434,6 +503,8 @@ static int measure(struct rank *r, uint64_t bytes)
             uint64_t b = count * type_size(o.type);
             if (r->rank == o.root)
                 CHECK(r, fill(r, r->send, b));
+            else if (b > 0 && o.check == 2)
+                CHECK(r, poison(r, r->send, b));
             else if (b > 0)
                 CHECK(r, aclrtMemset(r->send, r->send_cap, 0, b));
             if (one_call(r, count) != 0)
@@ -588,6 +659,12 @@ int main(int argc, char **argv)
     prog = argv[0];
     if (parse(argc, argv) != 0)
         return 2;
+    /* -c 2 needs the executors to record who writes where; HCEMU_PROVENANCE=1 asks for -c 2. */
+    const char *prov = getenv("HCEMU_PROVENANCE");
+    if (o.check == 1 && prov != NULL && strcmp(prov, "1") == 0)
+        o.check = 2;
+    if (o.check == 2)
+        setenv("HCEMU_PROVENANCE", "1", 1);
     int launched = ex_launch_get(&l);
     if (launched < 0) {
         fprintf(stderr, "%s: the rank variables of %s are not valid\n", prog, l.via);
