@@ -103,7 +103,7 @@ mpirun)
     # Open MPI starts one daemon per host through an rsh agent ("AGENT HOST COMMAND"): this
     # one runs the daemon of host ha (hb) in namespace a (b), with a private /dev/shm that
     # the host's ranks share. mpirun itself runs in namespace a. Each daemon gets a TMPDIR of
-    # its own: the namespaces share /tmp and the host name, so Open MPI's session folders
+    # its own: the namespaces share /tmp and the host name, so the run-time folders of Open MPI
     # (/tmp/ompi.HOST.UID/jf.N) would collide between mpirun and the two daemons.
     cat >"$out/agent" <<AGENT
 #!/bin/bash
