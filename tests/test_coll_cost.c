@@ -94,9 +94,12 @@ static void two_core_machine_choices(void **state)
     /* Small calls: one-shot mesh, the fewest hand-offs in sequence. */
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(1), &vm), EMU_ALGO_MESH);
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(1), &vm), EMU_ALGO_MESH);
-    /* 2 ranks from 1 MiB: two-shot halves each rank's reduction (the card waits to 16 MiB). */
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(256), &vm), EMU_ALGO_MESH);
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(1), &vm), EMU_ALGO_TWOSHOT);
+    /* 2 ranks from 4 MiB: two-shot halves each rank's reduction for one more launch (the
+     * card waits to 16 MiB). */
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(1), &vm), EMU_ALGO_MESH);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(4), &vm), EMU_ALGO_TWOSHOT);
+    /* 4 ranks at 256 KiB: halving-doubling, one launch where two-shot takes two. */
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &vm), EMU_ALGO_RHD);
     /* 8 ranks at 256 KiB: one-shot moves n^2 x the bytes through two cores (the card's
      * mesh there took 5.7x OpenMPI's time). */
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(256), &vm), EMU_ALGO_RHD);
@@ -213,6 +216,7 @@ static void machine_cache(void **state)
     assert_int_equal(source_in_child(dir, NULL), EMU_MACHINE_CACHE);
     /* The setting wins. */
     assert_int_equal(source_in_child(dir, "copy=1,handoff=1,cores=1"), EMU_MACHINE_SETTING);
+    assert_int_equal(source_in_child(dir, "card"), EMU_MACHINE_CARD);
     /* Another machine's file, or a damaged one, is measured over. */
     FILE *f = fopen(file, "w");
     assert_non_null(f);

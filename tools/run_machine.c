@@ -56,10 +56,11 @@ int run_machine_print(void)
     emu_machine_format(&m, text, sizeof(text));
     printf("HCEMU_MACHINE=%s\n", text);
     printf("# from: %s", emu_machine_source_name(src));
-    if (src != EMU_MACHINE_SETTING && emu_machine_cache_path(path, sizeof(path)))
+    if (src != EMU_MACHINE_SETTING && src != EMU_MACHINE_CARD &&
+        emu_machine_cache_path(path, sizeof(path)))
         printf(" (%s/machine)", path);
-    printf("\n# default algorithm on the wall clock (HCEMU_TIME=model keeps the card's rule;"
-           " HCEMU_ALGO forces one)\n%-14s %5s", "operator", "ranks");
+    printf("\n# default algorithm on the wall clock, one server (HCEMU_TIME=model keeps the card's"
+           " rule; HCEMU_ALGO forces one)\n%-14s %5s", "operator", "ranks");
     for (uint64_t b = 1024; b <= (256ull << 20); b *= 4)
         printf(" %8llu%c", (unsigned long long)(b >= (1u << 20) ? b >> 20 : b >> 10),
                b >= (1u << 20) ? 'M' : 'K');
@@ -74,7 +75,8 @@ int run_machine_print(void)
                 struct emu_coll_shape s = {
                     .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
                     .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot};
-                printf(" %9s", algo[emu_coll_wall_pick(&s, &m)]);
+                printf(" %9s", algo[emu_coll_default_pick(&s, false,
+                                                          src == EMU_MACHINE_CARD ? NULL : &m)]);
             }
             printf("\n");
         }

@@ -260,12 +260,18 @@ static void get_once(void)
 {
     const char *s = emu_settings_str(EMU_SET_MACHINE);
 
+    if (strcmp(s, "card") == 0) {
+        the_machine = (struct emu_machine){1.0, 1.0, 1};
+        the_source = EMU_MACHINE_CARD;
+        return;
+    }
     if (*s != '\0') {
         if (emu_machine_parse(s, &the_machine)) {
             the_source = EMU_MACHINE_SETTING;
             return;
         }
-        EMU_LOG_WARN("HCEMU_MACHINE: ignoring \"%.80s\" (want copy=GB/s,handoff=us,cores=N)", s);
+        EMU_LOG_WARN("HCEMU_MACHINE: ignoring \"%.80s\" (want copy=GB/s,handoff=us,cores=N or "
+                     "card)", s);
     }
     if (from_cache(&the_machine, &the_source))
         return;
@@ -282,6 +288,7 @@ const char *emu_machine_source_name(enum emu_machine_source s)
     case EMU_MACHINE_SETTING: return "HCEMU_MACHINE";
     case EMU_MACHINE_CACHE: return "cache";
     case EMU_MACHINE_MEASURED: return "measured, cached";
+    case EMU_MACHINE_CARD: return "HCEMU_MACHINE=card: the card's rule";
     default: return "measured, not cached";
     }
 }

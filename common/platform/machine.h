@@ -25,6 +25,7 @@ enum emu_machine_source {
     EMU_MACHINE_CACHE,    /* the cache file, measured before */
     EMU_MACHINE_MEASURED, /* measured now, and written to the cache for the others */
     EMU_MACHINE_ALONE,    /* no cache: measured by this process only */
+    EMU_MACHINE_CARD,     /* HCEMU_MACHINE=card: no figures, keep the card's rule */
 };
 
 /* "copy=12.5,handoff=4.2,cores=2" -> *m; false (and *m untouched) unless all three are there

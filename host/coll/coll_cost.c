@@ -17,10 +17,11 @@
 
 #define TASK_OF_HANDOFF 0.1 /* a task's CPU, in hand-offs: ~0.5 us against ~5 on a 2-core VM */
 #define REDUCE_WEIGHT 1.5
-/* A launch: the host's kernel launch and its wait for "done" (two wake-ups, two hand-offs in
- * sequence) and the kernel's own bookkeeping tasks. */
-#define LAUNCH_TASKS 4.0
-#define LAUNCH_WAKES 2.0
+/* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
+ * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
+ * launch's exchanges end, so its hand-offs in sequence grow with the ranks per core. */
+#define LAUNCH_TASKS 8.0
+#define LAUNCH_WAKES 4.0
 
 /* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
 #define CARD_SMALL (256u << 10) /* at or below: mesh one-shot (fewest steps) */
@@ -57,7 +58,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
 /* What one call costs, summed as the header says. tasks, wakes: per rank; hops: in
  * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
 struct tally {
-    double tasks, wakes, hops, work, crit;
+    double tasks, wakes, hops, launches, work, crit;
 };
 
 static double rounds(uint64_t bytes, uint64_t chunk)
@@ -70,7 +71,7 @@ static void launch(struct tally *t)
 {
     t->tasks += LAUNCH_TASKS;
     t->wakes += LAUNCH_WAKES;
-    t->hops += LAUNCH_WAKES;
+    t->launches += 1;
 }
 
 /* One mesh launch: `per` bytes each way with each of the n - 1 peers, reduced (`red`) or
@@ -166,7 +167,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
             struct tally g = {0};
             gather(&g, n, b, 0, false);
             t->tasks += g.tasks - LAUNCH_TASKS, t->wakes += g.wakes - LAUNCH_WAKES;
-            t->hops += g.hops - LAUNCH_WAKES, t->work += g.work, t->crit += g.crit;
+            t->hops += g.hops, t->work += g.work, t->crit += g.crit;
         }
         return true;
     default:
@@ -221,6 +222,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         struct tally sc = {0};
         mesh(&sc, n, b, s->eager, s->chunk, false);
         t->tasks += sc.tasks, t->wakes += sc.wakes, t->hops += sc.hops;
+        t->launches += sc.launches;
         t->work += sc.work / n * 2, t->crit += sc.crit; /* only the root sends */
         gather(t, n, b, s->eager, false);
         return true;
@@ -277,15 +279,17 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     double per_rank = t.tasks * TASK_OF_HANDOFF * h + t.wakes * h;
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
+    double hops = t.hops + t.launches * LAUNCH_WAKES * (s->n / cores);
 
-    return (all > busiest ? all : busiest) + t.hops * h;
+    return (all > busiest ? all : busiest) + hops * h;
 }
 
 enum emu_coll_algo emu_coll_wall_pick(const struct emu_coll_shape *s,
                                       const struct emu_machine *m)
 {
-    static const enum emu_coll_algo order[] = {EMU_ALGO_MESH, EMU_ALGO_TWOSHOT, EMU_ALGO_RING,
-                                               EMU_ALGO_RHD};
+    /* Ties go to the fewer launches and hand-offs in sequence. */
+    static const enum emu_coll_algo order[] = {EMU_ALGO_MESH, EMU_ALGO_RHD, EMU_ALGO_RING,
+                                               EMU_ALGO_TWOSHOT};
     enum emu_coll_algo best = EMU_ALGO_MESH;
     double best_us = -1;
 

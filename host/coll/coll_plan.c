@@ -25,7 +25,8 @@ static bool pow2(uint32_t n)
 }
 
 /* The figures of this machine, when the wall clock chooses: false when the time is modelled
- * (the card's rule then), or when ranks could hold different figures: this process measured
+ * or HCEMU_MACHINE=card (the card's rule then), or when ranks could hold different figures:
+ * this process measured
  * them alone (machine.h), or the job spans hosts (HCEMU_ROOT) and they are no HCEMU_MACHINE
  * given to every host alike. */
 static bool wall_machine(struct emu_machine *m)
@@ -35,7 +36,7 @@ static bool wall_machine(struct emu_machine *m)
     if (emu_model_time_on())
         return false;
     emu_machine_get(m, &src);
-    if (src == EMU_MACHINE_ALONE)
+    if (src == EMU_MACHINE_ALONE || src == EMU_MACHINE_CARD)
         return false;
     return src == EMU_MACHINE_SETTING || *emu_settings_str(EMU_SET_ROOT) == '\0';
 }
