@@ -243,6 +243,46 @@ static void machine_cache(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Processes starting together on a fresh cache all hold one measurement: the lock makes one
+ * of them measure and the others read what it wrote (ranks must choose alike). */
+static void processes_starting_together_agree(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    char dir[] = "/tmp/hcemu-test-cost-XXXXXX", got[N][128], cmd[400];
+    int fds[N][2];
+    pid_t pids[N];
+
+    assert_non_null(mkdtemp(dir));
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(pipe(fds[i]), 0);
+        pids[i] = fork();
+        assert_true(pids[i] >= 0);
+        if (pids[i] == 0) {
+            struct emu_machine m;
+            char text[128];
+            setenv("XDG_CACHE_HOME", dir, 1);
+            unsetenv("HCEMU_MACHINE");
+            emu_machine_get(&m, NULL);
+            emu_machine_format(&m, text, sizeof(text));
+            _exit(write(fds[i][1], text, strlen(text) + 1) > 0 ? 0 : 1);
+        }
+        close(fds[i][1]);
+    }
+    for (int i = 0; i < N; i++) {
+        int status;
+        ssize_t n = read(fds[i][0], got[i], sizeof(got[i]) - 1);
+        assert_true(n > 0);
+        got[i][n] = '\0';
+        close(fds[i][0]);
+        assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_string_equal(got[i], got[0]);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +294,7 @@ int main(void)
         cmocka_unit_test(reduce_rounds_stay_below_streaming),
         cmocka_unit_test(machine_text),
         cmocka_unit_test(machine_cache),
+        cmocka_unit_test(processes_starting_together_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

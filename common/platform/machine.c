@@ -23,7 +23,10 @@
 #define PINGS 200u            /* futex round trips measured (at most HANDOFF_MS) */
 #define BATCH 20u             /* ... in batches; the fastest batch counts (others' load) */
 #define HANDOFF_MS 30
-#define LOCK_MS 5000 /* another process measuring holds the lock for ~10-50 ms */
+/* Another process measuring holds the lock for ~10-50 ms; seconds on a machine loaded many
+ * times over. Giving up early could leave this rank on the card's rule while the others use
+ * the cache, so the wait is long. */
+#define LOCK_MS 30000
 #define CACHE_MAGIC "hcemu-machine 1"
 
 bool emu_machine_parse(const char *s, struct emu_machine *m)
@@ -187,7 +190,8 @@ static bool read_cache(int fd, struct emu_machine *m)
     return strcmp(buf, head) == 0 && emu_machine_parse(nl + 1, m);
 }
 
-static void write_cache(int dirfd, const char *dir, const struct emu_machine *m)
+/* False when the file could not be written (then other processes would measure again). */
+static bool write_cache(int dirfd, const char *dir, const struct emu_machine *m)
 {
     char text[512], id[160], fig[128];
     int fd;
@@ -198,11 +202,13 @@ static void write_cache(int dirfd, const char *dir, const struct emu_machine *m)
     (void)unlinkat(dirfd, "machine.new", 0); /* a writer that died; we hold the lock */
     if (emu_secure_dir_open_at(dirfd, dir, "machine.new", O_WRONLY | O_CREAT | O_EXCL, 0600,
                                &fd) != EMU_OK)
-        return;
+        return false;
     bool ok = len > 0 && write(fd, text, (size_t)len) == len && fsync(fd) == 0;
     close(fd);
-    if (!ok || renameat(dirfd, "machine.new", dirfd, "machine") != 0)
+    ok = ok && renameat(dirfd, "machine.new", dirfd, "machine") == 0;
+    if (!ok)
         (void)unlinkat(dirfd, "machine.new", 0);
+    return ok;
 }
 
 /* The cache: read it under its lock, or measure and write it there. False when there is no
@@ -232,21 +238,21 @@ static bool from_cache(struct emu_machine *m, enum emu_machine_source *src)
     while (!(locked = flock(lockfd, LOCK_EX | LOCK_NB) == 0) && errno == EWOULDBLOCK &&
            emu_os_now_ns() < deadline)
         usleep(1000);
-    if (locked) {
-        struct stat st;
-        if (fstatat(dirfd, "machine", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            emu_secure_dir_open_at(dirfd, dir, "machine", O_RDONLY, 0, &fd) == EMU_OK) {
-            got = read_cache(fd, m);
-            close(fd);
-        }
-        *src = got ? EMU_MACHINE_CACHE : EMU_MACHINE_MEASURED;
-        if (!got) {
-            emu_machine_measure(m);
-            write_cache(dirfd, dir, m);
-            got = true;
-        }
-        flock(lockfd, LOCK_UN);
+    struct stat st;
+    if (fstatat(dirfd, "machine", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        emu_secure_dir_open_at(dirfd, dir, "machine", O_RDONLY, 0, &fd) == EMU_OK) {
+        /* Written whole by rename: a reader without the lock sees all of it or none. */
+        got = read_cache(fd, m);
+        close(fd);
     }
+    *src = EMU_MACHINE_CACHE;
+    if (locked && !got) {
+        emu_machine_measure(m);
+        *src = write_cache(dirfd, dir, m) ? EMU_MACHINE_MEASURED : EMU_MACHINE_ALONE;
+        got = true;
+    }
+    if (locked)
+        flock(lockfd, LOCK_UN);
     close(lockfd);
     close(dirfd);
     return got;
