@@ -94,9 +94,9 @@ static void two_core_machine_choices(void **state)
     /* Small calls: one-shot mesh, the fewest hand-offs in sequence. */
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(1), &vm), EMU_ALGO_MESH);
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(1), &vm), EMU_ALGO_MESH);
-    /* 2 ranks from 4 MiB: two-shot halves each rank's reduction for one more launch (the
-     * card waits to 16 MiB). */
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(1), &vm), EMU_ALGO_MESH);
+    /* 2 ranks, large: two-shot halves each rank's reduction for one more launch (the card
+     * waits to 16 MiB). */
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(256), &vm), EMU_ALGO_MESH);
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(4), &vm), EMU_ALGO_TWOSHOT);
     /* 4 ranks at 256 KiB: halving-doubling, one launch where two-shot takes two. */
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &vm), EMU_ALGO_RHD);
@@ -107,7 +107,7 @@ static void two_core_machine_choices(void **state)
     /* Not a power of two: never halving-doubling. */
     for (uint64_t b = KiB(1); b <= MiB(256); b *= 4)
         assert_int_not_equal(wall(EMU_COLL_ALLREDUCE, 6, b, &vm), EMU_ALGO_RHD);
-    /* 8-rank allgather: recursive doubling's 3 steps beat 7 wake-ups per rank on 2 cores. */
+    /* 8-rank allgather: recursive doubling, 3 steps of 5 tasks, beats 7 eager pairs of 3. */
     assert_int_equal(wall(EMU_COLL_ALLGATHER, 8, KiB(1), &vm), EMU_ALGO_RHD);
     assert_int_equal(wall(EMU_COLL_ALLGATHER, 2, MiB(64), &vm), EMU_ALGO_MESH);
     assert_int_equal(wall(EMU_COLL_BROADCAST, 8, MiB(64), &vm), EMU_ALGO_TWOSHOT);

@@ -5,23 +5,32 @@
  * The wall-clock model counts, per algorithm, what an emulated call costs on a CPU whose few
  * cores every emulated device shares:
  *   - tasks each rank's kernel queues and its executor runs (CPU: TASK_OF_HANDOFF of a
- *     hand-off each),
- *   - wake-ups of a sleeping worker of another device (CPU: one hand-off each),
+ *     hand-off each; a launch counts LAUNCH_TASKS more),
+ *   - wake-ups of a sleeping worker (CPU: one hand-off each): LAUNCH_WAKES per rank and launch;
+ *     per exchange only while every rank has a core of its own, since with more ranks than
+ *     cores the job-wide run queue runs a peer's tasks in place (bench/wakes.sh: 8.8 futex
+ *     wakes per 8-rank 1 KiB allreduce, whatever the algorithm's exchanges),
  *   - bytes copied and reduced by all ranks together (a reduced byte costs REDUCE_WEIGHT of a
  *     copied one: it reads two lines per line written), at one core's copy rate,
- *   - hand-offs in sequence on the call's critical path (latency: one hand-off each),
+ *   - hand-offs in sequence on the call's critical path: a hand-off of latency each while every
+ *     rank has a core, a task's CPU each otherwise; a launch LAUNCH_HOPS x the ranks per core,
  * and takes time = max(CPU of all ranks / usable cores, CPU of the busiest rank) + hand-offs
- * in sequence x hand-off. The machine's figures (copy rate, hand-off, cores: machine.h) are
- * measured, so the same counts choose differently on another machine. */
+ * in sequence. The machine's figures (copy rate, hand-off, cores: machine.h) are measured, so
+ * the same counts choose differently on another machine.
+ *
+ * The task and launch weights come from bench/wakes.sh's CPU per 8-rank 1 KiB allreduce on a
+ * 2-core machine (hand-off 2.5 us): mesh 150, rhd 152, ring 372, twoshot 450 CPU-us, i.e.
+ * about 0.57 us a task and 12 tasks' worth a launch. */
 #include "coll_cost.h"
 
-#define TASK_OF_HANDOFF 0.1 /* a task's CPU, in hand-offs: ~0.5 us against ~5 on a 2-core VM */
+#define TASK_OF_HANDOFF 0.22 /* a task's CPU, in hand-offs: 0.57 us against 2.5 on a 2-core VM */
 #define REDUCE_WEIGHT 1.5
 /* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
  * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
  * launch's exchanges end, so its hand-offs in sequence grow with the ranks per core. */
-#define LAUNCH_TASKS 8.0
-#define LAUNCH_WAKES 4.0
+#define LAUNCH_TASKS 12.0
+#define LAUNCH_WAKES 1.0
+#define LAUNCH_HOPS 2.0
 
 /* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
 #define CARD_SMALL (256u << 10) /* at or below: mesh one-shot (fewest steps) */
@@ -58,7 +67,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
 /* What one call costs, summed as the header says. tasks, wakes: per rank; hops: in
  * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
 struct tally {
-    double tasks, wakes, hops, launches, work, crit;
+    double tasks, wakes, xwakes, hops, launches, work, crit; /* xwakes: of exchanges */
 };
 
 static double rounds(uint64_t bytes, uint64_t chunk)
@@ -85,7 +94,7 @@ static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint
 
     launch(t);
     t->tasks += r * peers * (e ? 3 : 5);
-    t->wakes += r * peers * (e ? 1 : 2);
+    t->xwakes += r * peers * (e ? 1 : 2);
     t->hops += r * (e ? 1 : 2);
     t->work += n * bytes;
     t->crit += bytes;
@@ -103,7 +112,7 @@ static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, bool
 
     launch(t);
     t->tasks += peers * (e ? 3 : 4);
-    t->wakes += peers * (e ? 1 : 2);
+    t->xwakes += peers * (e ? 1 : 2);
     t->hops += e ? 1 : 2;
     t->work += copies * (double)b * n;
     t->crit += copies * (double)b;
@@ -116,7 +125,7 @@ static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, bo
     double r = rounds(bytes, chunk), per = (double)bytes * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
     t->tasks += 5 * r;
-    t->wakes += 2 * r;
+    t->xwakes += 2 * r;
     t->hops += 2 * r;
     t->work += per * n;
     t->crit += per;
@@ -167,7 +176,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
             struct tally g = {0};
             gather(&g, n, b, 0, false);
             t->tasks += g.tasks - LAUNCH_TASKS, t->wakes += g.wakes - LAUNCH_WAKES;
-            t->hops += g.hops, t->work += g.work, t->crit += g.crit;
+            t->xwakes += g.xwakes, t->hops += g.hops, t->work += g.work, t->crit += g.crit;
         }
         return true;
     default:
@@ -213,7 +222,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
     case EMU_ALGO_MESH: /* the root writes to every peer, each copies out */
         launch(t);
         t->tasks += r * peers * (e ? 2 : 3);
-        t->wakes += r * peers * (e ? 1 : 2);
+        t->xwakes += r * peers * (e ? 1 : 2);
         t->hops += r * (e ? 1 : 2);
         t->work += 2 * peers * (double)S;
         t->crit += peers * (double)S;
@@ -221,7 +230,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
     case EMU_ALGO_TWOSHOT: { /* the root scatters the blocks, then an allgather of them */
         struct tally sc = {0};
         mesh(&sc, n, b, s->eager, s->chunk, false);
-        t->tasks += sc.tasks, t->wakes += sc.wakes, t->hops += sc.hops;
+        t->tasks += sc.tasks, t->wakes += sc.wakes, t->xwakes += sc.xwakes, t->hops += sc.hops;
         t->launches += sc.launches;
         t->work += sc.work / n * 2, t->crit += sc.crit; /* only the root sends */
         gather(t, n, b, s->eager, false);
@@ -276,12 +285,14 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     if (!ok)
         return -1.0;
     double h = m->handoff_us, B = m->copy_gbps * 1000.0; /* bytes per us */
-    double per_rank = t.tasks * TASK_OF_HANDOFF * h + t.wakes * h;
+    double task = TASK_OF_HANDOFF * h;
+    bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
+    double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
-    double hops = t.hops + t.launches * LAUNCH_WAKES * (s->n / cores);
+    double seq = t.hops * (own_cores ? h : task) + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
 
-    return (all > busiest ? all : busiest) + hops * h;
+    return (all > busiest ? all : busiest) + seq;
 }
 
 enum emu_coll_algo emu_coll_wall_pick(const struct emu_coll_shape *s,
