@@ -25,10 +25,9 @@ static bool pow2(uint32_t n)
 }
 
 /* The figures of this machine, when the wall clock chooses: false when the time is modelled
- * or HCEMU_MACHINE=card (the card's rule then), or when ranks could hold different figures:
- * this process measured
- * them alone (machine.h), or the job spans hosts (HCEMU_ROOT) and they are no HCEMU_MACHINE
- * given to every host alike. */
+ * or HCEMU_MACHINE=card (the card's rule then), and when ranks could hold different figures:
+ * this process measured them alone (machine.h), or the job spans hosts (HCEMU_ROOT) without
+ * an HCEMU_MACHINE given to every host alike. */
 static bool wall_machine(struct emu_machine *m)
 {
     enum emu_machine_source src;
