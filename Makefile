@@ -7,6 +7,9 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?= --output-on-failure
+# The hccl_test tools of the cliff sweep in `make bench` (bench/collectives.sh).
+BENCH_TOOLS ?= all_reduce_test all_gather_test broadcast_test reduce_scatter_test reduce_test \
+               alltoall_test scatter_test
 # Seconds each fuzz target runs (scripts/fuzz): short in `make test`, e.g. 600 for a real run.
 FUZZ_SECONDS ?= 15
 
@@ -47,7 +50,9 @@ fuzz: deps
 bench: build
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
 	@echo "== bench_startup 64"; $(BUILD)/bin/bench_startup 64
-	@echo "== bench/collectives.sh"; bench/collectives.sh $(BUILD)
+	@echo "== bench/collectives.sh (the cliff sweep: every tool, 2-16 ranks, 1 KiB-256 MiB, x2)"
+	@FACTOR=2 MAXB=256M RANKS="2 4 8 16" TOOLS="$(BENCH_TOOLS)" bench/collectives.sh $(BUILD)
+	@echo "== bench/choice.sh"; bench/choice.sh $(BUILD)
 	@echo "== bench/wakes.sh"; bench/wakes.sh $(BUILD)
 	@echo "== bench/launch.sh"; bench/launch.sh $(BUILD)
 	@echo "== bench/net.sh"; bench/net.sh $(BUILD)

@@ -6,7 +6,11 @@
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
-# MAXB, RANKS, MPI_TIMEOUT override)
+# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, MPI_TIMEOUT override)
+# Cliffs: sizes step by FACTOR (default 4; 2 for the cliff sweep), and a row whose time is more
+# than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread of an 8-rank small
+# call between runs on a quiet 2-core machine) is marked CLIFF; the last line counts them.
+# `make bench` runs the long sweep: FACTOR=2, 1 KiB-256 MiB, 2-16 ranks, every tool.
 # Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
 # and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
 # first calls touch fresh pages of the buffers and of the HCCL buffer's slots, and on a VM
@@ -23,6 +27,9 @@ SMALL_WARMUP=${SMALL_WARMUP:-20}
 SMALL_MAX=${SMALL_MAX:-1M}
 MAXB=${MAXB:-64M}
 RANKS=${RANKS:-"2 4 8"}
+FACTOR=${FACTOR:-4}
+TOOLS=${TOOLS:-"all_reduce_test all_gather_test"}
+CLIFF_US=${CLIFF_US:-30}
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -53,8 +60,9 @@ smallmax=$(bytes_of "$SMALL_MAX")
 asroot=""
 [ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
 
-printf '\n%-10s %5s %10s %11s %11s %10s %8s %9s %11s %11s %9s\n' collective ranks bytes hcemu_us \
-    busbw_GB/s bound_GB/s of_bound of_stream mpi_us mpi_busbw hcemu/mpi
+printf '\n%-13s %5s %10s %11s %11s %10s %8s %9s %11s %11s %9s %s\n' collective ranks bytes hcemu_us \
+    busbw_GB/s bound_GB/s of_bound of_stream mpi_us mpi_busbw hcemu/mpi cliff
+{
 for n in $RANKS; do
     # shellcheck disable=SC2046
     set -- $("$BIN/coll_copy_bound")
@@ -62,53 +70,59 @@ for n in $RANKS; do
     echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
-        "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" \
+        "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" "$FACTOR" \
         >"$TMP/mpi.txt" 2>"$TMP/mpi.err"; then
         echo "mpirun -n $n failed or timed out (rows it finished are kept): $(head -c 300 "$TMP/mpi.err")"
     fi
-    for tool in all_reduce_test all_gather_test; do
-        name=$(echo $tool | sed 's/_test$//;s/_//')
+    for tool in $TOOLS; do
+        name=$(echo $tool | sed 's/_test$//;s/_//g')
         : >"$TMP/out.txt"
-        # The sizes from 1 KiB, x4: the small ones in one sweep, then each larger one in a job
+        # The sizes from 1 KiB, x FACTOR: the small ones in one sweep, then each larger one in a job
         # of its own, so that no row depends on the sizes before it (one such dependence, a
         # peer mapping that moved between two sizes, was found this way: docs/PERFORMANCE.md,
         # "A peer mapping that moved").
         small_end=$smallmax
         [ "$maxbytes" -ge "$smallmax" ] || small_end=$maxbytes
         sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"
-        big=$((smallmax * 4))
+        big=$((smallmax * FACTOR))
         while [ "$big" -le "$maxbytes" ]; do
             iters=$((ITERS * 16777216 / big))
             [ "$iters" -ge "$ITERS" ] || iters=$ITERS
             sweeps="$sweeps
 $big $big $iters $WARMUP"
-            big=$((big * 4))
+            big=$((big * FACTOR))
         done
         echo "$sweeps" | while read -r sweep; do
             set -- $sweep
             [ "$1" -le "$2" ] || continue
-            if ! "$BIN/hcemu-run" -n "$n" -- "$BIN/$tool" -b "$1" -e "$2" -f 4 -n "$3" -w "$4" \
+            if ! "$BIN/hcemu-run" -n "$n" -- "$BIN/$tool" -b "$1" -e "$2" -f "$FACTOR" -n "$3" -w "$4" \
                 -c 0 -B 1 >"$TMP/sweep.txt" 2>&1; then
                 echo "$tool at $n ranks failed:"
                 grep -v '^\[rank [0-9]*\] [0-9]' "$TMP/sweep.txt" | head -5
             fi
             cat "$TMP/sweep.txt" >>"$TMP/out.txt"
         done
+        prev=""
         grep -E '^\[rank 0\] [0-9]+ +\|' "$TMP/out.txt" | sed 's/^\[rank 0\] //' |
         while IFS='|' read -r bytes us alg bus res; do
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
-                -v st="$stream" -v m="${m:-}" 'BEGIN {
+                -v st="$stream" -v m="${m:-}" -v prev="$prev" -v fac="$FACTOR" -v k="$CLIFF_US" 'BEGIN {
                     bound = cp / n;
                     sbound = st / n;
                     f = c == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
-                    printf("%-10s %5d %10d %11.1f %11.4f %10.3f %8.3f %9.3f ", c, n, b, us, bus,
+                    printf("%-13s %5d %10d %11.1f %11.4f %10.3f %8.3f %9.3f ", c, n, b, us, bus,
                            bound, (bound > 0 ? bus / bound : 0), (sbound > 0 ? bus / sbound : 0));
                     if (m != "" && m > 0)
-                        printf("%11.1f %11.4f %9.2f\n", m, b / (m * 1000) * f, us / m);
+                        printf("%11.1f %11.4f %9.2f", m, b / (m * 1000) * f, us / m);
                     else
-                        printf("%11s %11s %9s\n", "-", "-", "-");
+                        printf("%11s %11s %9s", "-", "-", "-");
+                    # a cliff: more than FACTOR x the time of the previous size, plus CLIFF_US
+                    printf("%s\n", prev != "" && us + 0 > fac * prev + k ? " CLIFF" : "");
                 }'
+            prev=$us
         done
     done
 done
+} | tee "$TMP/table.txt"
+echo "cliffs (a row over $FACTOR x the previous size's time + $CLIFF_US us): $(grep -c ' CLIFF$' "$TMP/table.txt" || true)"

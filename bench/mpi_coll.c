@@ -2,9 +2,10 @@
  * MPI_Allgather at the sizes of the hccl_test sweep (1 KiB, x4, up to maxbytes), timed the
  * way the tools time (a barrier, then the iterations after the warm-up). Compiled by the
  * script with mpicc when OpenMPI is installed; never part of the CMake build.
- * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]
+ * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP [FACTOR]]
  * (sizes up to SMALLMAX: SMALLITERS timed calls after SMALLWARMUP, as collectives.sh runs them;
  * above it ITERS, or more for sizes below 16 MiB: big_iters)
+ * (sizes step by FACTOR, default 4)
  * Prints on rank 0: "allreduce|allgather BYTES MICROSECONDS" per size, where BYTES is what
  * hccl_test reports as data_size (allgather: the gathered output). */
 #include <mpi.h>
@@ -43,12 +44,13 @@ int main(int argc, char **argv)
 {
     int me, n;
 
-    if (argc != 4 && argc != 7) {
-        fprintf(stderr,
-                "usage: mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP]\n");
+    if (argc != 4 && argc != 7 && argc != 8) {
+        fprintf(stderr, "usage: mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP "
+                        "[FACTOR]]\n");
         return 2;
     }
-    bool per_size = argc == 7; /* the collectives.sh form: iterations per size class */
+    bool per_size = argc >= 7; /* the collectives.sh form: iterations per size class */
+    long factor = argc == 8 ? atol(argv[7]) : 4;
     long maxb = atol(argv[1]), small_max = per_size ? atol(argv[4]) : 0;
     int iters = atoi(argv[2]), warmup = atoi(argv[3]);
     int small_iters = per_size ? atoi(argv[5]) : iters;
@@ -57,10 +59,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     float *a = calloc((size_t)maxb / 4 + 1, 4), *b = calloc((size_t)maxb / 4 + 1, 4);
-    if (a == NULL || b == NULL || iters < 1 || warmup < 0 || small_iters < 1 || small_warmup < 0)
+    if (a == NULL || b == NULL || iters < 1 || warmup < 0 || small_iters < 1 || small_warmup < 0 ||
+        factor < 2)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int op = 0; op < 2; op++)
-        for (long bytes = 1024; bytes <= maxb; bytes *= 4) {
+        for (long bytes = 1024; bytes <= maxb; bytes *= factor) {
             bool small = bytes <= small_max;
             /* The 3-argument form times every size ITERS times, as before. */
             int it = small ? small_iters : per_size ? big_iters(iters, bytes) : iters;

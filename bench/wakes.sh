@@ -14,7 +14,9 @@
 #   cpu_us/call  CPU time of every thread of the job
 # Needs `perf` with access to the syscall tracepoints (root, or perf_event_paranoid <= 1);
 # skips with a message otherwise.
-# Usage: bench/wakes.sh [build-dir]   (N: calls per run, default 200; CASES: "2t 2p 8p 8t ag8p")
+# Usage: bench/wakes.sh [build-dir]   (N: calls per run, default 200; CASES: "2t 2p 8p 8t ag8p",
+# or ar:RANKS:SIZE / ag:RANKS:SIZE for an allreduce / allgather of SIZE (1M, 256K...) as processes;
+# with HCEMU_ALGO set, CPU per call compares algorithms under a load that moves wall-clock times)
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
@@ -66,6 +68,11 @@ for c in $CASES; do
     8t) row "allreduce 1 KiB, 8 rank threads" "$BIN/all_reduce_test" -t 8 -b 1K -e 1K -w 5 ;;
     8p) row "allreduce 1 KiB, 8 rank processes" "$BIN/hcemu-run" -n 8 "$BIN/all_reduce_test" -b 1K -e 1K -w 5 ;;
     ag8p) row "allgather 1 KiB, 8 rank processes" "$BIN/hcemu-run" -n 8 "$BIN/all_gather_test" -b 1K -e 1K -w 5 ;;
+    ar:*:* | ag:*:*)
+        r=${c#*:} t=all_reduce_test
+        [ "${c%%:*}" = ar ] || t=all_gather_test
+        row "${c%%:*} ${r#*:}, ${r%%:*} rank processes" "$BIN/hcemu-run" -n "${r%%:*}" "$BIN/$t" \
+            -b "${r#*:}" -e "${r#*:}" -w 5 -c 0 ;;
     *) echo "unknown case $c" ;;
     esac
 done

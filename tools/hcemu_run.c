@@ -39,6 +39,7 @@
 #include "common/platform/os.h"
 #include "common/platform/secure_dir.h"
 #include "common/contract/settings.h"
+#include "run_machine.h"
 
 enum { EXIT_USAGE = 2, EXIT_TIMEOUT = 124, EXIT_INTERNAL = 1 };
 
@@ -99,11 +100,14 @@ static void usage(FILE *f)
                "                  (--key-file FILE | --insecure-loopback)]\n"
                "                 [--] PROGRAM [ARGS...]\n"
                "       hcemu-run --make-key FILE\n"
+               "       hcemu-run --machine\n"
                "  one host of a multi-host job: ranks R..R+N-1 of W run here, rank 0's process\n"
                "  listens on HOST:PORT for the other hosts' ranks, which must prove they hold\n"
                "  the job's key (the same FILE on every host, made by --make-key; or HCEMU_KEY /\n"
                "  HCEMU_KEY_FILE in the environment). --insecure-loopback: no key, for a job on\n"
-               "  this machine with a 127.x root (any local user can then join it)\n");
+               "  this machine with a 127.x root (any local user can then join it)\n"
+               "  --machine: this machine's figures for the collectives' wall-clock cost model\n"
+               "  (exported to the ranks as HCEMU_MACHINE) and the algorithms they choose\n");
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -224,6 +228,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
         {"key-file", required_argument, NULL, 'K'},
         {"make-key", required_argument, NULL, 'M'},
         {"insecure-loopback", no_argument, NULL, 'L'},
+        {"machine", no_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -286,6 +291,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
         case 'L':
             opt->insecure_loopback = true;
             break;
+        case 'm':
+            exit(run_machine_print());
         case 'h':
             usage(stdout);
             exit(0);
@@ -740,6 +747,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc;
     emu_os_raise_nofile(); /* two pipes per rank; ranks inherit the raised limit */
+    run_machine_export(opt.root != NULL);
     /* Orphaned executors (started by a rank that died) become our children, so we can reap
      * them and the job leaves no process behind. */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)

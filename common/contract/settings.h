@@ -113,6 +113,8 @@ enum emu_setting_reader {
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
+    X(MACHINE, "HCEMU_MACHINE", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                            \
+      "this machine's figures for the collectives' wall-clock cost model: copy=GB/s,handoff=us,cores=N") \
     X(COLL_CHECK, "HCEMU_COLL_CHECK", EMU_SET_BOOL, "0", 0, 1, "", EMU_SET_HOST,                    \
       "cross-rank checks of every collective call: operator, types, counts, op, root, order")     \
     X(FAULT, "HCEMU_FAULT", EMU_SET_STR, "", 0, 0, "", EMU_SET_EXEC,                              \

@@ -464,9 +464,12 @@ static bool pairs_with(const struct emu_coll_state *st, const struct hcoll_args 
 static bool eager_pair(const struct emu_coll_state *st, const struct hcoll_args *a, uint32_t p)
 {
     const struct hcoll_pair *pr = &a->pairs[p];
+    /* A launch whose rounds are smaller than the slots (a reduction on the wall clock,
+     * coll_plan.c) goes eager only within a round too; the eager slots stay where they are. */
+    uint64_t cap = st->eager_len < a->slot ? st->eager_len : a->slot;
 
-    return a->recv_mode != HCOLL_RECV_KEEP && pr->send_len <= st->eager_len &&
-           pr->recv_len <= st->eager_len && !hcoll_bit(st->shared, p);
+    return a->recv_mode != HCOLL_RECV_KEEP && pr->send_len <= cap && pr->recv_len <= cap &&
+           !hcoll_bit(st->shared, p);
 }
 
 /* Several eager peers: whether each gets its own thread (HCEMU_PEER_THREADS). The card gives

@@ -1,24 +1,18 @@
 /* coll_plan.c - turns one checked operator call (struct emu_coll_op) into launches of the
- * collectives image: picks the algorithm (HCEMU_ALGO, else by size and rank count), builds
+ * collectives image: picks the algorithm (HCEMU_ALGO, else coll_cost.c: the card's rule when
+ * the time is modelled, this machine's cost model otherwise), builds
  * each launch's struct hcoll_args and, for reductions the data plane cannot do, alternates
  * exchange rounds with compute launches. Everything is queued on the user's stream. */
 #include "coll.h"
 
 #include <string.h>
 
+#include "coll_cost.h"
+#include "common/platform/copy.h"
 #include "common/platform/log.h"
-
-#define SMALL_BYTES (256u << 10) /* at or below: mesh one-shot (fewest steps) */
-/* Several servers: past these (allreduce buffer, allgather output) the hierarchical forms
- * beat mesh one-shot in the modelled time at 4+4 ranks (docs/MULTIHOST.md). */
-#define HIER_AR_BYTES SMALL_BYTES
-#define HIER_AG_BYTES (2u << 20)
-/* Two ranks: past this an allreduce goes two-shot. One-shot makes each rank reduce the whole
- * buffer; two-shot halves that work for one more round of notifies. The modelled times of the
- * two cross near 16 MiB (mesh 444 / twoshot 428 us at 16 MiB, 1742 / 1626 us at 64 MiB), and
- * here, where each rank's copies and reductions share two cores, two-shot runs a 64 MiB call
- * in 0.6-0.75 of the one-shot time. */
-#define TWO_RANK_TWOSHOT_BYTES (16u << 20)
+#include "common/platform/machine.h"
+#include "common/contract/settings.h"
+#include "host/acl/model_time.h"
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -30,6 +24,35 @@ static bool pow2(uint32_t n)
     return (n & (n - 1)) == 0;
 }
 
+/* The figures of this machine, when the wall clock chooses: false when the time is modelled
+ * or HCEMU_MACHINE=card (the card's rule then), and when ranks could hold different figures:
+ * this process measured them alone (machine.h), or the job spans hosts (HCEMU_ROOT) without
+ * an HCEMU_MACHINE given to every host alike. */
+static bool wall_machine(struct emu_machine *m)
+{
+    enum emu_machine_source src;
+
+    if (emu_model_time_on())
+        return false;
+    emu_machine_get(m, &src);
+    if (src == EMU_MACHINE_ALONE || src == EMU_MACHINE_CARD)
+        return false;
+    return src == EMU_MACHINE_SETTING || *emu_settings_str(EMU_SET_ROOT) == '\0';
+}
+
+/* The round size of a reducing launch: on the wall clock below the size the data plane streams
+ * from, so each reduction reads the lines its write just left in the cache (a 2-rank 1 MiB
+ * allreduce streamed its write to memory and read it back: 3x the time of 512 KiB). The
+ * modelled clock keeps the slot. */
+static uint64_t reduce_slot(const struct emu_coll_state *st)
+{
+    struct emu_machine m;
+
+    if (!wall_machine(&m))
+        return emu_coll_slot(st);
+    return emu_coll_reduce_chunk(emu_coll_slot(st), emu_copy_stream_min());
+}
+
 static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
                             const struct emu_coll_op *op, const struct hcoll_pair *pairs,
                             uint8_t *in, uint8_t *out, uint32_t mode)
@@ -37,6 +60,8 @@ static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
     struct hcoll_args a;
 
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
+    if (mode == HCOLL_RECV_REDUCE)
+        a.slot = reduce_slot(st);
     a.in = in;
     a.out = out;
     emu_coll_pairs_copy(a.pairs, pairs, emu_coll_size(st));
@@ -142,32 +167,30 @@ static void block(uint64_t count, uint32_t n, uint32_t b, uint32_t esz, uint64_t
     *len = (hi - lo) * esz;
 }
 
-/* `hier` (several servers) is the default for allreduce and allgather past HIER_*_BYTES: the
- * inter-server ports, not the links inside a server, then bound the time (coll_hier.c). */
+/* HCEMU_ALGO; else the card's rule when the time is modelled or hier applies (several equal
+ * servers: the inter-server ports bound the card's time, coll_hier.c); else this machine's
+ * cost model (coll_cost.c). `bytes`: the buffer (allgather: output, reduce-scatter: input). */
 static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_coll_state *st,
-                               uint64_t bytes)
+                               uint64_t bytes, bool in_place)
 {
     enum emu_coll_algo a = emu_coll_algo_setting(op->kind);
     uint32_t n = emu_coll_size(st);
     bool hier = emu_coll_hier_applies(emu_coll_servers_of(st)) &&
                 (op->kind == EMU_COLL_ALLREDUCE || op->kind == EMU_COLL_ALLGATHER);
+    struct emu_machine m;
 
     if (a == EMU_ALGO_HIER && !hier)
         a = EMU_ALGO_DEFAULT; /* one server, or servers of unequal sizes: the usual choice */
     if (a != EMU_ALGO_DEFAULT)
         return a;
-    if (hier && bytes > (op->kind == EMU_COLL_ALLGATHER ? HIER_AG_BYTES : HIER_AR_BYTES))
-        return EMU_ALGO_HIER;
-    if (n == 2 && op->kind == EMU_COLL_ALLREDUCE && bytes >= TWO_RANK_TWOSHOT_BYTES)
-        return EMU_ALGO_TWOSHOT;
-    if (bytes <= SMALL_BYTES || n <= 2)
-        return EMU_ALGO_MESH;
-    switch (op->kind) {
-    case EMU_COLL_ALLREDUCE: return pow2(n) ? EMU_ALGO_RHD : EMU_ALGO_TWOSHOT;
-    case EMU_COLL_ALLGATHER: return EMU_ALGO_MESH;
-    case EMU_COLL_BROADCAST: return EMU_ALGO_TWOSHOT;
-    default: return EMU_ALGO_MESH;
-    }
+    bool wall = wall_machine(&m);
+    struct emu_coll_shape sh = {.kind = op->kind, .n = n, .bytes = bytes,
+                                .eager = emu_coll_eager_len(st), .chunk = reduce_slot(st),
+                                .in_place = in_place};
+    a = emu_coll_default_pick(&sh, hier, wall ? &m : NULL);
+    EMU_LOG_DEBUG("%s: %u ranks, %llu bytes: %s (%s)", op->fn, n, (unsigned long long)bytes,
+                  emu_coll_algo_name(a), wall && !hier ? "wall-clock cost model" : "card's rule");
+    return a;
 }
 
 /* Two-shot allreduce: mesh reduce-scatter of n blocks, then mesh allgather of the blocks. */
@@ -206,7 +229,7 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
     if (!emu_coll_prim_reducible(op->dtype, op->op))
         return reduce_by_compute(st, stream, op);
-    enum emu_coll_algo algo = pick(op, st, bytes);
+    enum emu_coll_algo algo = pick(op, st, bytes, false);
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* halving-doubling needs a power of two */
     switch (algo) {
@@ -220,6 +243,7 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
                            algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
                            HCOLL_RECV_COPY);
         a.count = op->count;
+        a.slot = reduce_slot(st);
         if (algo == EMU_ALGO_RHD) { /* its allgather half; block 0 is the largest */
             uint64_t off, len;
             block(op->count, n, 0, op->esz, &off, &len);
@@ -238,7 +262,7 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     uint64_t bytes = op->count * op->esz;
     struct hcoll_args a;
 
-    enum emu_coll_algo algo = pick(op, st, bytes * n);
+    enum emu_coll_algo algo = pick(op, st, bytes * n, false);
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
     if (algo == EMU_ALGO_HIER)
@@ -267,9 +291,10 @@ static emu_status reduce_scatter(struct emu_coll_state *st, aclrtStream stream,
     struct hcoll_args a;
 
     if (n > 1 && !in_place && emu_coll_prim_reducible(op->dtype, op->op) &&
-        pick(op, st, bytes * n) == EMU_ALGO_RING) {
+        pick(op, st, bytes * n, in_place) == EMU_ALGO_RING) {
         emu_coll_args_init(&a, op, st, HCOLL_ENGINE_RING_RS, HCOLL_RECV_COPY);
         a.count = op->count;
+        a.slot = reduce_slot(st);
         return emu_coll_launch_run(st, stream, &a, op->fn);
     }
     if (n > 1)
@@ -309,7 +334,7 @@ static emu_status broadcast(struct emu_coll_state *st, aclrtStream stream,
     uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
     uint64_t bytes = op->count * op->esz;
 
-    if (n > 1 && pick(op, st, bytes) == EMU_ALGO_TWOSHOT)
+    if (n > 1 && pick(op, st, bytes, false) == EMU_ALGO_TWOSHOT)
         return broadcast_twoshot(st, stream, op);
     emu_coll_pairs_zero(op->pairs, n);
     for (uint32_t p = 0; p < n; p++) {

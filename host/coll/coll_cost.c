@@ -1,0 +1,328 @@
+/* coll_cost.c - the default algorithm of a built-in collective: the card's rule for the
+ * modelled clock, a cost model of this machine for the wall clock (docs/COLLECTIVES.md,
+ * "How the algorithm is chosen").
+ *
+ * The wall-clock model counts, per algorithm, what an emulated call costs on a CPU whose few
+ * cores every emulated device shares:
+ *   - tasks each rank's kernel queues and its executor runs (CPU: TASK_OF_HANDOFF of a
+ *     hand-off each; a launch counts LAUNCH_TASKS more),
+ *   - wake-ups of a sleeping worker (CPU: one hand-off each): LAUNCH_WAKES per rank and launch;
+ *     per exchange only while every rank has a core of its own, since with more ranks than
+ *     cores the job-wide run queue runs a peer's tasks in place (bench/wakes.sh: 8.8 futex
+ *     wakes per 8-rank 1 KiB allreduce, whatever the algorithm's exchanges),
+ *   - bytes copied and reduced by all ranks together (a reduced byte costs REDUCE_WEIGHT of a
+ *     copied one: it reads two lines per line written), at one core's copy rate,
+ *   - hand-offs in sequence on the call's critical path: a hand-off of latency each while every
+ *     rank has a core, a task's CPU each otherwise; a launch LAUNCH_HOPS x the ranks per core,
+ * and takes time = max(CPU of all ranks / usable cores, CPU of the busiest rank) + hand-offs
+ * in sequence. The machine's figures (copy rate, hand-off, cores: machine.h) are measured, so
+ * the same counts choose differently on another machine.
+ *
+ * The task and launch weights come from bench/wakes.sh's CPU per 8-rank 1 KiB allreduce on a
+ * 2-core machine (hand-off 2.5 us): mesh 150, rhd 152, ring 372, twoshot 450 CPU-us, i.e.
+ * about 0.57 us a task and 12 tasks' worth a launch. */
+#include "coll_cost.h"
+
+#define TASK_OF_HANDOFF 0.22 /* a task's CPU, in hand-offs: 0.57 us against 2.5 on a 2-core VM */
+#define REDUCE_WEIGHT 1.5
+/* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
+ * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
+ * launch's exchanges end, so its hand-offs in sequence grow with the ranks per core. */
+#define LAUNCH_TASKS 12.0
+#define LAUNCH_WAKES 1.0
+#define LAUNCH_HOPS 2.0
+
+/* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
+#define CARD_SMALL (256u << 10) /* at or below: mesh one-shot (fewest steps) */
+/* Several servers: past these (allreduce buffer, allgather output) the hierarchical forms
+ * beat mesh one-shot in the modelled time at 4+4 ranks (docs/MULTIHOST.md). */
+#define CARD_HIER_AR CARD_SMALL
+#define CARD_HIER_AG (2u << 20)
+/* Two ranks: past this an allreduce goes two-shot. One-shot makes each rank reduce the whole
+ * buffer; two-shot halves that work for one more round of notifies. The modelled times of the
+ * two cross near 16 MiB (mesh 444 / twoshot 428 us at 16 MiB, 1742 / 1626 us at 64 MiB). */
+#define CARD_TWO_RANK_TWOSHOT (16u << 20)
+
+static bool pow2(uint32_t n)
+{
+    return n != 0 && (n & (n - 1)) == 0;
+}
+
+enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint64_t bytes,
+                                      bool hier)
+{
+    if (hier && bytes > (kind == EMU_COLL_ALLGATHER ? CARD_HIER_AG : CARD_HIER_AR))
+        return EMU_ALGO_HIER;
+    if (n == 2 && kind == EMU_COLL_ALLREDUCE && bytes >= CARD_TWO_RANK_TWOSHOT)
+        return EMU_ALGO_TWOSHOT;
+    if (bytes <= CARD_SMALL || n <= 2)
+        return EMU_ALGO_MESH;
+    switch (kind) {
+    case EMU_COLL_ALLREDUCE: return pow2(n) ? EMU_ALGO_RHD : EMU_ALGO_TWOSHOT;
+    case EMU_COLL_BROADCAST: return EMU_ALGO_TWOSHOT;
+    default: return EMU_ALGO_MESH;
+    }
+}
+
+/* What one call costs, summed as the header says. tasks, wakes: per rank; hops: in
+ * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
+struct tally {
+    double tasks, wakes, xwakes, hops, launches, work, crit; /* xwakes: of exchanges */
+};
+
+static double rounds(uint64_t bytes, uint64_t chunk)
+{
+    chunk = chunk != 0 ? chunk : 1;
+    return bytes == 0 ? 1.0 : (double)((bytes + chunk - 1) / chunk);
+}
+
+static void launch(struct tally *t)
+{
+    t->tasks += LAUNCH_TASKS;
+    t->wakes += LAUNCH_WAKES;
+    t->launches += 1;
+}
+
+/* One mesh launch: `per` bytes each way with each of the n - 1 peers, reduced (`red`) or
+ * copied out; eager when `per` fits `eager` (one notify, no ACK), else rounds of `chunk`. */
+static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint64_t chunk,
+                 bool red)
+{
+    bool e = eager != 0 && per <= eager;
+    double r = e ? 1 : rounds(per, chunk), peers = n - 1;
+    double bytes = peers * (double)per * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
+
+    launch(t);
+    t->tasks += r * peers * (e ? 3 : 5);
+    t->xwakes += r * peers * (e ? 1 : 2);
+    t->hops += r * (e ? 1 : 2);
+    t->work += n * bytes;
+    t->crit += bytes;
+}
+
+/* One gather launch of n blocks of `b` (each rank's block to every peer): eager writes and
+ * copies out (2(n - 1) copies of each block), or staged reads when a block does not fit an
+ * eager slot (n copies: staged once, read by each peer); plus one when each rank's block
+ * must also go from its input to its output (`own`; not in the in-place second half of the
+ * two-shot forms). */
+static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, bool own)
+{
+    bool e = eager != 0 && b <= eager;
+    double peers = n - 1, copies = (e ? 2.0 * peers : n) + (own ? 1 : 0);
+
+    launch(t);
+    t->tasks += peers * (e ? 3 : 4);
+    t->xwakes += peers * (e ? 1 : 2);
+    t->hops += e ? 1 : 2;
+    t->work += copies * (double)b * n;
+    t->crit += copies * (double)b;
+}
+
+/* One neighbour step (ring, halving, doubling): `bytes` each way through the slots, then
+ * reduced (`red`) or copied out. */
+static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, bool red)
+{
+    double r = rounds(bytes, chunk), per = (double)bytes * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
+
+    t->tasks += 5 * r;
+    t->xwakes += 2 * r;
+    t->hops += 2 * r;
+    t->work += per * n;
+    t->crit += per;
+}
+
+static uint32_t log2u(uint32_t n)
+{
+    uint32_t l = 0;
+
+    while ((1u << (l + 1)) <= n)
+        l++;
+    return l;
+}
+
+/* The tally of `algo` for allreduce; false when it does not apply. */
+static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, struct tally *t)
+{
+    uint32_t n = s->n;
+    uint64_t S = s->bytes, b = (S + n - 1) / n, er = s->eager < s->chunk ? s->eager : s->chunk;
+
+    switch (algo) {
+    case EMU_ALGO_MESH:
+        mesh(t, n, S, er, s->chunk, true);
+        return true;
+    case EMU_ALGO_TWOSHOT:
+        mesh(t, n, b, er, s->chunk, true);
+        gather(t, n, b, s->eager, false);
+        return true;
+    case EMU_ALGO_RING:
+        launch(t);
+        t->work += (double)S * n, t->crit += (double)S; /* input to output */
+        for (uint32_t j = 0; j < 2 * (n - 1); j++)
+            step(t, n, b, s->chunk, j < n - 1);
+        return true;
+    case EMU_ALGO_RHD:
+        if (!pow2(n))
+            return false;
+        launch(t);
+        for (uint32_t k = 1; k <= log2u(n); k++) {
+            uint64_t half = S >> k;
+            t->work += (double)half * n, t->crit += (double)half; /* the half I keep */
+            step(t, n, half, s->chunk, true);
+        }
+        if (s->eager != 0 && b <= s->eager) {
+            for (uint32_t k = 0; k < log2u(n); k++)
+                step(t, n, b << k, s->chunk, false);
+        } else {
+            struct tally g = {0};
+            gather(&g, n, b, 0, false);
+            t->tasks += g.tasks - LAUNCH_TASKS, t->wakes += g.wakes - LAUNCH_WAKES;
+            t->xwakes += g.xwakes, t->hops += g.hops, t->work += g.work, t->crit += g.crit;
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool allgather(const struct emu_coll_shape *s, enum emu_coll_algo algo, struct tally *t)
+{
+    uint32_t n = s->n;
+    uint64_t b = s->bytes / n;
+
+    switch (algo) {
+    case EMU_ALGO_MESH:
+        gather(t, n, b, s->eager, true);
+        return true;
+    case EMU_ALGO_RING:
+    case EMU_ALGO_RHD:
+        if (algo == EMU_ALGO_RHD && !pow2(n))
+            return false;
+        launch(t);
+        t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
+        if (algo == EMU_ALGO_RING)
+            for (uint32_t j = 0; j + 1 < n; j++)
+                step(t, n, b, s->chunk, false);
+        else
+            for (uint32_t k = 0; k < log2u(n); k++)
+                step(t, n, b << k, s->chunk, false);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, struct tally *t)
+{
+    uint32_t n = s->n;
+    uint64_t S = s->bytes, b = (S + n - 1) / n;
+    bool e = s->eager != 0 && S <= s->eager;
+    double peers = n - 1, r = e ? 1 : rounds(S, s->chunk);
+
+    switch (algo) {
+    case EMU_ALGO_MESH: /* the root writes to every peer, each copies out */
+        launch(t);
+        t->tasks += r * peers * (e ? 2 : 3);
+        t->xwakes += r * peers * (e ? 1 : 2);
+        t->hops += r * (e ? 1 : 2);
+        t->work += 2 * peers * (double)S;
+        t->crit += peers * (double)S;
+        return true;
+    case EMU_ALGO_TWOSHOT: { /* the root scatters the blocks, then an allgather of them */
+        struct tally sc = {0};
+        mesh(&sc, n, b, s->eager, s->chunk, false);
+        t->tasks += sc.tasks, t->wakes += sc.wakes, t->xwakes += sc.xwakes, t->hops += sc.hops;
+        t->launches += sc.launches;
+        t->work += sc.work / n * 2, t->crit += sc.crit; /* only the root sends */
+        gather(t, n, b, s->eager, false);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static bool reduce_scatter(const struct emu_coll_shape *s, enum emu_coll_algo algo,
+                           struct tally *t)
+{
+    uint32_t n = s->n;
+    uint64_t b = s->bytes / n, er = s->eager < s->chunk ? s->eager : s->chunk;
+
+    switch (algo) {
+    case EMU_ALGO_MESH:
+        mesh(t, n, b, er, s->chunk, true);
+        return true;
+    case EMU_ALGO_RING:
+        if (s->in_place)
+            return false;
+        launch(t);
+        t->work += (double)b * n, t->crit += (double)b;
+        for (uint32_t j = 0; j + 1 < n; j++) {
+            step(t, n, b, s->chunk, true);
+            t->tasks += rounds(b, s->chunk); /* my input block copied in */
+            t->work += (double)b * n, t->crit += (double)b;
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo algo,
+                          const struct emu_machine *m)
+{
+    struct tally t = {0};
+    bool ok;
+
+    if (s->n < 2)
+        return algo == EMU_ALGO_MESH ? 0.0 : -1.0;
+    switch (s->kind) {
+    case EMU_COLL_ALLREDUCE: ok = allreduce(s, algo, &t); break;
+    case EMU_COLL_ALLGATHER: ok = allgather(s, algo, &t); break;
+    case EMU_COLL_BROADCAST: ok = broadcast(s, algo, &t); break;
+    case EMU_COLL_REDUCE_SCATTER: ok = reduce_scatter(s, algo, &t); break;
+    default: ok = algo == EMU_ALGO_MESH; break;
+    }
+    if (!ok)
+        return -1.0;
+    double h = m->handoff_us, B = m->copy_gbps * 1000.0; /* bytes per us */
+    double task = TASK_OF_HANDOFF * h;
+    bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
+    double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
+    double cores = m->cores < s->n ? m->cores : s->n;
+    double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
+    double seq = t.hops * (own_cores ? h : task) + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
+
+    return (all > busiest ? all : busiest) + seq;
+}
+
+enum emu_coll_algo emu_coll_wall_pick(const struct emu_coll_shape *s,
+                                      const struct emu_machine *m)
+{
+    /* Ties go to the fewer launches and hand-offs in sequence. */
+    static const enum emu_coll_algo order[] = {EMU_ALGO_MESH, EMU_ALGO_RHD, EMU_ALGO_RING,
+                                               EMU_ALGO_TWOSHOT};
+    enum emu_coll_algo best = EMU_ALGO_MESH;
+    double best_us = -1;
+
+    for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        double us = emu_coll_wall_cost(s, order[i], m);
+        if (us >= 0 && (best_us < 0 || us < best_us))
+            best = order[i], best_us = us;
+    }
+    return best;
+}
+
+uint64_t emu_coll_reduce_chunk(uint64_t slot, uint64_t stream_min)
+{
+    uint64_t c = stream_min / 2 / HCOLL_ALIGN * HCOLL_ALIGN;
+
+    return c == 0 || c >= slot ? slot : c;
+}
+
+enum emu_coll_algo emu_coll_default_pick(const struct emu_coll_shape *s, bool hier,
+                                         const struct emu_machine *m)
+{
+    if (m == NULL || hier)
+        return emu_coll_card_pick(s->kind, s->n, s->bytes, hier);
+    return emu_coll_wall_pick(s, m);
+}

@@ -1,0 +1,84 @@
+/* run_machine.c - hcemu-run: the machine's figures for the collectives' wall-clock cost model
+ * (common/platform/machine.h, host/coll/coll_cost.c). */
+#include "run_machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/contract/settings.h"
+#include "common/platform/copy.h"
+#include "common/platform/machine.h"
+#include "host/coll/coll_cost.h"
+
+void run_machine_export(bool multihost)
+{
+    struct emu_machine m;
+    char text[128];
+
+    if (multihost || emu_settings_enum(EMU_SET_TIME) == 1 ||
+        *emu_settings_str(EMU_SET_MACHINE) != '\0')
+        return;
+    emu_machine_get(&m, NULL);
+    emu_machine_format(&m, text, sizeof(text));
+    setenv("HCEMU_MACHINE", text, 1);
+}
+
+/* The eager slot of the default HCCL buffer (host/coll/coll_launch.c: an eighth of the
+ * buffer over 2n slots, at most 1 MiB at 2 ranks and 64 KiB otherwise, none past 64 ranks)
+ * and the slot (at most 4 MiB). */
+static void slots(uint32_t n, uint64_t *eager, uint64_t *slot)
+{
+    uint64_t buf = emu_settings_u64(EMU_SET_HCCL_BUFFSIZE) << 20;
+    uint64_t e = buf / (16ull * n) / HCOLL_ALIGN * HCOLL_ALIGN, cap = n == 2 ? 1u << 20 : 64u << 10;
+
+    e = n > 64 ? 0 : e < cap ? e : cap;
+    uint64_t s = (buf - 2ull * n * e) / n / HCOLL_ALIGN * HCOLL_ALIGN;
+    *eager = e;
+    *slot = s < (4u << 20) ? s : 4u << 20;
+}
+
+int run_machine_print(void)
+{
+    static const struct {
+        enum emu_coll_kind kind;
+        const char *name;
+    } kinds[] = {{EMU_COLL_ALLREDUCE, "allreduce"},
+                 {EMU_COLL_ALLGATHER, "allgather"},
+                 {EMU_COLL_BROADCAST, "broadcast"},
+                 {EMU_COLL_REDUCE_SCATTER, "reducescatter"}};
+    static const char *const algo[EMU_ALGO_COUNT] = {"default", "mesh", "twoshot",
+                                                     "ring",    "rhd",  "hier"};
+    struct emu_machine m;
+    enum emu_machine_source src;
+    char text[128], path[4096];
+
+    emu_machine_get(&m, &src);
+    emu_machine_format(&m, text, sizeof(text));
+    printf("HCEMU_MACHINE=%s\n", text);
+    printf("# from: %s", emu_machine_source_name(src));
+    if (src != EMU_MACHINE_SETTING && src != EMU_MACHINE_CARD &&
+        emu_machine_cache_path(path, sizeof(path)))
+        printf(" (%s/machine)", path);
+    printf("\n# default algorithm on the wall clock, one server (HCEMU_TIME=model keeps the card's"
+           " rule; HCEMU_ALGO forces one)\n%-14s %5s", "operator", "ranks");
+    for (uint64_t b = 1024; b <= (256ull << 20); b *= 4)
+        printf(" %8llu%c", (unsigned long long)(b >= (1u << 20) ? b >> 20 : b >> 10),
+               b >= (1u << 20) ? 'M' : 'K');
+    printf("\n");
+    for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        for (uint32_t n = 2; n <= 16; n *= 2) {
+            uint64_t eager, slot;
+            slots(n, &eager, &slot);
+            bool red = kinds[k].kind != EMU_COLL_ALLGATHER && kinds[k].kind != EMU_COLL_BROADCAST;
+            printf("%-14s %5u", kinds[k].name, n);
+            for (uint64_t b = 1024; b <= (256ull << 20); b *= 4) {
+                struct emu_coll_shape s = {
+                    .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
+                    .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot};
+                printf(" %9s", algo[emu_coll_default_pick(&s, false,
+                                                          src == EMU_MACHINE_CARD ? NULL : &m)]);
+            }
+            printf("\n");
+        }
+    return 0;
+}
