@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -109,7 +110,14 @@ static void a_kernel_runs_on_a_thread_in_order_with_the_users_stream(void **stat
                      0);
     assert_int_equal(HcclGetRootInfo(&root), HCCL_SUCCESS);
     memset(ranks, 0, sizeof(ranks));
+    struct cu_capture cap;
+    cu_capture_begin(&cap);
     cu_run_ranks(ranks, 2, &root, copy_on_a_thread, NULL);
+    cu_capture_end(&cap);
+    /* Seven refusals a rank, one line each; and every notify recorded was waited for (a
+     * thread that never waited for the stream's start leaves its notify set). */
+    assert_int_equal(cap.errors, 14);
+    assert_null(strstr(cap.text, "never waited"));
     for (int i = 0; i < 2; i++) {
         assert_int_equal(ranks[i].init_rc, 0);
         assert_int_equal(ranks[i].failures, 0);
@@ -123,6 +131,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_kernel_runs_on_a_thread_in_order_with_the_users_stream),
     };
+    /* With the race checker every task runs on one worker of the executor, later than
+     * otherwise: a user's stream that did not wait for the thread is seen done before the
+     * copy, and the bytes show it. */
+    setenv("HCEMU_RACECHECK", "1", 1);
     cu_job_begin(job, sizeof(job), "2", "4");
     return cu_job_end(job, cmocka_run_group_tests_name("aicpu_launch", tests, cu_acl_setup,
                                                        cu_acl_teardown));
