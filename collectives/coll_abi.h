@@ -22,6 +22,19 @@ enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_EAGER = 2, HCOLL_CHANNEL_NOTIFIES = 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
 #define HCOLL_KERNEL_COMPUTE "hcemu_coll_compute"
+#define HCOLL_KERNEL_THREAD_WAIT "hcemu_thread_wait"
+#define HCOLL_KERNEL_THREAD_RECORD "hcemu_thread_record"
+
+/* The argument of both: hcemu_thread_wait queues on `thread` a wait for its notify `idx`
+ * (timeout_s); hcemu_thread_record queues on `thread` a record of notify `idx` of `dst`.
+ * HcclAicpuKernelLaunch puts them around the user's entry: "the stream got here" before its
+ * tasks, "its tasks are done" after them. */
+struct hcoll_thread_notify {
+    ThreadHandle thread;
+    ThreadHandle dst;
+    uint32_t idx;
+    uint32_t timeout_s;
+};
 
 /* What the launch runs. PAIRS: every peer gets its own thread and the pair moves
  * pairs[p].send_len bytes to p while receiving pairs[p].recv_len from it (mesh one-shot and

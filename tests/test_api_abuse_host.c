@@ -186,6 +186,8 @@ static const any_fn api_table[] = {
     F(HcommProfilingReportDeviceOp), F(HcommProfilingReportKernelStartTask),
     F(HcommProfilingReportKernelEndTask), F(HcclProfilingReportOp), F(HcclReportAicpuKernel),
     F(HcclReportAivKernel), F(HcommGetProfilingSysCycleTime), F(HcclDfxRegOpInfoByCommId),
+    F(HcommProfilingRegThread), F(HcommProfilingUnRegThread), F(HcommProfilingReportKernel),
+    F(HcommProfilingReportOp),
     /* acl_rt.h, HCCL 9.2 additions */
     F(aclmdlRICaptureGetInfo), F(aclmdlRICaptureThreadExchangeMode),
     F(aclrtCreateEventExWithFlag), F(aclrtGetDeviceInfo), F(aclrtGetDevicesTopo),
@@ -1093,14 +1095,23 @@ static void hccl92_calls(HcclComm c)
     void *p;
     char tag[] = "comm";
     HcclDfxOpInfo info;
+    HcomProInfo prof;
+    ThreadHandle thread = 1;
 
     memset(&info, 0, sizeof(info));
+    memset(&prof, 0, sizeof(prof));
     EXPECT(HcclCommRegCommStateCallback(NULL, NULL, NULL), HCCL_E_PTR);
     EXPECT(HcclCommSymWinRegister(c, heap_junk, 64, &w, 0), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclCommSymWinDeregister(heap_junk), HCCL_E_NOT_SUPPORT);
     SURVIVES(HcclCommSymWinGet(c, heap_junk, 64, &w, &off));
     EXPECT(HcclSymWinGetPeerPointer(heap_junk, 0, 1, &p), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclAicpuKernelLaunch(c, NULL, NULL, 0, NULL, NULL), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclAicpuKernelLaunch(c, NULL, NULL, 0, NULL, NULL), HCCL_E_PARA, HCCL_E_PTR);
+    EXPECT(HcommProfilingRegThread(prof, NULL), HCCL_E_PTR);
+    EXPECT(HcommProfilingRegThread(prof, &thread), 0);
+    EXPECT(HcommProfilingUnRegThread(prof, NULL), HCCL_E_PTR);
+    EXPECT(HcommProfilingUnRegThread(prof, &thread), 0);
+    EXPECT(HcommProfilingReportKernel(0, NULL), 0);
+    EXPECT(HcommProfilingReportOp(prof), 0);
     EXPECT(HcommRegOpInfo(NULL, NULL, 0), HCCL_E_PTR);
     EXPECT(HcommRegOpInfo(tag, NULL, 8), HCCL_E_PTR);
     EXPECT(HcommRegOpTaskException(NULL, NULL), HCCL_E_PTR);

@@ -278,3 +278,28 @@ emu_status emu_binary_image_on(struct emu_binary *b, struct emu_hdev *d, uint32_
     *image = b->image[d->id];
     return EMU_OK;
 }
+
+struct by_name {
+    const char *name;
+    struct emu_binary *found;
+};
+
+static bool by_name_cb(struct emu_registry_entry *e, void *arg)
+{
+    struct by_name *q = arg;
+    struct emu_binary *b = (struct emu_binary *)e;
+    const char *slash = strrchr(b->so_path, '/');
+
+    if (q->found == NULL && !b->from_data && strcmp(slash ? slash + 1 : b->so_path, q->name) == 0)
+        q->found = b;
+    return false;
+}
+
+emu_status emu_binary_find_loaded(const char *so_name, struct emu_binary **out)
+{
+    struct by_name q = {.name = so_name, .found = NULL};
+
+    emu_registry_visit(EMU_REG_BINARY, by_name_cb, &q);
+    *out = q.found;
+    return q.found != NULL ? EMU_OK : EMU_ENOTFOUND;
+}

@@ -28,6 +28,9 @@ emu_status emu_binary_load_data(const void *data, size_t len, const struct emu_b
 void emu_binary_unload(struct emu_binary *b);
 /* The live binary behind a user handle; EMU_EHANDLE (one log line) otherwise. */
 emu_status emu_binary_check(const void *user, struct emu_binary **out) EMU_MUST_CHECK;
+/* A binary this process loaded from a file whose image is named `so_name` (no folder):
+ * EMU_ENOTFOUND, silently, when there is none. */
+emu_status emu_binary_find_loaded(const char *so_name, struct emu_binary **out) EMU_MUST_CHECK;
 /* Look up a kernel by its descriptor name (or exported symbol for bare images). */
 emu_status emu_binary_get_function(struct emu_binary *b, const char *kernel,
                                    struct emu_function **out) EMU_MUST_CHECK;

@@ -10,8 +10,11 @@
 #include <stdint.h>
 
 #include "collectives/coll_abi.h"
+#include "common/contract/hcomm_check.h"
 #include "common/contract/status.h"
 #include "hccl/hccl.h"
+
+struct emu_function;
 
 struct emu_comm;
 
@@ -111,6 +114,15 @@ emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream
                                    const struct hcoll_compute_args *a,
                                    const char *fn) EMU_MUST_CHECK;
 uint64_t emu_coll_slot(const struct emu_coll_state *st);
+/* Launch f (one block) on stream with `size` argument bytes, in order with the stream. */
+emu_status emu_coll_launch_kernel(struct emu_function *f, aclrtStream stream, const void *args,
+                                  size_t size, uint64_t timeout_us, const char *fn) EMU_MUST_CHECK;
+/* The Hcomm call a host-stream record or wait of the launches is made as (hcomm.h). */
+struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite);
+/* Launch hcemu_thread_wait (wait) or hcemu_thread_record of hcemu's image (loaded on first
+ * use) on stream. */
+emu_status emu_coll_launch_notify(aclrtStream stream, const struct hcoll_thread_notify *a,
+                                  bool wait, const char *fn) EMU_MUST_CHECK;
 /* Bytes of an eager slot (0: this communicator has none). */
 uint64_t emu_coll_eager_len(const struct emu_coll_state *st);
 /* Bytes at the start of my HCCL buffer one round of staged reads may fill. */
@@ -126,6 +138,8 @@ uint32_t emu_coll_size(const struct emu_coll_state *st);
 emu_status emu_coll_batch(HcclComm comm, aclrtStream stream, const HcclSendRecvItem *items,
                           uint32_t n, const char *fn) EMU_MUST_CHECK;
 
+/* coll_group.c: whether the calling thread is inside HcclGroupStart/End. */
+bool emu_coll_group_open(void);
 /* coll_group.c: HcclSend (type HCCL_SEND) and HcclRecv: inside a group (HcclGroupStart/End
  * nesting on the calling thread) collected and issued together at the outermost End, else
  * run at once as a batch of one. */

@@ -92,6 +92,11 @@ emu_status emu_coll_group_p2p(HcclSendRecvType type, void *buf, uint64_t count,
     return emu_coll_batch(comm, stream, &it, 1, fn);
 }
 
+bool emu_coll_group_open(void)
+{
+    return depth > 0;
+}
+
 #pragma GCC visibility push(default)
 
 HcclResult HcclGroupStart(void)

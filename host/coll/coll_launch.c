@@ -88,7 +88,7 @@ static void flip_bit(uint8_t *bits, uint32_t p)
 
 static pthread_mutex_t image_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_binary *image;
-static struct emu_function *run_fn, *compute_fn;
+static struct emu_function *run_fn, *compute_fn, *wait_fn, *record_fn;
 
 /* The callee logged its reason already (one error line); the step is told at info level and
  * its status goes up unchanged. */
@@ -127,6 +127,8 @@ static emu_status load_image(const char *fn)
         return s;
     STEP(fn, emu_binary_load_file(path, &opts, &image));
     STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_RUN, &run_fn));
+    STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_THREAD_WAIT, &wait_fn));
+    STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_THREAD_RECORD, &record_fn));
     STEP(fn, emu_binary_get_function(image, HCOLL_KERNEL_COMPUTE, &compute_fn));
     return EMU_OK;
 }
@@ -403,17 +405,17 @@ void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
 }
 
 
-/* aclrtKernelArgsInit/Append/Finalize and aclrtLaunchKernelWithConfig with one block and the
- * collectives' timeout. noinline: the call site the diagnostics name is the caller's line. */
-static __attribute__((noinline)) emu_status launch(struct emu_function *f, aclrtStream stream,
-                                                   const void *args, size_t size, const char *fn)
+/* aclrtKernelArgsInit/Append/Finalize and aclrtLaunchKernelWithConfig with one block.
+ * noinline: the call site the diagnostics name is the caller's line. */
+__attribute__((noinline)) emu_status emu_coll_launch_kernel(struct emu_function *f,
+                                                            aclrtStream stream, const void *args,
+                                                            size_t size, uint64_t timeout_us,
+                                                            const char *fn)
 {
     struct emu_args *h;
     struct emu_hstream *hs;
     void *param;
-    struct emu_launch_opts o = {.blocks = 1,
-                                .timeout_us = HCOLL_TIMEOUT_S * 1000000ull,
-                                .callsite = EMU_CALLSITE()};
+    struct emu_launch_opts o = {.blocks = 1, .timeout_us = timeout_us, .callsite = EMU_CALLSITE()};
 
     STEP(fn, emu_stream_resolve(stream, &hs));
     STEP(fn, emu_args_init(f, &h));
@@ -428,6 +430,24 @@ static __attribute__((noinline)) emu_status launch(struct emu_function *f, aclrt
  * stream retired, and the race checker and the modelled clock order them after it (launch
  * edge). A start record would cost each call two tasks and a wake-up of a second worker
  * for a main thread that has no task yet. */
+struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite)
+{
+    struct emu_hcomm_call call = {.side = &emu_hcomm_side,
+                                  .fn = fn,
+                                  .callsite = callsite,
+                                  .dev = EMU_HCOMM_NONE,
+                                  .thread = EMU_HCOMM_NONE,
+                                  .channel = EMU_HCOMM_NONE};
+    return call;
+}
+
+/* With the collectives' timeout. */
+static emu_status launch(struct emu_function *f, aclrtStream stream, const void *args,
+                         size_t size, const char *fn)
+{
+    return emu_coll_launch_kernel(f, stream, args, size, HCOLL_TIMEOUT_S * 1000000ull, fn);
+}
+
 static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
                            ThreadHandle host, const char *fn)
 {
@@ -439,12 +459,7 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
     if ((s = launch(run_fn, stream, a, size, fn)) != EMU_OK)
         return s;
     /* HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S) */
-    struct emu_hcomm_call call = {.side = &emu_hcomm_side,
-                                  .fn = fn,
-                                  .callsite = EMU_CALLSITE(),
-                                  .dev = EMU_HCOMM_NONE,
-                                  .thread = EMU_HCOMM_NONE,
-                                  .channel = EMU_HCOMM_NONE};
+    struct emu_hcomm_call call = emu_coll_host_call(fn, EMU_CALLSITE());
     STEP(fn, emu_hcomm_wait(&call, host, 0, HCOLL_TIMEOUT_S));
     return EMU_OK;
 }
@@ -567,4 +582,11 @@ emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream
 {
     (void)st;
     return launch(compute_fn, stream, a, sizeof(*a), fn);
+}
+
+emu_status emu_coll_launch_notify(aclrtStream stream, const struct hcoll_thread_notify *a,
+                                  bool wait, const char *fn)
+{
+    STEP(fn, need_image(fn));
+    return launch(wait ? wait_fn : record_fn, stream, a, sizeof(*a), fn);
 }

@@ -383,6 +383,16 @@ emu_status emu_thread_stream_find(struct emu_comm *c, ThreadHandle h, void **str
     return EMU_OK;
 }
 
+emu_status emu_thread_notify_num(struct emu_comm *c, ThreadHandle h, uint32_t *n)
+{
+    const struct emu_thread_rec *t = find_handle(c, h);
+
+    if (t == NULL)
+        return EMU_ENOTFOUND;
+    *n = t->notify_num;
+    return EMU_OK;
+}
+
 emu_status emu_thread_stream_of(struct emu_comm *c, ThreadHandle h, void **stream, const char *fn)
 {
     emu_status s = emu_thread_stream_find(c, h, stream);

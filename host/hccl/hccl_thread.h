@@ -34,6 +34,9 @@ emu_status emu_thread_stream_of(struct emu_comm *c, ThreadHandle h, void **strea
  * AICPU_TS thread (its stream runs on the device). For callers that look through several
  * communicators (HcommThreadResGetInfo). */
 emu_status emu_thread_stream_find(struct emu_comm *c, ThreadHandle h, void **stream) EMU_MUST_CHECK;
+/* The notifies of thread h (a handle of any engine); EMU_ENOTFOUND, silently, when h is not
+ * a thread of c. */
+emu_status emu_thread_notify_num(struct emu_comm *c, ThreadHandle h, uint32_t *n) EMU_MUST_CHECK;
 /* First error recorded on any of the comm's threads (not cleared), EMU_OK if none. */
 emu_status emu_thread_async_error(struct emu_comm *c);
 /* Destroy, step 1: wait (bounded) until every device thread's queue is empty. */

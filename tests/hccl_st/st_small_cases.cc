@@ -14,6 +14,7 @@
 #include "hccl/hccl_types.h"
 #include "hccl_verifier.h"
 #include "sim_world.h"
+#include "st_internal.h"
 
 using namespace HcclSim;
 
@@ -164,4 +165,69 @@ TEST(HCEMU_ST, scaled_down_alltoallv)
         EXPECT_EQ(CheckAll2AllV(q, 3, HCCL_DATA_TYPE_INT8, m), HCCL_SUCCESS);
     });
     unsetenv("HCEMU_ST_MEM_MB");
+}
+
+/* The output of `op` on `rank` as read back: the case's view of what the checks compare. */
+static std::vector<uint8_t> &Output(AllRankTaskQueues &q, StOp op, u32 rank)
+{
+    for (const StCall &c : q.world->calls)
+        if (c.op == op && c.rank == rank)
+            return q.world->bufs[(size_t)c.out.buf].bytes;
+    static std::vector<uint8_t> none;
+    ADD_FAILURE() << "no call";
+    return none;
+}
+
+TEST(HCEMU_ST, one_wrong_byte_is_found)
+{
+    /* Real runs, then one byte of one rank's output changed: each check must name that rank
+     * and element, with what it expected. 70000 elements span two of the checks' blocks. */
+    TopoMeta topo{{{0, 1, 2}}};
+    const u64 count = 70000;
+    RunCase(topo, [=](u32, HcclComm comm, aclrtStream stream) {
+        void *in = Marked(count * 4, BUFFER_INPUT_MARK), *out = Marked(count * 12, BUFFER_OUTPUT_MARK);
+        CHK_RET(HcclAllGather(in, out, count, HCCL_DATA_TYPE_INT32, comm, stream));
+        void *rin = Marked(count * 4, BUFFER_INPUT_MARK), *rout = Marked(count * 4, BUFFER_OUTPUT_MARK);
+        return HcclAllReduce(rin, rout, count, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream);
+    }, [=](AllRankTaskQueues &q) {
+        EXPECT_EQ(CheckAllGather(q, 3, HCCL_DATA_TYPE_INT32, count), HCCL_SUCCESS);
+        EXPECT_EQ(CheckAllReduce(q, 3, HCCL_DATA_TYPE_INT32, count, HCCL_REDUCE_SUM), HCCL_SUCCESS);
+        Output(q, StOp::ALL_GATHER, 1)[(count + 66000) * 4] ^= 0x40;
+        EXPECT_NONFATAL_FAILURE(CheckAllGather(q, 3, HCCL_DATA_TYPE_INT32, count),
+                                "rank 1 output element 136000: expected rank 1 input#0 element 66000");
+        Output(q, StOp::ALL_REDUCE, 2)[5 * 4] ^= 0x01;
+        EXPECT_NONFATAL_FAILURE(CheckAllReduce(q, 3, HCCL_DATA_TYPE_INT32, count, HCCL_REDUCE_SUM),
+                                "rank 2 output element 5: expected sum of element 5 over 3 ranks");
+    });
+}
+
+TEST(HCEMU_ST, pattern_blocks_are_the_elements)
+{
+    /* The fills and checks make patterns a block at a time: the same bytes and numbers as
+     * element by element, from any first element. */
+    const HcclDataType types[] = {HCCL_DATA_TYPE_INT8,  HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_INT16,
+                                  HCCL_DATA_TYPE_FP16,  HCCL_DATA_TYPE_BFP16, HCCL_DATA_TYPE_UINT32,
+                                  HCCL_DATA_TYPE_FP32,  HCCL_DATA_TYPE_INT64, HCCL_DATA_TYPE_FP64,
+                                  HCCL_DATA_TYPE_INT128, HCCL_DATA_TYPE_HIF8};
+    const StFill fills[] = {StFill::MOVE, StFill::SUM, StFill::PROD, StFill::MAXMIN};
+    for (HcclDataType t : types)
+        for (StFill f : fills)
+            for (u32 nranks : {1u, 3u, 256u})
+                for (u64 first : {0ull, 12345ull}) {
+                    const u64 n = 1500;
+                    size_t es = st_type_size(t);
+                    std::vector<uint8_t> block(n * es), one(es);
+                    std::vector<double> values(n);
+                    u32 rank = nranks - 1;
+                    st_pattern_block(t, f, nranks, rank, 2, first, n, block.data());
+                    st_pattern_values(t, f, nranks, rank, 2, first, n, values.data());
+                    for (u64 k = 0; k < n; k++) {
+                        st_pattern(t, f, nranks, rank, 2, first + k, one.data());
+                        ASSERT_EQ(memcmp(one.data(), block.data() + k * es, es), 0)
+                            << st_type_name(t) << " fill " << (int)f << " element " << first + k;
+                        double v = st_decode(t, one.data());
+                        ASSERT_TRUE(v == values[k] || (v != v && values[k] != values[k]))
+                            << st_type_name(t) << " fill " << (int)f << " element " << first + k;
+                    }
+                }
 }

@@ -96,7 +96,8 @@ uint64_t decide_scale(StCase &c, uint32_t rank)
     return c.scale;
 }
 
-/* Backs buffer `id` with device memory of the current device and fills it. Lock held. */
+/* Backs a buffer with device memory of the current device and fills it, once. Called by
+ * the buffer's own rank only, without the lock. */
 HcclResult materialize(StCase &c, StBuffer &b, HcclDataType t, StFill f)
 {
     if (b.real != nullptr)
@@ -113,17 +114,13 @@ HcclResult materialize(StCase &c, StBuffer &b, HcclDataType t, StFill f)
     b.real_size = n;
     b.fill_type = t;
     b.fill = f;
+    /* STAGE is a multiple of every element size: each block starts on an element. */
     std::vector<uint8_t> stage(n < STAGE ? n : STAGE);
     for (uint64_t at = 0; at < n; at += stage.size()) {
         uint64_t len = n - at < stage.size() ? n - at : stage.size();
-        if (b.input) {
-            memset(stage.data(), ST_POISON, len);
-            for (uint64_t e = (at + es - 1) / es; (e + 1) * es <= at + len && (e + 1) * es <= n;
-                 e++)
-                st_pattern(t, f, c.nranks, b.rank, b.index, e, stage.data() + (e * es - at));
-        } else {
-            memset(stage.data(), ST_POISON, len);
-        }
+        memset(stage.data(), ST_POISON, len);
+        if (b.input)
+            st_pattern_block(t, f, c.nranks, b.rank, b.index, at / es, len / es, stage.data());
         if (aclrtMemcpy((char *)p + at, len, stage.data(), len, ACL_MEMCPY_HOST_TO_DEVICE) !=
             ACL_SUCCESS)
             return HCCL_E_MEMORY;
@@ -155,30 +152,40 @@ struct Prep {
             v[i] = sc(((const uint64_t *)p)[i]);
         return v;
     }
-    /* The real address for a case pointer; records where it points. */
-    void *ref(const void *p, HcclDataType t, StFill f, StRef *out)
+    /* The real address for a case pointer; records where it points. A buffer is only ever
+     * used by the rank (thread) that marked it, so that thread fills it outside the lock:
+     * ranks fill their inputs side by side (StCase::bufs is a deque; its elements stay put). */
+    void *ref(const void *p, HcclDataType t, StFill f, StRef *out, bool result = false)
     {
         if (!c || p == nullptr)
             return const_cast<void *>(p);
-        std::lock_guard<std::mutex> lk(c->lock);
         uintptr_t a = (uintptr_t)p;
-        for (size_t i = 0; i < c->bufs.size(); i++) {
-            StBuffer &b = c->bufs[i];
-            if (a < b.fake || a >= b.fake + (b.size ? b.size : 1))
-                continue;
-            if (materialize(*c, b, t, f) != HCCL_SUCCESS)
-                return nullptr;
-            size_t es = st_type_size(t) ? st_type_size(t) : 1;
-            uint64_t off = a - b.fake;
-            if (s > 1)
-                off = off / es / s * es;
-            if (out != nullptr) {
-                out->buf = (int)i;
-                out->off = off;
+        StBuffer *found = nullptr;
+        size_t id = 0;
+        {
+            std::lock_guard<std::mutex> lk(c->lock);
+            for (size_t i = 0; i < c->bufs.size() && found == nullptr; i++) {
+                StBuffer &b = c->bufs[i];
+                if (a >= b.fake && a < b.fake + (b.size ? b.size : 1)) {
+                    found = &b;
+                    id = i;
+                    b.result = b.result || result;
+                }
             }
-            return (char *)b.real + off;
         }
-        return const_cast<void *>(p);
+        if (found == nullptr)
+            return const_cast<void *>(p);
+        if (materialize(*c, *found, t, f) != HCCL_SUCCESS)
+            return nullptr;
+        size_t es = st_type_size(t) ? st_type_size(t) : 1;
+        uint64_t off = a - found->fake;
+        if (s > 1)
+            off = off / es / s * es;
+        if (out != nullptr) {
+            out->buf = (int)id;
+            out->off = off;
+        }
+        return (char *)found->real + off;
     }
     /* The common part of the data-moving operators: element type and (scaled) count. */
     void moving(HcclDataType t, uint64_t count)
@@ -193,7 +200,7 @@ struct Prep {
         moving(t, count);
         call.red = op;
         *s_real = ref(send, t, st_fill_for(op), &call.in);
-        *r_real = ref(recv, t, st_fill_for(op), &call.out);
+        *r_real = ref(recv, t, st_fill_for(op), &call.out, true);
     }
     HcclResult done(HcclResult r)
     {
@@ -303,21 +310,23 @@ extern "C" HcclResult __wrap_HcclCommDestroy(HcclComm comm)
             err = (int)e;
     }
     my_streams.clear();
+    std::vector<StBuffer *> mine;
     {
         std::lock_guard<std::mutex> lk(c->lock);
         for (StCall &call : c->calls)
             if (call.rank == rank && call.stream_error == 0)
                 call.stream_error = err;
-        for (StBuffer &b : c->bufs) {
-            if (b.rank != rank || b.real == nullptr)
-                continue;
-            b.bytes.resize(b.real_size);
-            if (b.real_size == 0) /* a zero-byte buffer has nothing to read back */
-                b.captured = true;
-            else if (aclrtMemcpy(b.bytes.data(), b.real_size, b.real, b.real_size,
-                            ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS)
-                b.captured = true;
-        }
+        for (StBuffer &b : c->bufs)
+            if (b.rank == rank && b.real != nullptr && b.result)
+                mine.push_back(&b); /* inputs are known from the pattern: only outputs */
+    }
+    for (StBuffer *b : mine) { /* read back side by side with the other ranks */
+        b->bytes.resize(b->real_size);
+        if (b->real_size == 0) /* a zero-byte buffer has nothing to read back */
+            b->captured = true;
+        else if (aclrtMemcpy(b->bytes.data(), b->real_size, b->real, b->real_size,
+                             ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS)
+            b->captured = true;
     }
     if (err != 0) {
         printf("[hcemu-st] rank %u: the stream failed (aclError %d)\n", rank, err);
@@ -391,7 +400,7 @@ extern "C" HcclResult __wrap_HcclReduceScatterV(void *sendBuf, const void *sendC
     p.call.v1 = p.sc_list(sendCounts, n);
     p.call.v2 = p.sc_list(sendDispls, n);
     void *s = p.ref(sendBuf, t, st_fill_for(op), &p.call.in);
-    void *r = p.ref(recvBuf, t, st_fill_for(op), &p.call.out);
+    void *r = p.ref(recvBuf, t, st_fill_for(op), &p.call.out, true);
     return p.done(__real_HcclReduceScatterV(s, sendCounts ? p.call.v1.data() : nullptr,
                                             sendDispls ? p.call.v2.data() : nullptr, r,
                                             p.call.count, t, op, comm, stream));
@@ -403,7 +412,7 @@ extern "C" HcclResult __wrap_HcclBroadcast(void *buf, uint64_t count, HcclDataTy
     Prep p(comm, StOp::BROADCAST);
     p.moving(t, count);
     p.call.root = root;
-    void *b = p.ref(buf, t, StFill::MOVE, &p.call.in);
+    void *b = p.ref(buf, t, StFill::MOVE, &p.call.in, true);
     p.call.out = p.call.in;
     return p.done(__real_HcclBroadcast(b, p.call.count, t, root, comm, stream));
 }
@@ -416,7 +425,7 @@ extern "C" HcclResult __wrap_HcclScatter(void *sendBuf, void *recvBuf, uint64_t 
     p.moving(t, count);
     p.call.root = root;
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclScatter(s, r, p.call.count, t, root, comm, stream));
 }
 
@@ -426,7 +435,7 @@ extern "C" HcclResult __wrap_HcclAllGather(void *sendBuf, void *recvBuf, uint64_
     Prep p(comm, StOp::ALL_GATHER);
     p.moving(t, count);
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclAllGather(s, r, p.call.count, t, comm, stream));
 }
 
@@ -441,7 +450,7 @@ extern "C" HcclResult __wrap_HcclAllGatherV(void *sendBuf, uint64_t sendCount, v
     p.call.v1 = p.sc_list(recvCounts, n);
     p.call.v2 = p.sc_list(recvDispls, n);
     void *s = p.ref(sendBuf, t, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, t, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclAllGatherV(s, p.call.count, r, recvCounts ? p.call.v1.data() : nullptr,
                                         recvDispls ? p.call.v2.data() : nullptr, t, comm,
                                         stream));
@@ -455,7 +464,7 @@ static HcclResult point_to_point(StOp op, void *buf, uint64_t count, HcclDataTyp
     bool send = op == StOp::SEND;
     p.moving(t, count);
     p.call.root = peer;
-    void *b = p.ref(buf, t, StFill::MOVE, send ? &p.call.in : &p.call.out);
+    void *b = p.ref(buf, t, StFill::MOVE, send ? &p.call.in : &p.call.out, !send);
     return p.done(send ? __real_HcclSend(b, p.call.count, t, peer, comm, stream)
                        : __real_HcclRecv(b, p.call.count, t, peer, comm, stream));
 }
@@ -481,7 +490,7 @@ extern "C" HcclResult __wrap_HcclAlltoAll(const void *sendBuf, uint64_t sendCoun
     p.moving(sendType, sendCount);
     p.call.count2 = p.sc(recvCount);
     void *s = p.ref(sendBuf, sendType, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclAlltoAll(s, p.call.count, sendType, r, p.call.count2, recvType, comm,
                                       stream));
 }
@@ -501,7 +510,7 @@ extern "C" HcclResult __wrap_HcclAlltoAllV(const void *sendBuf, const void *send
     p.call.v3 = p.sc_list(recvCounts, n);
     p.call.v4 = p.sc_list(rdispls, n);
     void *s = p.ref(sendBuf, sendType, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclAlltoAllV(s, sendCounts ? p.call.v1.data() : nullptr,
                                        sdispls ? p.call.v2.data() : nullptr, sendType, r,
                                        recvCounts ? p.call.v3.data() : nullptr,
@@ -520,7 +529,7 @@ extern "C" HcclResult __wrap_HcclAlltoAllVC(const void *sendBuf, const void *sen
     p.call.type = sendType;
     p.call.v1 = p.sc_list(sendCountMatrix, (size_t)n * n);
     void *s = p.ref(sendBuf, sendType, StFill::MOVE, &p.call.in);
-    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out);
+    void *r = p.ref(recvBuf, recvType, StFill::MOVE, &p.call.out, true);
     return p.done(__real_HcclAlltoAllVC(s, sendCountMatrix ? p.call.v1.data() : nullptr,
                                         sendType, r, recvType, comm, stream));
 }
@@ -537,7 +546,7 @@ extern "C" HcclResult __wrap_HcclBatchSendRecv(HcclSendRecvItem *items, uint32_t
         rec.count = p.sc(it.count);
         rec.type = it.dataType;
         rec.peer = it.remoteRank;
-        it.buf = p.ref(it.buf, it.dataType, StFill::MOVE, &rec.ref);
+        it.buf = p.ref(it.buf, it.dataType, StFill::MOVE, &rec.ref, !rec.send);
         it.count = rec.count;
         if (i == 0)
             p.call.type = it.dataType;

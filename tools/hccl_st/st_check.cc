@@ -19,6 +19,14 @@ struct Src {
     uint64_t elem;
 };
 
+/* Where an operator must have written: element `out_elem` on of what `out` points at on
+ * `rank`. */
+struct Target {
+    uint32_t rank;
+    StRef out;
+    uint64_t out_elem;
+};
+
 struct Checker {
     StCase &c;
     const char *what;
@@ -43,17 +51,6 @@ struct Checker {
     const StBuffer *buf(const StRef &r) const
     {
         return r.buf >= 0 && (size_t)r.buf < c.bufs.size() ? &c.bufs[(size_t)r.buf] : nullptr;
-    }
-
-    /* The pattern bytes of a source element. */
-    void source_bytes(const Src &s, uint8_t *out) const
-    {
-        const StBuffer *b = buf(s.ref);
-        if (b == nullptr) {
-            memset(out, 0, es);
-            return;
-        }
-        st_pattern(type, b->fill, c.nranks, b->rank, b->index, s.ref.off / es + s.elem, out);
     }
 
     std::string name(const Src &s) const
@@ -128,63 +125,137 @@ struct Checker {
         fail(o.str());
     }
 
-    /* n elements: out[out_elem + k] == src[k]. */
-    void move(uint32_t rank, const StRef &out, uint64_t out_elem, Src src, uint64_t n)
+    /* The first output byte of every target for n elements; false (a failure) when one is
+     * absent or too short. */
+    bool outputs(const std::vector<Target> &targets, uint64_t n, std::vector<const uint8_t *> &p)
     {
-        std::vector<uint8_t> want(es);
-        for (uint64_t k = 0; k < n; k++, src.elem++) {
-            const uint8_t *got = out_bytes(rank, out, out_elem + k);
-            if (got == nullptr)
-                return;
-            source_bytes(src, want.data());
-            if (memcmp(got, want.data(), es) != 0)
-                report(rank, out.off / es + out_elem + k,
-                       name(src) + " = " + st_hex(want.data(), es), got,
-                       mismatches ? "" : find_source(got, src.ref.off / es + src.elem));
+        p.clear();
+        for (const Target &t : targets) {
+            if (n == 0) {
+                p.push_back(nullptr);
+                continue;
+            }
+            const uint8_t *last = out_bytes(t.rank, t.out, t.out_elem + n - 1);
+            if (last == nullptr)
+                return false;
+            p.push_back(last - (n - 1) * es);
+        }
+        return true;
+    }
+
+    /* Elements at..at+len-1 of a source: pattern bytes, or numbers. */
+    void source_block(const Src &s, uint64_t at, uint64_t len, uint8_t *out) const
+    {
+        const StBuffer *b = buf(s.ref);
+        if (b == nullptr)
+            memset(out, 0, len * es);
+        else
+            st_pattern_block(type, b->fill, c.nranks, b->rank, b->index,
+                             s.ref.off / es + s.elem + at, len, out);
+    }
+    void source_values(const Src &s, uint64_t at, uint64_t len, double *out) const
+    {
+        const StBuffer *b = buf(s.ref);
+        if (b == nullptr)
+            memset(out, 0, len * sizeof(double));
+        else
+            st_pattern_values(type, b->fill, c.nranks, b->rank, b->index,
+                              s.ref.off / es + s.elem + at, len, out);
+    }
+
+    static constexpr uint64_t CHUNK = 1u << 16;
+
+    /* n elements on every target: out[out_elem + k] == src[k]. The expected block is made
+     * once for all targets (an all-gather's block b is the same on every rank). */
+    void move_many(const std::vector<Target> &targets, Src src, uint64_t n)
+    {
+        std::vector<const uint8_t *> got;
+        if (!outputs(targets, n, got))
+            return;
+        std::vector<uint8_t> want(CHUNK * es);
+        for (uint64_t at = 0; at < n && ok(); at += CHUNK) {
+            uint64_t len = n - at < CHUNK ? n - at : CHUNK;
+            source_block(src, at, len, want.data());
+            for (size_t i = 0; i < targets.size() && ok(); i++) {
+                const uint8_t *g = got[i] + at * es;
+                if (memcmp(g, want.data(), len * es) == 0)
+                    continue;
+                uint64_t k = 0;
+                while (memcmp(g + k * es, want.data() + k * es, es) == 0)
+                    k++;
+                Src s = src;
+                s.elem += at + k;
+                report(targets[i].rank, targets[i].out.off / es + targets[i].out_elem + at + k,
+                       name(s) + " = " + st_hex(want.data() + k * es, es), g + k * es,
+                       find_source(g + k * es, s.ref.off / es + s.elem));
+            }
         }
     }
 
-    /* n elements: out[out_elem + k] == red over srcs of src[k]. */
-    void reduce(uint32_t rank, const StRef &out, uint64_t out_elem, std::vector<Src> srcs,
-                uint64_t n, HcclReduceOp red)
+    void move(uint32_t rank, const StRef &out, uint64_t out_elem, Src src, uint64_t n)
+    {
+        move_many({{rank, out, out_elem}}, src, n);
+    }
+
+    /* n elements on every target: out[out_elem + k] == red over srcs of src[k]. */
+    void reduce_many(const std::vector<Target> &targets, const std::vector<Src> &srcs,
+                     uint64_t n, HcclReduceOp red)
     {
         if (!st_numeric(type)) {
             fail(std::string("unsupported: the harness has no exact arithmetic for ") +
                  st_red_name(red) + " of " + st_type_name(type));
             return;
         }
-        std::vector<uint8_t> tmp(es), want(es);
-        for (uint64_t k = 0; k < n; k++) {
-            const uint8_t *got = out_bytes(rank, out, out_elem + k);
-            if (got == nullptr)
-                return;
-            double acc = 0;
-            for (size_t j = 0; j < srcs.size(); j++) {
-                source_bytes(srcs[j], tmp.data());
-                double v = st_decode(type, tmp.data());
-                if (j == 0)
-                    acc = v;
-                else if (red == HCCL_REDUCE_SUM)
-                    acc += v;
+        std::vector<const uint8_t *> got;
+        if (srcs.empty() || !outputs(targets, n, got))
+            return;
+        std::vector<double> acc(CHUNK), v(CHUNK);
+        std::vector<uint8_t> want(CHUNK * es);
+        for (uint64_t at = 0; at < n && ok(); at += CHUNK) {
+            uint64_t len = n - at < CHUNK ? n - at : CHUNK;
+            source_values(srcs[0], at, len, acc.data());
+            for (size_t j = 1; j < srcs.size(); j++) {
+                source_values(srcs[j], at, len, v.data());
+                double *a = acc.data();
+                const double *x = v.data();
+                if (red == HCCL_REDUCE_SUM)
+                    for (uint64_t k = 0; k < len; k++) a[k] += x[k];
                 else if (red == HCCL_REDUCE_PROD)
-                    acc *= v;
+                    for (uint64_t k = 0; k < len; k++) a[k] *= x[k];
                 else if (red == HCCL_REDUCE_MAX)
-                    acc = v > acc ? v : acc;
+                    for (uint64_t k = 0; k < len; k++) a[k] = x[k] > a[k] ? x[k] : a[k];
                 else
-                    acc = v < acc ? v : acc;
-                srcs[j].elem++;
+                    for (uint64_t k = 0; k < len; k++) a[k] = x[k] < a[k] ? x[k] : a[k];
             }
-            st_encode(type, acc, want.data());
-            double w = st_decode(type, want.data()), g = st_decode(type, got);
-            if (!(w == g)) {
-                std::ostringstream o;
-                o << st_red_name(red) << " of element " << srcs[0].ref.off / es + srcs[0].elem - 1
-                  << " over " << srcs.size() << " ranks = " << w;
-                std::ostringstream f;
-                f << g;
-                report(rank, out.off / es + out_elem + k, o.str(), got, f.str());
+            st_encode_block(type, acc.data(), len, want.data());
+            for (size_t i = 0; i < targets.size() && ok(); i++) {
+                const uint8_t *g = got[i] + at * es;
+                if (memcmp(g, want.data(), len * es) == 0)
+                    continue;
+                /* Bytes differ: compare as numbers (-0 == 0), report the first real one. */
+                for (uint64_t k = 0; k < len; k++) {
+                    double w = st_decode(type, want.data() + k * es);
+                    double f = st_decode(type, g + k * es);
+                    if (w == f)
+                        continue;
+                    std::ostringstream o;
+                    o << st_red_name(red) << " of element " << srcs[0].ref.off / es + srcs[0].elem + at + k
+                      << " over " << srcs.size() << " ranks = " << w;
+                    std::ostringstream fo;
+                    fo << f;
+                    report(targets[i].rank,
+                           targets[i].out.off / es + targets[i].out_elem + at + k, o.str(),
+                           g + k * es, fo.str());
+                    break;
+                }
             }
         }
+    }
+
+    void reduce(uint32_t rank, const StRef &out, uint64_t out_elem, const std::vector<Src> &srcs,
+                uint64_t n, HcclReduceOp red)
+    {
+        reduce_many({{rank, out, out_elem}}, srcs, n, red);
     }
 };
 
@@ -265,14 +336,22 @@ HcclResult reduce_like(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType
                 !same(k, "type", r, calls[r]->type, t) ||
                 !same(k, "reduce op", r, calls[r]->red, red))
                 return;
-        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
-            if (only_root && r != root)
-                continue;
+        auto sources = [&](uint64_t at) {
             std::vector<Src> srcs;
             for (uint32_t s = 0; s < rankSize; s++)
-                srcs.push_back({s, calls[s]->in, scatter ? (uint64_t)r * n : 0});
-            k.reduce(r, calls[r]->out, 0, srcs, n, red);
+                srcs.push_back({s, calls[s]->in, at});
+            return srcs;
+        };
+        if (!scatter) { /* AllReduce, Reduce: one result, the same on every rank that gets it */
+            std::vector<Target> all;
+            for (uint32_t r = 0; r < rankSize; r++)
+                if (!only_root || r == root)
+                    all.push_back({r, calls[r]->out, 0});
+            k.reduce_many(all, sources(0), n, red);
+            return;
         }
+        for (uint32_t r = 0; r < rankSize && k.ok(); r++)
+            k.reduce(r, calls[r]->out, 0, sources((uint64_t)r * n), n, red);
     });
 }
 
@@ -283,14 +362,20 @@ HcclResult blocks(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType t, u
 {
     return check_calls(q, op, rankSize, t, [&](StCase &c, Checker &k, const Calls &calls) {
         uint64_t n = scaled(c, count);
-        for (uint32_t r = 0; r < rankSize && k.ok(); r++) {
+        for (uint32_t r = 0; r < rankSize; r++)
             if (!same(k, all_to_all ? "sendCount" : "count", r, calls[r]->count, n))
-                break;
-            for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
-                uint64_t out = (uint64_t)b * (all_to_all ? calls[r]->count2 : n);
-                uint64_t in = all_to_all ? (uint64_t)r * calls[b]->count : 0;
-                k.move(r, calls[r]->out, out, {b, calls[b]->in, in}, n);
+                return;
+        for (uint32_t b = 0; b < rankSize && k.ok(); b++) {
+            if (!all_to_all) { /* block b is rank b's input on every rank */
+                std::vector<Target> all;
+                for (uint32_t r = 0; r < rankSize; r++)
+                    all.push_back({r, calls[r]->out, (uint64_t)b * n});
+                k.move_many(all, {b, calls[b]->in, 0}, n);
+                continue;
             }
+            for (uint32_t r = 0; r < rankSize && k.ok(); r++)
+                k.move(r, calls[r]->out, (uint64_t)b * calls[r]->count2,
+                       {b, calls[b]->in, (uint64_t)r * calls[b]->count}, n);
         }
     });
 }
@@ -303,10 +388,17 @@ HcclResult rooted_move(AllRankTaskQueues &q, StOp op, u32 rankSize, HcclDataType
         if (root >= rankSize)
             return;
         uint64_t n = scaled(c, count);
-        for (uint32_t r = 0; r < rankSize && k.ok(); r++)
-            if (same(k, "count", r, calls[r]->count, n) && same(k, "root", r, calls[r]->root, root))
-                k.move(r, calls[r]->out, 0, {root, calls[root]->in, scatter ? (uint64_t)r * n : 0},
-                       n);
+        std::vector<Target> all;
+        for (uint32_t r = 0; r < rankSize; r++) {
+            if (!same(k, "count", r, calls[r]->count, n) ||
+                !same(k, "root", r, calls[r]->root, root))
+                return;
+            all.push_back({r, calls[r]->out, 0});
+        }
+        if (!scatter) /* every rank holds the root's input */
+            k.move_many(all, {root, calls[root]->in, 0}, n);
+        for (uint32_t r = 0; r < rankSize && k.ok() && scatter; r++)
+            k.move(r, calls[r]->out, 0, {root, calls[root]->in, (uint64_t)r * n}, n);
     });
 }
 

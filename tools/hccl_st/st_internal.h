@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ struct StBuffer {
     uint64_t real_size = 0;
     HcclDataType fill_type = HCCL_DATA_TYPE_RESERVED;
     StFill fill = StFill::MOVE;
+    bool result = false;        /* an operator writes into it: read back for the checks */
     std::vector<uint8_t> bytes; /* device contents after the rank's last HcclCommDestroy */
     bool captured = false;
 };
@@ -82,7 +84,7 @@ struct StCase {
     uint32_t nranks = 0;
     std::vector<uint32_t> server_of; /* rank -> global server index */
     std::vector<uint32_t> pod_of;    /* rank -> super-pod */
-    std::vector<StBuffer> bufs;
+    std::deque<StBuffer> bufs; /* a deque: a rank fills its buffer without the lock */
     std::vector<StCall> calls;
     std::vector<uint32_t> inputs_of, outputs_of; /* per rank: marked buffers so far */
     /* Scaling: decided once, when every rank reached its first operator. */
@@ -111,6 +113,14 @@ void st_pattern(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32
 /* The same element as a number (numeric types, numeric fills). */
 double st_pattern_value(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank,
                         uint32_t index, uint64_t i);
+/* Blocks of the same: elements first..first+n-1 as bytes (n * st_type_size), and as numbers
+ * (what st_decode of those bytes gives). These are what fills and checks use: one call per
+ * block, not one per element. */
+void st_pattern_block(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32_t index,
+                      uint64_t first, uint64_t n, uint8_t *out);
+void st_pattern_values(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32_t index,
+                       uint64_t first, uint64_t n, double *out);
+void st_encode_block(HcclDataType t, const double *v, uint64_t n, uint8_t *out);
 double st_decode(HcclDataType t, const uint8_t *p);
 void st_encode(HcclDataType t, double v, uint8_t *out);
 std::string st_hex(const uint8_t *p, size_t n);

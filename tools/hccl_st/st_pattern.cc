@@ -150,6 +150,93 @@ void st_pattern(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32
     }
 }
 
+/* st_pattern_value for a run of elements without a division per element: the residues it
+ * takes step by a constant, so they are carried from one element to the next. */
+static void numeric_values(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank,
+                           uint32_t index, uint64_t first, uint64_t n, double *out)
+{
+    bool sig = is_signed(t);
+    if (f == StFill::PROD) {
+        uint64_t a = first % nranks, b = (rank * 3ull + first) % 5;
+        for (uint64_t k = 0; k < n; k++) {
+            out[k] = a == rank ? 2 : (sig && b == 0 ? -1 : 1);
+            a = a + 1 == nranks ? 0 : a + 1;
+            b = b == 4 ? 0 : b + 1;
+        }
+        return;
+    }
+    uint64_t mod = 61;
+    double off = sig ? 30 : 0;
+    if (f == StFill::SUM) {
+        double lim = std::floor(sum_limit(t) / nranks);
+        if (lim > 1000)
+            lim = 1000;
+        mod = sig ? 2 * (uint64_t)lim + 1 : (uint64_t)lim + 1;
+        off = sig ? lim : 0;
+    }
+    uint64_t m = (rank * 7ull + first * 3ull + index * 5ull) % mod, step = 3 % mod;
+    for (uint64_t k = 0; k < n; k++) {
+        out[k] = (double)m - off;
+        m += step;
+        if (m >= mod)
+            m -= mod;
+    }
+}
+
+void st_pattern_block(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32_t index,
+                      uint64_t first, uint64_t n, uint8_t *out)
+{
+    size_t es = st_type_size(t);
+    if (f != StFill::MOVE && st_numeric(t)) {
+        double v[1024];
+        for (uint64_t at = 0; at < n; at += 1024) {
+            uint64_t len = n - at < 1024 ? n - at : 1024;
+            numeric_values(t, f, nranks ? nranks : 1, rank, index, first + at, len, v);
+            st_encode_block(t, v, len, out + at * es);
+        }
+        return;
+    }
+    uint64_t seed = ((uint64_t)rank << 48) ^ ((uint64_t)index << 40);
+    switch (es) { /* the size known in each loop: one store per element */
+    case 1: for (uint64_t k = 0; k < n; k++) out[k] = (uint8_t)mix64(seed ^ (first + k)); break;
+    case 2:
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t x = mix64(seed ^ (first + k));
+            memcpy(out + 2 * k, &x, 2);
+        }
+        break;
+    case 4:
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t x = mix64(seed ^ (first + k));
+            memcpy(out + 4 * k, &x, 4);
+        }
+        break;
+    case 8:
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t x = mix64(seed ^ (first + k));
+            memcpy(out + 8 * k, &x, 8);
+        }
+        break;
+    default:
+        for (uint64_t k = 0; k < n; k++)
+            st_pattern(t, f, nranks, rank, index, first + k, out + k * es);
+    }
+}
+
+void st_pattern_values(HcclDataType t, StFill f, uint32_t nranks, uint32_t rank, uint32_t index,
+                       uint64_t first, uint64_t n, double *out)
+{
+    if (f != StFill::MOVE && st_numeric(t)) {
+        numeric_values(t, f, nranks ? nranks : 1, rank, index, first, n, out);
+        return;
+    }
+    uint8_t b[16];
+    for (uint64_t k = 0; k < n; k++) {
+        st_pattern(t, f, nranks, rank, index, first + k, b);
+        out[k] = st_decode(t, b);
+    }
+}
+
 static float half_to_float(uint16_t h)
 {
     int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
@@ -234,6 +321,34 @@ void st_encode(HcclDataType t, double v, uint8_t *out)
         break;
     }
     default: memset(out, 0, st_type_size(t)); break;
+    }
+}
+
+template <class T> static void store_ints(const double *v, uint64_t n, uint8_t *out)
+{
+    for (uint64_t k = 0; k < n; k++) {
+        T x = (T)(int64_t)v[k];
+        memcpy(out + k * sizeof(T), &x, sizeof(T));
+    }
+}
+
+void st_encode_block(HcclDataType t, const double *v, uint64_t n, uint8_t *out)
+{
+    switch (t) {
+    case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_UINT8: store_ints<uint8_t>(v, n, out); break;
+    case HCCL_DATA_TYPE_INT16: case HCCL_DATA_TYPE_UINT16: store_ints<uint16_t>(v, n, out); break;
+    case HCCL_DATA_TYPE_INT32: case HCCL_DATA_TYPE_UINT32: store_ints<uint32_t>(v, n, out); break;
+    case HCCL_DATA_TYPE_INT64: case HCCL_DATA_TYPE_UINT64: store_ints<uint64_t>(v, n, out); break;
+    case HCCL_DATA_TYPE_FP32:
+        for (uint64_t k = 0; k < n; k++) {
+            float f = (float)v[k];
+            memcpy(out + 4 * k, &f, 4);
+        }
+        break;
+    case HCCL_DATA_TYPE_FP64: memcpy(out, v, n * 8); break;
+    default:
+        for (uint64_t k = 0; k < n; k++)
+            st_encode(t, v[k], out + k * st_type_size(t));
     }
 }
 

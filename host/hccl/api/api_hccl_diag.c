@@ -1,7 +1,7 @@
 /* api_hccl_diag.c - the host side of the hcomm 9.2 calls HCCL's own library makes around its
  * collectives: communicator status, group state and expansion mode (real answers),
  * diagnostics and profiling reports (accepted no-ops: hcemu has no profiler), state
- * callbacks, symmetric windows and kernel launch through HCCL (not provided).
+ * callbacks and symmetric windows (not provided).
  * See docs/CONTROL_PLANE.md "HCCL 9.2 additions". */
 #include <stdbool.h>
 #include <stddef.h>
@@ -141,6 +141,32 @@ HcclResult HcommProfilingReportKernelEndTask(uint64_t thread, const char *groupn
     return HCCL_SUCCESS;
 }
 
+/* The host library registers an operator's streams with the profiler before it runs: nothing
+ * to register with here. The vendor reads threads[0] (the main stream): NULL is refused. */
+HcclResult HcommProfilingRegThread(HcomProInfo profInfo, ThreadHandle *threads)
+{
+    (void)profInfo;
+    return emu_hccl_leave(NULL, EMU_HCCL_NONNULL(NULL, threads, "HcommProfilingRegThread"));
+}
+
+HcclResult HcommProfilingUnRegThread(HcomProInfo profInfo, ThreadHandle *threads)
+{
+    (void)profInfo;
+    return emu_hccl_leave(NULL, EMU_HCCL_NONNULL(NULL, threads, "HcommProfilingUnRegThread"));
+}
+
+HcclResult HcommProfilingReportKernel(uint64_t beginTime, const char *profName)
+{
+    (void)beginTime, (void)profName;
+    return HCCL_SUCCESS;
+}
+
+HcclResult HcommProfilingReportOp(HcomProInfo profInfo)
+{
+    (void)profInfo;
+    return HCCL_SUCCESS;
+}
+
 /* hcemu never destroys or resumes a communicator behind the user's back, and HcclCommDestroy
  * does not call back: a registration is checked and accepted, and never fires. */
 HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallback cb, void *args)
@@ -190,14 +216,7 @@ HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
     NOT_SUPPORTED("symmetric windows are not emulated");
 }
 
-HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opInfo,
-                                 const HcclKernelFuncInfo *funcInfo, ThreadHandle aicpuThreadHandle,
-                                 aclrtStream userStream, const HcclKernelLaunchCfg *kernelLaunchCfg)
-{
-    (void)comm, (void)opInfo, (void)funcInfo, (void)aicpuThreadHandle, (void)userStream;
-    (void)kernelLaunchCfg;
-    NOT_SUPPORTED("launch with aclrtLaunchKernelWithConfig on an AICPU_TS thread");
-}
+/* HcclAicpuKernelLaunch is host/coll/api_aicpu_launch.c's: it launches hcemu's own kernel too. */
 
 HcclResult HcomGetCommHandleByGroup(const char *group, HcclComm *commHandle)
 {
