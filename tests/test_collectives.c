@@ -28,6 +28,10 @@ static const HcclDataType all_types[] = {
     HCCL_DATA_TYPE_UINT8,  HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_UINT64,
     HCCL_DATA_TYPE_FP16,   HCCL_DATA_TYPE_BFP16,  HCCL_DATA_TYPE_FP32,  HCCL_DATA_TYPE_FP64,
 };
+/* The operators that only move data take these too, as bytes (HCCL accepts them there and
+ * refuses them in reductions). */
+static const HcclDataType one_byte_floats[] = {HCCL_DATA_TYPE_HIF8, HCCL_DATA_TYPE_FP8E4M3,
+                                               HCCL_DATA_TYPE_FP8E5M2, HCCL_DATA_TYPE_FP8E8M0};
 static const HcclReduceOp all_ops[] = {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX,
                                        HCCL_REDUCE_MIN};
 
@@ -37,7 +41,11 @@ static size_t esz(HcclDataType t)
 {
     switch (t) {
     case HCCL_DATA_TYPE_INT8:
-    case HCCL_DATA_TYPE_UINT8: return 1;
+    case HCCL_DATA_TYPE_UINT8:
+    case HCCL_DATA_TYPE_HIF8:
+    case HCCL_DATA_TYPE_FP8E4M3:
+    case HCCL_DATA_TYPE_FP8E5M2:
+    case HCCL_DATA_TYPE_FP8E8M0: return 1;
     case HCCL_DATA_TYPE_INT16:
     case HCCL_DATA_TYPE_UINT16:
     case HCCL_DATA_TYPE_FP16:
@@ -845,13 +853,15 @@ static void full_body(struct cu_rank *r)
             reduce_case(r, s, all_types[t], all_ops[o], 13, (uint32_t)(t + o) % n, o == 1);
             reduce_scatter_v_case(r, s, all_types[t], all_ops[o]);
         }
-    for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++) {
-        typed_moves_case(r, s, all_types[t]);
-        typed_scatter(r, s, all_types[t]);
-        typed_allgatherv(r, s, all_types[t]);
-        typed_alltoallv(r, s, all_types[t], 0);
-        typed_alltoallv(r, s, all_types[t], 1);
-        typed_sendrecv(r, s, all_types[t]);
+    size_t n_all = sizeof(all_types) / sizeof(all_types[0]);
+    for (size_t k = 0; k < n_all + sizeof(one_byte_floats) / sizeof(one_byte_floats[0]); k++) {
+        HcclDataType t = k < n_all ? all_types[k] : one_byte_floats[k - n_all];
+        typed_moves_case(r, s, t);
+        typed_scatter(r, s, t);
+        typed_allgatherv(r, s, t);
+        typed_alltoallv(r, s, t, 0);
+        typed_alltoallv(r, s, t, 1);
+        typed_sendrecv(r, s, t);
     }
     allreduce_case(r, s, HCCL_DATA_TYPE_INT64, HCCL_REDUCE_PROD, 300001, true); /* compute path */
     reduce_scatter_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 70001, false);
@@ -959,8 +969,12 @@ static void bad_body(struct cu_rank *r)
         BAD(r, HcclBarrier(c, NULL), HCCL_E_PTR);
         BAD(r, HcclGroupEnd(), HCCL_E_PARA);
         BAD(r, HcclGroupStatusGet(NULL), HCCL_E_PTR);
-        BAD(r, HcclAllGather(a.d, b.d, 4, HCCL_DATA_TYPE_HIF8, c, s), HCCL_E_NOT_SUPPORT);
-        BAD(r, HcclAlltoAllVC(a.d, v, HCCL_DATA_TYPE_FP8E5M2, b.d, HCCL_DATA_TYPE_FP8E5M2, c, s),
+        BAD(r, HcclAllGather(a.d, b.d, 4, HCCL_DATA_TYPE_INT128, c, s), HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclAlltoAllVC(a.d, v, HCCL_DATA_TYPE_INT128, b.d, HCCL_DATA_TYPE_INT128, c, s),
+            HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclReduceScatter(a.d, b.d, 4, HCCL_DATA_TYPE_HIF8, HCCL_REDUCE_MAX, c, s),
+            HCCL_E_NOT_SUPPORT);
+        BAD(r, HcclReduce(a.d, b.d, 4, HCCL_DATA_TYPE_FP8E8M0, HCCL_REDUCE_SUM, 0, c, s),
             HCCL_E_NOT_SUPPORT);
         BAD(r, HcclBroadcast(NULL, 4, f, 0, c, s), HCCL_E_PTR);
         BAD(r, HcclReduce(a.d, b.d, 4, f, HCCL_REDUCE_SUM, 0, NULL, s), HCCL_E_PTR);

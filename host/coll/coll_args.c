@@ -4,7 +4,8 @@
  * the algorithm and queues the launches on the stream. api_coll.c forwards here.
  * Codes: NULL comm/stream/buffer/array -> HCCL_E_PTR; bad count, type, op, root, rank,
  * alignment, aliasing or a buffer that is not device memory of the rank's device ->
- * HCCL_E_PARA; fp8/hif8/int128 -> HCCL_E_NOT_SUPPORT. Zero counts succeed without work. */
+ * HCCL_E_PARA; int128, and fp8/hif8 in a reduction -> HCCL_E_NOT_SUPPORT (the moving
+ * operators take fp8/hif8 as bytes). Zero counts succeed without work. */
 #include <hccl/hccl.h>
 
 #include <stddef.h>
@@ -46,21 +47,31 @@ static emu_status enter(HcclComm comm, aclrtStream stream, const char *fn, struc
     return s;
 }
 
+/* Bytes per element of type t. Operators that only move data take the 1-byte float formats
+ * (hif8, fp8) as bytes, as HCCL does; reductions on them and int128 anywhere are refused
+ * with HCCL_E_NOT_SUPPORT, as HCCL's own type check refuses them. */
 static emu_status dtype_size(const struct emu_comm *c, const char *fn, const char *what,
-                             HcclDataType t, uint32_t *esz)
+                             HcclDataType t, bool reducing, uint32_t *esz)
 {
     *esz = hcoll_dtype_size((uint32_t)t);
     if (*esz != 0)
         return EMU_OK;
     switch (t) {
-    case HCCL_DATA_TYPE_INT128:
     case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3:
     case HCCL_DATA_TYPE_FP8E5M2:
     case HCCL_DATA_TYPE_FP8E8M0:
-        EMU_LOG_ERR("%s: rank %u: %s %d (int128/hif8/fp8) is not supported by hcemu's built-in "
-                    "collectives",
+        if (!reducing) {
+            *esz = 1;
+            return EMU_OK;
+        }
+        EMU_LOG_ERR("%s: rank %u: %s %d (hif8/fp8) is not supported in a reduction (HCCL "
+                    "refuses it too)",
                     fn, c->rank, what, (int)t);
+        return EMU_ENOTSUP;
+    case HCCL_DATA_TYPE_INT128:
+        EMU_LOG_ERR("%s: rank %u: %s %d (int128) is not supported (HCCL refuses it too)", fn,
+                    c->rank, what, (int)t);
         return EMU_ENOTSUP;
     default:
         return emu_hccl_bad(c, fn, "%s %d is not an HcclDataType", what, (int)t);
@@ -158,7 +169,7 @@ static emu_status check_shape(const struct emu_comm *c, const char *fn, struct s
 {
     emu_status s;
 
-    if ((s = dtype_size(c, fn, "dataType", sh->type, &op->esz)) != EMU_OK ||
+    if ((s = dtype_size(c, fn, "dataType", sh->type, sh->op >= 0, &op->esz)) != EMU_OK ||
         (sh->op >= 0 && (s = check_op(c, fn, (HcclReduceOp)sh->op)) != EMU_OK) ||
         (s = bytes_of(c, fn, sh->count, op->esz, sh->send_mul, &sh->send_bytes)) != EMU_OK ||
         (s = bytes_of(c, fn, sh->count, op->esz, sh->recv_mul, &sh->recv_bytes)) != EMU_OK)
@@ -467,7 +478,7 @@ emu_status emu_coll_args_allgather_v(void *sendBuf, uint64_t sendCount, void *re
 static emu_status check_a2a_types(const struct emu_comm *c, const char *fn, HcclDataType st,
                                   HcclDataType rt, struct emu_coll_op *o)
 {
-    emu_status s = dtype_size(c, fn, "sendType", st, &o->esz);
+    emu_status s = dtype_size(c, fn, "sendType", st, false, &o->esz);
 
     if (s == EMU_OK && st != rt)
         s = emu_hccl_bad(c, fn, "recvType %d differs from sendType %d", (int)rt, (int)st);
@@ -627,7 +638,7 @@ static emu_status batch(struct emu_comm *c, const HcclSendRecvItem *items, uint3
                                 "HCCL_RECV",
                                 i, (int)it->sendRecvType);
         if ((s = check_rank(c, fn, "remoteRank", it->remoteRank)) != EMU_OK ||
-            (s = dtype_size(c, fn, "dataType", it->dataType, &esz)) != EMU_OK ||
+            (s = dtype_size(c, fn, "dataType", it->dataType, false, &esz)) != EMU_OK ||
             (s = bytes_of(c, fn, it->count, esz, 1, &bytes)) != EMU_OK ||
             (s = check_buf(c, fn, "buf", it->buf, bytes, esz)) != EMU_OK)
             return s;
@@ -649,7 +660,7 @@ static emu_status batch(struct emu_comm *c, const HcclSendRecvItem *items, uint3
         const HcclSendRecvItem *it = &items[i];
         struct hcoll_pair *pr = &o->pairs[it->remoteRank];
         uint32_t esz = 0;
-        if (dtype_size(c, fn, "dataType", it->dataType, &esz) != EMU_OK || it->count == 0)
+        if (dtype_size(c, fn, "dataType", it->dataType, false, &esz) != EMU_OK || it->count == 0)
             continue;
         uint64_t off = (uint64_t)((uint8_t *)it->buf - base), len = it->count * esz;
         if (it->sendRecvType == HCCL_SEND)
