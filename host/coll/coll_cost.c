@@ -4,8 +4,8 @@
  *
  * The wall-clock model counts, per algorithm, what an emulated call costs on a CPU whose few
  * cores every emulated device shares:
- *   - tasks each rank's kernel queues and its executor runs (CPU: TASK_OF_HANDOFF of a
- *     hand-off each; a launch counts LAUNCH_TASKS more),
+ *   - tasks each rank's kernel queues and its executor runs (CPU: TASK_US each; a launch
+ *     counts LAUNCH_TASKS more),
  *   - wake-ups of a sleeping worker (CPU: one hand-off each): LAUNCH_WAKES per rank and launch;
  *     per exchange only while every rank has a core of its own, since with more ranks than
  *     cores the job-wide run queue runs a peer's tasks in place (bench/wakes.sh: 8.8 futex
@@ -23,7 +23,10 @@
  * about 0.57 us a task and 12 tasks' worth a launch. */
 #include "coll_cost.h"
 
-#define TASK_OF_HANDOFF 0.22 /* a task's CPU, in hand-offs: 0.57 us against 2.5 on a 2-core VM */
+/* A task's CPU, in microseconds: 0.57 us on the 2-core VM the weights come from. A fixed figure,
+ * not a fraction of the hand-off: the hand-off measured at start-up swings 2.5-18 us with the
+ * machine's idle states and load, while the CPU a task takes does not. */
+#define TASK_US 0.57
 #define REDUCE_WEIGHT 1.5
 /* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
  * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
@@ -285,7 +288,7 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     if (!ok)
         return -1.0;
     double h = m->handoff_us, B = m->copy_gbps * 1000.0; /* bytes per us */
-    double task = TASK_OF_HANDOFF * h;
+    double task = TASK_US;
     bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
     double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
     double cores = m->cores < s->n ? m->cores : s->n;
