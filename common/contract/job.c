@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/platform/log.h"
+#include "common/platform/os.h"
 #include "common/platform/secure_dir.h"
 
 #define UNCLAIMED_S 60 /* an unclaimed folder older than this is a dead job's */
@@ -45,22 +46,12 @@ emu_status emu_job_path(char *buf, size_t len, const char *dir, const char *fmt,
  * executors. */
 static uint64_t pid_stat(int pid, bool *exiting)
 {
-    char path[64], buf[512];
+    char buf[512];
+    const char *p = emu_os_proc_stat(pid, buf, sizeof(buf)); /* field 3, the state */
 
     *exiting = false;
-    if (pid <= 0)
+    if (p == NULL || *p == 'Z' || *p == 'X')
         return 0;
-    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-        return 0;
-    p += 2; /* field 3, the state */
     for (int field = 3; field < 22 && p != NULL; field++) {
         if (field == 9)
             *exiting = (strtoull(p, NULL, 10) & 0x4u) != 0; /* PF_EXITING */

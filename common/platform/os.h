@@ -62,6 +62,10 @@ int emu_os_gettid(void);
 /* The folder holding this process's executable (no trailing '/'). EMU_ESYSCALL when the
  * kernel cannot tell, EMU_EINVAL when it does not fit in `len`. */
 emu_status emu_os_exe_dir(char *out, size_t len) EMU_MUST_CHECK;
+/* Read /proc/<pid>/stat into buf (len bytes at most) and return its third field on, the state,
+ * past the name (which may hold spaces and parentheses); NULL when `pid` does not exist or the
+ * file cannot be read. */
+const char *emu_os_proc_stat(int pid, char *buf, size_t len);
 /* Scheduling state of process `pid` as /proc shows it ('R', 'S', 'T' stopped, 'Z', ...);
  * 0 when it does not exist or cannot be read. */
 char emu_os_proc_state(int pid);

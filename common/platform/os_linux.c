@@ -269,21 +269,31 @@ int emu_os_gettid(void)
     return (int)syscall(SYS_gettid);
 }
 
-char emu_os_proc_state(int pid)
+const char *emu_os_proc_stat(int pid, char *buf, size_t len)
 {
-    char path[64], buf[512];
+    char path[64];
 
+    if (pid <= 0 || len < 2)
+        return NULL;
     snprintf(path, sizeof(path), "/proc/%d/stat", pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        return NULL;
+    ssize_t n = read(fd, buf, len - 1);
     close(fd);
     if (n <= 0)
-        return 0;
+        return NULL;
     buf[n] = '\0';
     const char *p = strrchr(buf, ')'); /* the name may contain spaces and parentheses */
-    return p != NULL && p[1] == ' ' ? p[2] : 0;
+    return p != NULL && p[1] == ' ' && p[2] != '\0' ? p + 2 : NULL;
+}
+
+char emu_os_proc_state(int pid)
+{
+    char buf[512];
+    const char *state = emu_os_proc_stat(pid, buf, sizeof(buf));
+
+    return state != NULL ? *state : 0;
 }
 
 int emu_os_symbol_of(uint64_t pc, char *out, size_t len)
