@@ -191,6 +191,18 @@ static bool admitted_msg(const struct net_hdr *h, const char *what)
     return false;
 }
 
+/* The header of an incoming message into *h: whole (exactly a header, or with `tail` at least
+ * one), of this protocol, and carrying the key of a job this executor serves. False: drop it
+ * (admitted_msg logs a foreign key). */
+static bool take_header(const void *header, size_t header_len, bool tail, const char *what,
+                        struct net_hdr *h)
+{
+    if (tail ? header_len < sizeof(*h) : header_len != sizeof(*h))
+        return false;
+    memcpy(h, header, sizeof(*h));
+    return h->magic == NET_MAGIC && admitted_msg(h, what);
+}
+
 static void *self_ptr(uint64_t addr)
 {
     return emu_exec_g.self.mem + (addr - emu_window_base(emu_exec_g.dev));
@@ -531,11 +543,8 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_len,
     bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 
     (void)arg;
-    if (header_len < sizeof(h))
-        return UCS_OK;
-    memcpy(&h, header, sizeof(h));
-    if (h.magic != NET_MAGIC || h.tag_len > header_len - sizeof(h) ||
-        !admitted_msg(&h, "request"))
+    if (!take_header(header, header_len, true, "request", &h) ||
+        h.tag_len > header_len - sizeof(h))
         return UCS_OK;
     /* The requester's task graph first: the causal past of what this message records. */
     if (!(h.flags & NF_SHARED_DIAG)) {
@@ -621,10 +630,7 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_len, v
     struct net_hdr h;
 
     (void)arg;
-    if (header_len != sizeof(h))
-        return UCS_OK;
-    memcpy(&h, header, sizeof(h));
-    if (h.magic != NET_MAGIC || !admitted_msg(&h, "reply"))
+    if (!take_header(header, header_len, false, "reply", &h))
         return UCS_OK;
     if (h.kind == NK_NOTIFY) {
         /* Only a refusal: its task is gone (its token may name a newer operation now). */
@@ -704,10 +710,9 @@ static ucs_status_t on_hang_ask(void *arg, const void *header, size_t header_len
     uint8_t *view = NULL;
 
     (void)arg, (void)data, (void)len;
-    if (header_len != sizeof(h) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
         return UCS_OK;
-    memcpy(&h, header, sizeof(h));
-    size_t n = h.magic == NET_MAGIC && admitted_msg(&h, "hang view request")
+    size_t n = take_header(header, header_len, false, "hang view request", &h)
                    ? emu_hang_net_answer(&view)
                    : 0;
     /* One buffer, the header then the view as payload, freed at the send's completion. */
@@ -728,10 +733,7 @@ static ucs_status_t on_hang_view(void *arg, const void *header, size_t header_le
     struct net_hdr h;
 
     (void)arg;
-    if (header_len != sizeof(h))
-        return UCS_OK;
-    memcpy(&h, header, sizeof(h));
-    if (h.magic == NET_MAGIC && admitted_msg(&h, "hang view") &&
+    if (take_header(header, header_len, false, "hang view", &h) &&
         !(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
         emu_hang_net_store(data, len);
     return UCS_OK;
