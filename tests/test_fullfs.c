@@ -80,12 +80,7 @@ static int child_fill(void)
     void *host = NULL;
     int n = 0;
     aclError e = ACL_SUCCESS;
-    const char *dir = getenv("HCEMU_JOB_DIR");
 
-    if (dir == NULL || !small_tmpfs_over(dir)) {
-        fprintf(stderr, "no mount namespace: %s\n", strerror(errno));
-        return CHILD_SKIP;
-    }
     RT_CHECK(aclInit(NULL) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS);
     RT_CHECK(aclrtMallocHost(&host, BUF_BYTES) == ACL_SUCCESS);
     while (n < MAX_BUFS &&
@@ -135,17 +130,12 @@ static int fill_up(const char *dir, char *path, size_t len)
     return full ? 0 : -1;
 }
 
-static int child_lazy(void)
+static int child_lazy(const char *dir)
 {
-    const char *dir = getenv("HCEMU_JOB_DIR");
     void *big = NULL, *small = NULL;
     aclrtStream stream = NULL;
     char filler[256];
 
-    if (dir == NULL || !small_tmpfs_over(dir)) {
-        fprintf(stderr, "no mount namespace: %s\n", strerror(errno));
-        return CHILD_SKIP;
-    }
     uint8_t *host = malloc(LAZY_BYTES);
     RT_CHECK(host != NULL);
     memset(host, 0x3c, LAZY_BYTES);
@@ -228,17 +218,12 @@ static int coll_both(HcclComm *comms, uint32_t count)
     return r[0].ok + r[1].ok;
 }
 
-static int child_coll(void)
+static int child_coll(const char *dir)
 {
-    const char *dir = getenv("HCEMU_JOB_DIR");
     int32_t devs[2] = {0, 1};
     HcclComm comms[2];
     char filler[256];
 
-    if (dir == NULL || !small_tmpfs_over(dir)) {
-        fprintf(stderr, "no mount namespace: %s\n", strerror(errno));
-        return CHILD_SKIP;
-    }
     setenv("HCCL_BUFFSIZE", "8", 1); /* MiB */
     RT_CHECK(aclInit(NULL) == ACL_SUCCESS);
     RT_CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
@@ -301,11 +286,18 @@ static void a_full_job_folder_file_system_is_an_allocation_error(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--child") == 0)
+    if (argc == 3 && strcmp(argv[1], "--child") == 0) {
+        /* Every child runs over the small tmpfs, in a mount namespace of its own. */
+        const char *dir = getenv("HCEMU_JOB_DIR");
+        if (dir == NULL || !small_tmpfs_over(dir)) {
+            fprintf(stderr, "no mount namespace: %s\n", strerror(errno));
+            return CHILD_SKIP;
+        }
         return strcmp(argv[2], "fill") == 0   ? child_fill()
-               : strcmp(argv[2], "lazy") == 0 ? child_lazy()
-               : strcmp(argv[2], "coll") == 0 ? child_coll()
+               : strcmp(argv[2], "lazy") == 0 ? child_lazy(dir)
+               : strcmp(argv[2], "coll") == 0 ? child_coll(dir)
                                               : 2;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_full_job_folder_file_system_is_an_allocation_error),
         cmocka_unit_test(pages_had_on_first_use_fail_a_copy_never_with_sigbus),
