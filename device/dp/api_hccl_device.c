@@ -19,14 +19,6 @@
 #include "hccl/hcomm_diag.h"
 #include "hcomm/hcomm_primitives.h"
 
-#define DEV_API __attribute__((visibility("default"), noinline))
-#define CALL(name)                                                                             \
-    struct emu_hcomm_call c = {.side = &emu_dp_check_side,                                     \
-                               .fn = (name),                                                   \
-                               .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0), \
-                               .dev = emu_exec_g.dev,                                          \
-                               .thread = EMU_HCOMM_NONE,                                       \
-                               .channel = EMU_HCOMM_NONE}
 
 /* The A3 profiling calls are package-internal (no public header): prototypes here. Their
  * operator record is passed by value; its bytes are not read. */
@@ -51,9 +43,9 @@ static HcclResult out(emu_status st)
 
 /* READY for a communicator member on this device; HCCL_E_NOT_FOUND for another name. hcemu
  * never suspends a communicator, so SUSPENDING is never reported. */
-DEV_API HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
+EMU_DP_API HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
 {
-    CALL("HcclCommGetStatus");
+    EMU_DP_CALL("HcclCommGetStatus");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     if (st == EMU_OK)
@@ -69,9 +61,9 @@ DEV_API HcclResult HcclCommGetStatus(const char *commId, HcclCommStatus *status)
 }
 
 /* Group calls (HcclGroupStart/End) are host-side; a kernel never runs inside one. */
-DEV_API HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
+EMU_DP_API HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
 {
-    CALL("HcclGroupStatusGet");
+    EMU_DP_CALL("HcclGroupStatusGet");
     emu_status st = emu_dp_check_ptr(&c, "isGroupEnabled", isGroupEnabled);
 
     if (st != EMU_OK)
@@ -81,10 +73,10 @@ DEV_API HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
 }
 
 /* Destroy and resume happen on the host; no device phase ever fires, so nothing is kept. */
-DEV_API HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallback cb,
+EMU_DP_API HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallback cb,
                                                 void *args)
 {
-    CALL("HcclCommRegCommStateCallback");
+    EMU_DP_CALL("HcclCommRegCommStateCallback");
     emu_status st = emu_dp_check_ptr(&c, "regName", regName);
 
     (void)cb, (void)args;
@@ -93,9 +85,9 @@ DEV_API HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommSta
 
 /* --- diagnostics registrations: accepted, nothing kept ---------------------------------- */
 
-DEV_API HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfxOpInfo)
+EMU_DP_API HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfxOpInfo)
 {
-    CALL("HcclDfxRegOpInfoByCommId");
+    EMU_DP_CALL("HcclDfxRegOpInfoByCommId");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     if (st == EMU_OK)
@@ -103,9 +95,9 @@ DEV_API HcclResult HcclDfxRegOpInfoByCommId(char *commId, void *hcclDfxOpInfo)
     return out(st);
 }
 
-DEV_API HcclResult HcommRegOpInfo(const char *commId, void *opInfo, size_t size)
+EMU_DP_API HcclResult HcommRegOpInfo(const char *commId, void *opInfo, size_t size)
 {
-    CALL("HcommRegOpInfo");
+    EMU_DP_CALL("HcommRegOpInfo");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     if (st == EMU_OK && size > 0)
@@ -113,58 +105,58 @@ DEV_API HcclResult HcommRegOpInfo(const char *commId, void *opInfo, size_t size)
     return out(st);
 }
 
-DEV_API HcclResult HcommRegOpTaskException(const char *commId, HcommGetOpInfoCallback callback)
+EMU_DP_API HcclResult HcommRegOpTaskException(const char *commId, HcommGetOpInfoCallback callback)
 {
-    CALL("HcommRegOpTaskException");
+    EMU_DP_CALL("HcommRegOpTaskException");
     (void)callback;
     return out(emu_dp_check_ptr(&c, "commId", commId));
 }
 
 /* --- profiling reports: accepted, dropped ----------------------------------------------- */
 
-DEV_API HcclResult HcommProfilingReportDeviceOp(const char *groupname)
+EMU_DP_API HcclResult HcommProfilingReportDeviceOp(const char *groupname)
 {
     (void)groupname;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingReportKernelStartTask(uint64_t thread, const char *groupname)
+EMU_DP_API HcclResult HcommProfilingReportKernelStartTask(uint64_t thread, const char *groupname)
 {
     (void)thread, (void)groupname;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingReportKernelEndTask(uint64_t thread, const char *groupname)
+EMU_DP_API HcclResult HcommProfilingReportKernelEndTask(uint64_t thread, const char *groupname)
 {
     (void)thread, (void)groupname;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingReportMainStreamAndFirstTask(ThreadHandle thread)
+EMU_DP_API HcclResult HcommProfilingReportMainStreamAndFirstTask(ThreadHandle thread)
 {
     (void)thread;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingReportMainStreamAndLastTask(ThreadHandle thread)
+EMU_DP_API HcclResult HcommProfilingReportMainStreamAndLastTask(ThreadHandle thread)
 {
     (void)thread;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingReportDeviceHcclOpInfo(struct emu_prof_op_record profInfo)
+EMU_DP_API HcclResult HcommProfilingReportDeviceHcclOpInfo(struct emu_prof_op_record profInfo)
 {
     (void)profInfo;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingInit(ThreadHandle *threads, uint32_t threadNum)
+EMU_DP_API HcclResult HcommProfilingInit(ThreadHandle *threads, uint32_t threadNum)
 {
     (void)threads, (void)threadNum;
     return HCCL_SUCCESS;
 }
 
-DEV_API HcclResult HcommProfilingEnd(ThreadHandle *threads, uint32_t threadNum)
+EMU_DP_API HcclResult HcommProfilingEnd(ThreadHandle *threads, uint32_t threadNum)
 {
     (void)threads, (void)threadNum;
     return HCCL_SUCCESS;
@@ -173,22 +165,22 @@ DEV_API HcclResult HcommProfilingEnd(ThreadHandle *threads, uint32_t threadNum)
 /* --- calls a kernel cannot make here ---------------------------------------------------- */
 
 /* A launch takes a host stream; on the device there is none. */
-DEV_API HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opInfo,
+EMU_DP_API HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opInfo,
                                          const HcclKernelFuncInfo *funcInfo,
                                          ThreadHandle aicpuThreadHandle, aclrtStream userStream,
                                          const HcclKernelLaunchCfg *kernelLaunchCfg)
 {
-    CALL("HcclAicpuKernelLaunch");
+    EMU_DP_CALL("HcclAicpuKernelLaunch");
     (void)comm, (void)opInfo, (void)funcInfo, (void)aicpuThreadHandle, (void)userStream;
     (void)kernelLaunchCfg;
     return out(emu_dp_check_not_supported(&c, "a kernel launch is a host call (it takes a stream)"));
 }
 
 /* The untimed form of HcommChannelNotifyWait, which is the host-CPU RoCE path. */
-DEV_API int32_t HcommChannelNotifyWaitWithDefaultTimeout(ChannelHandle channel,
+EMU_DP_API int32_t HcommChannelNotifyWaitWithDefaultTimeout(ChannelHandle channel,
                                                          uint32_t localNotifyIdx)
 {
-    CALL("HcommChannelNotifyWaitWithDefaultTimeout");
+    EMU_DP_CALL("HcommChannelNotifyWaitWithDefaultTimeout");
     (void)channel, (void)localNotifyIdx;
     return out(emu_dp_check_not_supported(&c, "host-CPU RoCE channel wait; use "
                                         "HcommChannelNotifyWaitOnThreadWithDefaultTimeout"));
@@ -207,24 +199,24 @@ static HcclResult no_window(struct emu_hcomm_call *c, HcclCommSymWindow win, voi
     return HCCL_E_PARA;
 }
 
-DEV_API HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
+EMU_DP_API HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
                                             uint32_t peerRank, void **ptr)
 {
-    CALL("HcclSymWinGetPeerPointer");
+    EMU_DP_CALL("HcclSymWinGetPeerPointer");
     (void)offset, (void)peerRank;
     return no_window(&c, winHandle, ptr);
 }
 
-DEV_API HcclResult HcommSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
+EMU_DP_API HcclResult HcommSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
                                              uint32_t peerRank, void **ptr)
 {
-    CALL("HcommSymWinGetPeerPointer");
+    EMU_DP_CALL("HcommSymWinGetPeerPointer");
     (void)offset, (void)peerRank;
     return no_window(&c, winHandle, ptr);
 }
 
 /* No window exists, so no range is inside one: HCCL then takes its ordinary path. */
-DEV_API HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size,
+EMU_DP_API HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size,
                                      HcclCommSymWindow *winHandle, size_t *offset)
 {
     (void)comm, (void)ptr, (void)size;

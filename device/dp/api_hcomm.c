@@ -25,14 +25,6 @@
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
 
-#define DP_API __attribute__((visibility("default"), noinline))
-#define CALL(name)                                                                             \
-    struct emu_hcomm_call c = {.side = &emu_dp_check_side,                                     \
-                               .fn = (name),                                                   \
-                               .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0), \
-                               .dev = emu_exec_g.dev,                                          \
-                               .thread = EMU_HCOMM_NONE,                                       \
-                               .channel = EMU_HCOMM_NONE}
 
 static int32_t out(emu_status st)
 {
@@ -65,10 +57,10 @@ static int32_t not_supported(const struct emu_hcomm_call *c, const char *what)
 
 /* --- local operations (DATA_PLANE.md §3) ----------------------------------------------- */
 
-DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src,
+EMU_DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src,
                                       uint64_t len)
 {
-    CALL("HcommLocalCopyOnThread");
+    EMU_DP_CALL("HcommLocalCopyOnThread");
     struct emu_task *t = NULL;
     uint32_t slot;
     emu_status st = emu_dp_check_thread(&c, thread, &slot);
@@ -78,11 +70,11 @@ DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void
     return queue(&c, slot, st, t);
 }
 
-DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src,
+EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src,
                                         uint64_t count, HcommDataType dataType,
                                         HcommReduceOp reduceOp)
 {
-    CALL("HcommLocalReduceOnThread");
+    EMU_DP_CALL("HcommLocalReduceOnThread");
     struct emu_task *t = NULL;
     uint32_t slot;
     emu_status st = emu_dp_check_thread(&c, thread, &slot);
@@ -92,10 +84,10 @@ DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const vo
     return queue(&c, slot, st, t);
 }
 
-DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
+EMU_DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
                                                uint32_t dstNotifyIdx)
 {
-    CALL("HcommThreadNotifyRecordOnThread");
+    EMU_DP_CALL("HcommThreadNotifyRecordOnThread");
     struct emu_task *t = NULL;
     uint32_t slot;
     emu_status st = emu_dp_check_thread(&c, thread, &slot);
@@ -117,17 +109,17 @@ static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32
     return queue(c, slot, st, t);
 }
 
-DP_API int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx,
+EMU_DP_API int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx,
                                              uint32_t timeOut)
 {
-    CALL("HcommThreadNotifyWaitOnThread");
+    EMU_DP_CALL("HcommThreadNotifyWaitOnThread");
     return thread_wait(&c, thread, notifyIdx, timeOut);
 }
 
-DP_API int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
+EMU_DP_API int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
                                                                uint32_t notifyIdx)
 {
-    CALL("HcommThreadNotifyWaitOnThreadWithDefaultTimeout");
+    EMU_DP_CALL("HcommThreadNotifyWaitOnThreadWithDefaultTimeout");
     return thread_wait(&c, thread, notifyIdx, emu_dp_submit_default_wait_s());
 }
 
@@ -147,16 +139,16 @@ static int32_t acl_notify(struct emu_hcomm_call *c, ThreadHandle thread, uint64_
     return queue(c, slot, st, t);
 }
 
-DP_API int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
+EMU_DP_API int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
 {
-    CALL("HcommAclrtNotifyRecordOnThread");
+    EMU_DP_CALL("HcommAclrtNotifyRecordOnThread");
     return acl_notify(&c, thread, dstNotifyId, false, 0);
 }
 
-DP_API int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId,
+EMU_DP_API int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId,
                                             uint32_t timeOut)
 {
-    CALL("HcommAclrtNotifyWaitOnThread");
+    EMU_DP_CALL("HcommAclrtNotifyWaitOnThread");
     return acl_notify(&c, thread, notifyId, true, timeOut);
 }
 
@@ -177,27 +169,27 @@ static int32_t remote(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHand
     return queue(c, slot, st, t);
 }
 
-DP_API int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                   const void *src, uint64_t len)
 {
-    CALL("HcommWriteOnThread");
+    EMU_DP_CALL("HcommWriteOnThread");
     return remote(&c, thread, channel, EMU_DP_WRITE, dst, src, len, 0, 0, 0);
 }
 
-DP_API int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                         const void *src, uint64_t count, HcommDataType dataType,
                                         HcommReduceOp reduceOp)
 {
-    CALL("HcommWriteReduceOnThread");
+    EMU_DP_CALL("HcommWriteReduceOnThread");
     return remote(&c, thread, channel, EMU_DP_WRITE_REDUCE, dst, src, count, (int)dataType,
                   (int)reduceOp, 0);
 }
 
-DP_API int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
                                             void *dst, const void *src, uint64_t len,
                                             uint32_t remoteNotifyIdx)
 {
-    CALL("HcommWriteWithNotifyOnThread");
+    EMU_DP_CALL("HcommWriteWithNotifyOnThread");
     if (!is_950())
         return not_supported(&c, "write with notify is an Atlas 350 (A5) feature; write, then "
                                  "HcommChannelNotifyRecordOnThread on the same thread");
@@ -205,13 +197,13 @@ DP_API int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle c
                   remoteNotifyIdx);
 }
 
-DP_API int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
                                                   void *dst, const void *src, uint64_t count,
                                                   HcommDataType dataType,
                                                   HcommReduceOp reduceOp,
                                                   uint32_t remoteNotifyIdx)
 {
-    CALL("HcommWriteReduceWithNotifyOnThread");
+    EMU_DP_CALL("HcommWriteReduceWithNotifyOnThread");
     if (!is_950())
         return not_supported(&c, "write-reduce with notify is an Atlas 350 (A5) feature; "
                                  "write-reduce, then HcommChannelNotifyRecordOnThread");
@@ -219,18 +211,18 @@ DP_API int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHa
                   (int)dataType, (int)reduceOp, remoteNotifyIdx);
 }
 
-DP_API int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                  const void *src, uint64_t len)
 {
-    CALL("HcommReadOnThread");
+    EMU_DP_CALL("HcommReadOnThread");
     return remote(&c, thread, channel, EMU_DP_READ, dst, src, len, 0, 0, 0);
 }
 
-DP_API int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                        const void *src, uint64_t count, HcommDataType dataType,
                                        HcommReduceOp reduceOp)
 {
-    CALL("HcommReadReduceOnThread");
+    EMU_DP_CALL("HcommReadReduceOnThread");
     return remote(&c, thread, channel, EMU_DP_READ_REDUCE, dst, src, count, (int)dataType,
                   (int)reduceOp, 0);
 }
@@ -305,11 +297,11 @@ static void free_tasks(struct emu_task **ts, uint32_t n)
         emu_task_destroy(ts[i]);
 }
 
-DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
                                           const HcommBatchTransferDesc *transferDescs,
                                           uint32_t transferDescNum)
 {
-    CALL("HcommBatchTransferOnThread");
+    EMU_DP_CALL("HcommBatchTransferOnThread");
     uint32_t slot, ch;
     emu_status st;
 
@@ -352,59 +344,59 @@ DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle cha
 
 /* --- host-CPU RoCE Nbi variants: never inside a kernel (DATA_PLANE.md §8) -------------- */
 
-DP_API int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                      const void *src, uint64_t len)
 {
-    CALL("HcommWriteNbiOnThread");
+    EMU_DP_CALL("HcommWriteNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
+EMU_DP_API int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
 {
-    CALL("HcommWriteNbi");
+    EMU_DP_CALL("HcommWriteNbi");
     (void)channel, (void)dst, (void)src, (void)len;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
+EMU_DP_API int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
                                     const void *src, uint64_t len)
 {
-    CALL("HcommReadNbiOnThread");
+    EMU_DP_CALL("HcommReadNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommReadNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
+EMU_DP_API int32_t HcommReadNbi(ChannelHandle channel, void *dst, const void *src, uint64_t len)
 {
-    CALL("HcommReadNbi");
+    EMU_DP_CALL("HcommReadNbi");
     (void)channel, (void)dst, (void)src, (void)len;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel,
                                                void *dst, const void *src, uint64_t len,
                                                uint32_t remoteNotifyIdx)
 {
-    CALL("HcommWriteWithNotifyNbiOnThread");
+    EMU_DP_CALL("HcommWriteWithNotifyNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len, (void)remoteNotifyIdx;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src,
+EMU_DP_API int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src,
                                        uint64_t len, uint32_t remoteNotifyIdx)
 {
-    CALL("HcommWriteWithNotifyNbi");
+    EMU_DP_CALL("HcommWriteWithNotifyNbi");
     (void)channel, (void)dst, (void)src, (void)len, (void)remoteNotifyIdx;
     return not_supported(&c, NBI_WHY);
 }
 
 /* --- channel notifies (DATA_PLANE.md §2) ----------------------------------------------- */
 
-DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
                                                 uint32_t remoteNotifyIdx)
 {
-    CALL("HcommChannelNotifyRecordOnThread");
+    EMU_DP_CALL("HcommChannelNotifyRecordOnThread");
     struct emu_task *t = NULL;
     uint32_t slot, ch;
     emu_status st = emu_dp_check_thread(&c, thread, &slot);
@@ -430,41 +422,41 @@ static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, Chann
     return queue(c, slot, st, t);
 }
 
-DP_API int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,
+EMU_DP_API int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,
                                               uint32_t localNotifyIdx, uint32_t timeOut)
 {
-    CALL("HcommChannelNotifyWaitOnThread");
+    EMU_DP_CALL("HcommChannelNotifyWaitOnThread");
     return channel_wait(&c, thread, channel, localNotifyIdx, timeOut);
 }
 
-DP_API int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
+EMU_DP_API int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
                                                                 ChannelHandle channel,
                                                                 uint32_t localNotifyIdx)
 {
-    CALL("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
+    EMU_DP_CALL("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
     return channel_wait(&c, thread, channel, localNotifyIdx, emu_dp_submit_default_wait_s());
 }
 
-DP_API int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
+EMU_DP_API int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remoteNotifyIdx)
 {
-    CALL("HcommChannelNotifyRecord");
+    EMU_DP_CALL("HcommChannelNotifyRecord");
     (void)channel, (void)remoteNotifyIdx;
     return not_supported(&c, NBI_WHY);
 }
 
-DP_API int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx,
+EMU_DP_API int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx,
                                       uint32_t timeOut)
 {
-    CALL("HcommChannelNotifyWait");
+    EMU_DP_CALL("HcommChannelNotifyWait");
     (void)channel, (void)localNotifyIdx, (void)timeOut;
     return not_supported(&c, NBI_WHY);
 }
 
 /* --- fences and drains (DATA_PLANE.md §7) ---------------------------------------------- */
 
-DP_API int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle channel)
+EMU_DP_API int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle channel)
 {
-    CALL("HcommChannelFenceOnThread");
+    EMU_DP_CALL("HcommChannelFenceOnThread");
     uint32_t slot, ch;
     emu_status st;
 
@@ -478,25 +470,25 @@ DP_API int32_t HcommChannelFenceOnThread(ThreadHandle thread, ChannelHandle chan
     return 0;
 }
 
-DP_API int32_t HcommChannelFence(ChannelHandle channel)
+EMU_DP_API int32_t HcommChannelFence(ChannelHandle channel)
 {
-    CALL("HcommChannelFence");
+    EMU_DP_CALL("HcommChannelFence");
     (void)channel;
     return not_supported(&c, "thread-less channel fence is a host-CPU engine call; an AICPU "
                              "kernel cannot use it");
 }
 
-DP_API int32_t HcommFenceOnThread(ThreadHandle thread)
+EMU_DP_API int32_t HcommFenceOnThread(ThreadHandle thread)
 {
-    CALL("HcommFenceOnThread");
+    EMU_DP_CALL("HcommFenceOnThread");
     (void)thread;
     return not_supported(&c, "HcommFenceOnThread flushes host-CPU engine resources; an AICPU "
                              "kernel cannot use it");
 }
 
-DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle channel)
+EMU_DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle channel)
 {
-    CALL("HcommChannelDrainOnThread");
+    EMU_DP_CALL("HcommChannelDrainOnThread");
     uint32_t slot, ch;
     emu_status st;
 
@@ -518,9 +510,9 @@ DP_API int32_t HcommChannelDrainOnThread(ThreadHandle thread, ChannelHandle chan
     return out(st);
 }
 
-DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
+EMU_DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
 {
-    CALL("HcommThreadJoin");
+    EMU_DP_CALL("HcommThreadJoin");
     uint32_t slot;
     emu_status st;
 
@@ -531,9 +523,9 @@ DP_API int32_t HcommThreadJoin(ThreadHandle thread, uint32_t timeout)
     return out(emu_dp_drain_join(&c, slot, timeout));
 }
 
-DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
+EMU_DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
 {
-    CALL("HcommThreadSynchronize");
+    EMU_DP_CALL("HcommThreadSynchronize");
     uint32_t slot;
     emu_status st;
 
@@ -546,9 +538,9 @@ DP_API int32_t HcommThreadSynchronize(ThreadHandle thread)
 
 /* --- timeouts (DATA_PLANE.md §6) ------------------------------------------------------- */
 
-DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
+EMU_DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
 {
-    CALL("HcommSetNotifyWaitTimeOut");
+    EMU_DP_CALL("HcommSetNotifyWaitTimeOut");
     uint32_t s;
     emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
@@ -557,9 +549,9 @@ DP_API int32_t HcommSetNotifyWaitTimeOut(float timeOut)
     return out(st);
 }
 
-DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
+EMU_DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
 {
-    CALL("HcommThreadResAcquireTimeOut");
+    EMU_DP_CALL("HcommThreadResAcquireTimeOut");
     uint32_t s;
     emu_status st = emu_hcomm_check_timeout(&c, timeOut, &s);
 
@@ -570,31 +562,31 @@ DP_API int32_t HcommThreadResAcquireTimeOut(float timeOut)
 
 /* --- batch mode (DATA_PLANE.md §6) ----------------------------------------------------- */
 
-DP_API int32_t HcommBatchModeStart(const char *batchTag)
+EMU_DP_API int32_t HcommBatchModeStart(const char *batchTag)
 {
-    CALL("HcommBatchModeStart");
+    EMU_DP_CALL("HcommBatchModeStart");
     return out(emu_dp_submit_batch_start(&c, batchTag));
 }
 
-DP_API int32_t HcommBatchModeEnd(const char *batchTag)
+EMU_DP_API int32_t HcommBatchModeEnd(const char *batchTag)
 {
-    CALL("HcommBatchModeEnd");
+    EMU_DP_CALL("HcommBatchModeEnd");
     return out(emu_dp_submit_batch_end(&c, batchTag));
 }
 
 /* --- communicator lock (DATA_PLANE.md §9) ---------------------------------------------- */
 
-DP_API int32_t HcommAcquireComm(const char *commId)
+EMU_DP_API int32_t HcommAcquireComm(const char *commId)
 {
-    CALL("HcommAcquireComm");
+    EMU_DP_CALL("HcommAcquireComm");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     return out(st != EMU_OK ? st : emu_dp_drain_comm_acquire(&c, commId));
 }
 
-DP_API int32_t HcommReleaseComm(const char *commId)
+EMU_DP_API int32_t HcommReleaseComm(const char *commId)
 {
-    CALL("HcommReleaseComm");
+    EMU_DP_CALL("HcommReleaseComm");
     emu_status st = emu_dp_check_ptr(&c, "commId", commId);
 
     if (st == EMU_OK)
@@ -606,9 +598,9 @@ DP_API int32_t HcommReleaseComm(const char *commId)
 
 #define CACHE_WHY "the AICPU_TS task cache is an Atlas 350 (A5) feature"
 
-DP_API HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
+EMU_DP_API HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
 {
-    CALL("HcommAicpuTsTaskCacheLookup");
+    EMU_DP_CALL("HcommAicpuTsTaskCacheLookup");
     emu_status st;
 
     if (!is_950())
@@ -618,35 +610,35 @@ DP_API HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
     return out(emu_dp_cache_lookup(&c, tag, isHit));
 }
 
-DP_API HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes,
+EMU_DP_API HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes,
                                               uint64_t count)
 {
-    CALL("HcommAicpuTsTaskCacheStart");
+    EMU_DP_CALL("HcommAicpuTsTaskCacheStart");
     if (!is_950())
         return not_supported(&c, CACHE_WHY);
     return out(emu_dp_cache_start(&c, tag, addrs, sizes, count));
 }
 
-DP_API HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
+EMU_DP_API HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
 {
-    CALL("HcommAicpuTsTaskCacheEnd");
+    EMU_DP_CALL("HcommAicpuTsTaskCacheEnd");
     if (!is_950())
         return not_supported(&c, CACHE_WHY);
     return out(emu_dp_cache_end(&c, tag));
 }
 
-DP_API HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes,
+EMU_DP_API HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes,
                                                 uint64_t count)
 {
-    CALL("HcommAicpuTsTaskCacheExecute");
+    EMU_DP_CALL("HcommAicpuTsTaskCacheExecute");
     if (!is_950())
         return not_supported(&c, CACHE_WHY);
     return out(emu_dp_cache_execute(&c, tag, addrs, sizes, count));
 }
 
-DP_API HcommResult HcommAicpuTsTaskCacheClear(const char *tag)
+EMU_DP_API HcommResult HcommAicpuTsTaskCacheClear(const char *tag)
 {
-    CALL("HcommAicpuTsTaskCacheClear");
+    EMU_DP_CALL("HcommAicpuTsTaskCacheClear");
     if (!is_950())
         return not_supported(&c, CACHE_WHY);
     return out(emu_dp_cache_clear(&c, tag));

@@ -64,8 +64,19 @@ static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
  * Shared with the host (common/contract/hcomm_check.h): emu_hcomm_check_refuse, _channel (a live
  * AICPU_TS channel of this device; sets c->channel), _index, _timeout. */
 
-/* The executor's side of the shared checks; every call here names it (api_hcomm.c CALL). */
+/* The executor's side of the shared checks; every call names it (EMU_DP_CALL below). */
 extern const struct emu_hcomm_side emu_dp_check_side;
+
+/* What a kernel calls (api_hcomm.c, api_hccl_device.c): exported, never inlined (its return
+ * address is the kernel's call site), and the call's record for the checks above. */
+#define EMU_DP_API __attribute__((visibility("default"), noinline))
+#define EMU_DP_CALL(name)                                                                      \
+    struct emu_hcomm_call c = {.side = &emu_dp_check_side,                                     \
+                               .fn = (name),                                                   \
+                               .callsite = (uint64_t)(uintptr_t)__builtin_return_address(0), \
+                               .dev = emu_exec_g.dev,                                          \
+                               .thread = EMU_HCOMM_NONE,                                       \
+                               .channel = EMU_HCOMM_NONE}
 /* Refuse with EMU_ENOTSUP: `what` says which product lacks which feature. */
 emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c,
                                       const char *what) EMU_MUST_CHECK;
