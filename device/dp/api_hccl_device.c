@@ -74,7 +74,7 @@ EMU_DP_API HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
 
 /* Destroy and resume happen on the host; no device phase ever fires, so nothing is kept. */
 EMU_DP_API HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallback cb,
-                                                void *args)
+                                                   void *args)
 {
     EMU_DP_CALL("HcclCommRegCommStateCallback");
     emu_status st = emu_dp_check_ptr(&c, "regName", regName);
@@ -166,9 +166,9 @@ EMU_DP_API HcclResult HcommProfilingEnd(ThreadHandle *threads, uint32_t threadNu
 
 /* A launch takes a host stream; on the device there is none. */
 EMU_DP_API HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opInfo,
-                                         const HcclKernelFuncInfo *funcInfo,
-                                         ThreadHandle aicpuThreadHandle, aclrtStream userStream,
-                                         const HcclKernelLaunchCfg *kernelLaunchCfg)
+                                            const HcclKernelFuncInfo *funcInfo,
+                                            ThreadHandle aicpuThreadHandle, aclrtStream userStream,
+                                            const HcclKernelLaunchCfg *kernelLaunchCfg)
 {
     EMU_DP_CALL("HcclAicpuKernelLaunch");
     (void)comm, (void)opInfo, (void)funcInfo, (void)aicpuThreadHandle, (void)userStream;
@@ -178,7 +178,7 @@ EMU_DP_API HcclResult HcclAicpuKernelLaunch(HcclComm comm, const HcclOpDesc *opI
 
 /* The untimed form of HcommChannelNotifyWait, which is the host-CPU RoCE path. */
 EMU_DP_API int32_t HcommChannelNotifyWaitWithDefaultTimeout(ChannelHandle channel,
-                                                         uint32_t localNotifyIdx)
+                                                            uint32_t localNotifyIdx)
 {
     EMU_DP_CALL("HcommChannelNotifyWaitWithDefaultTimeout");
     (void)channel, (void)localNotifyIdx;
@@ -200,7 +200,7 @@ static HcclResult no_window(struct emu_hcomm_call *c, HcclCommSymWindow win, voi
 }
 
 EMU_DP_API HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
-                                            uint32_t peerRank, void **ptr)
+                                               uint32_t peerRank, void **ptr)
 {
     EMU_DP_CALL("HcclSymWinGetPeerPointer");
     (void)offset, (void)peerRank;
@@ -208,7 +208,7 @@ EMU_DP_API HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size
 }
 
 EMU_DP_API HcclResult HcommSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
-                                             uint32_t peerRank, void **ptr)
+                                                uint32_t peerRank, void **ptr)
 {
     EMU_DP_CALL("HcommSymWinGetPeerPointer");
     (void)offset, (void)peerRank;
@@ -217,7 +217,7 @@ EMU_DP_API HcclResult HcommSymWinGetPeerPointer(HcclCommSymWindow winHandle, siz
 
 /* No window exists, so no range is inside one: HCCL then takes its ordinary path. */
 EMU_DP_API HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size,
-                                     HcclCommSymWindow *winHandle, size_t *offset)
+                                        HcclCommSymWindow *winHandle, size_t *offset)
 {
     (void)comm, (void)ptr, (void)size;
     if (winHandle != NULL)

@@ -58,7 +58,7 @@ static int32_t not_supported(const struct emu_hcomm_call *c, const char *what)
 /* --- local operations (DATA_PLANE.md §3) ----------------------------------------------- */
 
 EMU_DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const void *src,
-                                      uint64_t len)
+                                          uint64_t len)
 {
     EMU_DP_CALL("HcommLocalCopyOnThread");
     struct emu_task *t = NULL;
@@ -71,8 +71,8 @@ EMU_DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const 
 }
 
 EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src,
-                                        uint64_t count, HcommDataType dataType,
-                                        HcommReduceOp reduceOp)
+                                            uint64_t count, HcommDataType dataType,
+                                            HcommReduceOp reduceOp)
 {
     EMU_DP_CALL("HcommLocalReduceOnThread");
     struct emu_task *t = NULL;
@@ -85,7 +85,7 @@ EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, cons
 }
 
 EMU_DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
-                                               uint32_t dstNotifyIdx)
+                                                   uint32_t dstNotifyIdx)
 {
     EMU_DP_CALL("HcommThreadNotifyRecordOnThread");
     struct emu_task *t = NULL;
@@ -110,14 +110,14 @@ static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32
 }
 
 EMU_DP_API int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx,
-                                             uint32_t timeOut)
+                                                 uint32_t timeOut)
 {
     EMU_DP_CALL("HcommThreadNotifyWaitOnThread");
     return thread_wait(&c, thread, notifyIdx, timeOut);
 }
 
 EMU_DP_API int32_t HcommThreadNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
-                                                               uint32_t notifyIdx)
+                                                                   uint32_t notifyIdx)
 {
     EMU_DP_CALL("HcommThreadNotifyWaitOnThreadWithDefaultTimeout");
     return thread_wait(&c, thread, notifyIdx, emu_dp_submit_default_wait_s());
@@ -146,7 +146,7 @@ EMU_DP_API int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t 
 }
 
 EMU_DP_API int32_t HcommAclrtNotifyWaitOnThread(ThreadHandle thread, uint64_t notifyId,
-                                            uint32_t timeOut)
+                                                uint32_t timeOut)
 {
     EMU_DP_CALL("HcommAclrtNotifyWaitOnThread");
     return acl_notify(&c, thread, notifyId, true, timeOut);
@@ -170,15 +170,15 @@ static int32_t remote(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHand
 }
 
 EMU_DP_API int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                  const void *src, uint64_t len)
+                                      const void *src, uint64_t len)
 {
     EMU_DP_CALL("HcommWriteOnThread");
     return remote(&c, thread, channel, EMU_DP_WRITE, dst, src, len, 0, 0, 0);
 }
 
 EMU_DP_API int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                        const void *src, uint64_t count, HcommDataType dataType,
-                                        HcommReduceOp reduceOp)
+                                            const void *src, uint64_t count, HcommDataType dataType,
+                                            HcommReduceOp reduceOp)
 {
     EMU_DP_CALL("HcommWriteReduceOnThread");
     return remote(&c, thread, channel, EMU_DP_WRITE_REDUCE, dst, src, count, (int)dataType,
@@ -186,8 +186,8 @@ EMU_DP_API int32_t HcommWriteReduceOnThread(ThreadHandle thread, ChannelHandle c
 }
 
 EMU_DP_API int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
-                                            void *dst, const void *src, uint64_t len,
-                                            uint32_t remoteNotifyIdx)
+                                                void *dst, const void *src, uint64_t len,
+                                                uint32_t remoteNotifyIdx)
 {
     EMU_DP_CALL("HcommWriteWithNotifyOnThread");
     if (!is_950())
@@ -198,10 +198,10 @@ EMU_DP_API int32_t HcommWriteWithNotifyOnThread(ThreadHandle thread, ChannelHand
 }
 
 EMU_DP_API int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, ChannelHandle channel,
-                                                  void *dst, const void *src, uint64_t count,
-                                                  HcommDataType dataType,
-                                                  HcommReduceOp reduceOp,
-                                                  uint32_t remoteNotifyIdx)
+                                                      void *dst, const void *src, uint64_t count,
+                                                      HcommDataType dataType,
+                                                      HcommReduceOp reduceOp,
+                                                      uint32_t remoteNotifyIdx)
 {
     EMU_DP_CALL("HcommWriteReduceWithNotifyOnThread");
     if (!is_950())
@@ -212,15 +212,15 @@ EMU_DP_API int32_t HcommWriteReduceWithNotifyOnThread(ThreadHandle thread, Chann
 }
 
 EMU_DP_API int32_t HcommReadOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                 const void *src, uint64_t len)
+                                     const void *src, uint64_t len)
 {
     EMU_DP_CALL("HcommReadOnThread");
     return remote(&c, thread, channel, EMU_DP_READ, dst, src, len, 0, 0, 0);
 }
 
 EMU_DP_API int32_t HcommReadReduceOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                       const void *src, uint64_t count, HcommDataType dataType,
-                                       HcommReduceOp reduceOp)
+                                           const void *src, uint64_t count, HcommDataType dataType,
+                                           HcommReduceOp reduceOp)
 {
     EMU_DP_CALL("HcommReadReduceOnThread");
     return remote(&c, thread, channel, EMU_DP_READ_REDUCE, dst, src, count, (int)dataType,
@@ -298,8 +298,8 @@ static void free_tasks(struct emu_task **ts, uint32_t n)
 }
 
 EMU_DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle channel,
-                                          const HcommBatchTransferDesc *transferDescs,
-                                          uint32_t transferDescNum)
+                                              const HcommBatchTransferDesc *transferDescs,
+                                              uint32_t transferDescNum)
 {
     EMU_DP_CALL("HcommBatchTransferOnThread");
     uint32_t slot, ch;
@@ -345,7 +345,7 @@ EMU_DP_API int32_t HcommBatchTransferOnThread(ThreadHandle thread, ChannelHandle
 /* --- host-CPU RoCE Nbi variants: never inside a kernel (DATA_PLANE.md §8) -------------- */
 
 EMU_DP_API int32_t HcommWriteNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                     const void *src, uint64_t len)
+                                         const void *src, uint64_t len)
 {
     EMU_DP_CALL("HcommWriteNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len;
@@ -360,7 +360,7 @@ EMU_DP_API int32_t HcommWriteNbi(ChannelHandle channel, void *dst, const void *s
 }
 
 EMU_DP_API int32_t HcommReadNbiOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                    const void *src, uint64_t len)
+                                        const void *src, uint64_t len)
 {
     EMU_DP_CALL("HcommReadNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len;
@@ -375,8 +375,8 @@ EMU_DP_API int32_t HcommReadNbi(ChannelHandle channel, void *dst, const void *sr
 }
 
 EMU_DP_API int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelHandle channel,
-                                               void *dst, const void *src, uint64_t len,
-                                               uint32_t remoteNotifyIdx)
+                                                   void *dst, const void *src, uint64_t len,
+                                                   uint32_t remoteNotifyIdx)
 {
     EMU_DP_CALL("HcommWriteWithNotifyNbiOnThread");
     (void)thread, (void)channel, (void)dst, (void)src, (void)len, (void)remoteNotifyIdx;
@@ -384,7 +384,7 @@ EMU_DP_API int32_t HcommWriteWithNotifyNbiOnThread(ThreadHandle thread, ChannelH
 }
 
 EMU_DP_API int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, const void *src,
-                                       uint64_t len, uint32_t remoteNotifyIdx)
+                                           uint64_t len, uint32_t remoteNotifyIdx)
 {
     EMU_DP_CALL("HcommWriteWithNotifyNbi");
     (void)channel, (void)dst, (void)src, (void)len, (void)remoteNotifyIdx;
@@ -394,7 +394,7 @@ EMU_DP_API int32_t HcommWriteWithNotifyNbi(ChannelHandle channel, void *dst, con
 /* --- channel notifies (DATA_PLANE.md §2) ----------------------------------------------- */
 
 EMU_DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, ChannelHandle channel,
-                                                uint32_t remoteNotifyIdx)
+                                                    uint32_t remoteNotifyIdx)
 {
     EMU_DP_CALL("HcommChannelNotifyRecordOnThread");
     struct emu_task *t = NULL;
@@ -423,15 +423,15 @@ static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, Chann
 }
 
 EMU_DP_API int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,
-                                              uint32_t localNotifyIdx, uint32_t timeOut)
+                                                  uint32_t localNotifyIdx, uint32_t timeOut)
 {
     EMU_DP_CALL("HcommChannelNotifyWaitOnThread");
     return channel_wait(&c, thread, channel, localNotifyIdx, timeOut);
 }
 
 EMU_DP_API int32_t HcommChannelNotifyWaitOnThreadWithDefaultTimeout(ThreadHandle thread,
-                                                                ChannelHandle channel,
-                                                                uint32_t localNotifyIdx)
+                                                                    ChannelHandle channel,
+                                                                    uint32_t localNotifyIdx)
 {
     EMU_DP_CALL("HcommChannelNotifyWaitOnThreadWithDefaultTimeout");
     return channel_wait(&c, thread, channel, localNotifyIdx, emu_dp_submit_default_wait_s());
@@ -445,7 +445,7 @@ EMU_DP_API int32_t HcommChannelNotifyRecord(ChannelHandle channel, uint32_t remo
 }
 
 EMU_DP_API int32_t HcommChannelNotifyWait(ChannelHandle channel, uint32_t localNotifyIdx,
-                                      uint32_t timeOut)
+                                          uint32_t timeOut)
 {
     EMU_DP_CALL("HcommChannelNotifyWait");
     (void)channel, (void)localNotifyIdx, (void)timeOut;
@@ -611,7 +611,7 @@ EMU_DP_API HcommResult HcommAicpuTsTaskCacheLookup(const char *tag, bool *isHit)
 }
 
 EMU_DP_API HcommResult HcommAicpuTsTaskCacheStart(const char *tag, void **addrs, uint64_t *sizes,
-                                              uint64_t count)
+                                                  uint64_t count)
 {
     EMU_DP_CALL("HcommAicpuTsTaskCacheStart");
     if (!is_950())
@@ -628,7 +628,7 @@ EMU_DP_API HcommResult HcommAicpuTsTaskCacheEnd(const char *tag)
 }
 
 EMU_DP_API HcommResult HcommAicpuTsTaskCacheExecute(const char *tag, void **addrs, uint64_t *sizes,
-                                                uint64_t count)
+                                                    uint64_t count)
 {
     EMU_DP_CALL("HcommAicpuTsTaskCacheExecute");
     if (!is_950())
