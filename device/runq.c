@@ -56,7 +56,11 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
                                 .callsite = t->callsite, .kind = t->kind,
                                 .dst_dev = EMU_RUNQ_NODEV, .src_dev = EMU_RUNQ_NODEV,
                                 .dtype = o->dtype, .op = o->op, .notify_dev = EMU_RUNQ_NODEV,
-                                .notify_slot = EMU_RUNQ_NODEV, .timeout_s = o->timeout_s};
+                                .notify_slot = EMU_RUNQ_NODEV};
+    if (f & EMU_DPF_MOVE)
+        d->copy_mode = o->copy_mode;
+    else
+        d->timeout_s = o->timeout_s;
     if ((f & EMU_DPF_MOVE) && o->len > 0) {
         if (!in_job(o->dst_map) || !in_job(o->src_map))
             return false;
@@ -142,8 +146,12 @@ static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_ru
     t.callsite = d->callsite;
     *o = (struct emu_dp_op){.dst = d->dst, .src = d->src, .len = d->len, .count = d->count,
                             .dtype = d->dtype, .op = d->op, .notify_dev = d->notify_dev,
-                            .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
-                            .channel = EMU_DP_NONE, .home_ctl = ctl};
+                            .notify_slot = d->notify_slot, .channel = EMU_DP_NONE,
+                            .home_ctl = ctl};
+    if (emu_dp_kinds_flags(d->kind) & EMU_DPF_MOVE)
+        o->copy_mode = d->copy_mode;
+    else
+        o->timeout_s = d->timeout_s;
     if ((d->dst_dev != EMU_RUNQ_NODEV &&
          (o->dst_map = reached(d->dst_dev, d->dst, d->len)) == NULL) ||
         (d->src_dev != EMU_RUNQ_NODEV &&

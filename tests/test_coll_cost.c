@@ -166,7 +166,16 @@ static void machine_text(void **state)
     emu_machine_format(&m, text, sizeof(text));
     assert_true(emu_machine_parse(text, &back));
     assert_true(back.copy_gbps == 12.5 && back.handoff_us == 4.25 && back.cores == 2);
+    assert_int_equal(back.cache_mib, 0); /* not given: unknown */
+    assert_true(emu_machine_parse("copy=1,handoff=2,cores=3,cache=32", &m));
+    assert_int_equal(m.cache_mib, 32);
+    emu_machine_format(&m, text, sizeof(text));
+    assert_string_equal(text, "copy=1.000,handoff=2.000,cores=3,cache=32");
     static const char *const bad[] = {"", "copy=1,handoff=1", "copy=1,handoff=1,cores=0",
+                                      "copy=1,handoff=1,cores=2,", "copy=1,handoff=1,cores=2,cache=",
+                                      "copy=1,handoff=1,cores=2,cache=x",
+                                      "copy=1,handoff=1,cores=2,cache=2000000",
+                                      "copy=1,handoff=1,cores=2,cache=8,more=1",
                                       "copy=-1,handoff=1,cores=2", "copy=nan,handoff=1,cores=2",
                                       "copy=1,handoff=1,cores=2x", "handoff=1,copy=1,cores=2",
                                       "copy=1,handoff=1e9,cores=2"};

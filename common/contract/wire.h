@@ -75,7 +75,7 @@ struct emu_wire_task {
             uint64_t args; /* device address of the packed argument bytes */
             uint64_t args_size;
             uint32_t blocks;
-            uint32_t reserved;
+            uint32_t copy_mode;  /* enum emu_copy_mode of the kernel's transfers */
             uint64_t timeout_us; /* 0 = forever */
         } kernel;
         uint8_t raw[88];

@@ -64,10 +64,19 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
     memcpy(d, s, head);
 }
 
+/* How a data-plane transfer treats the caches. A launch names it for every transfer its
+ * kernel queues (emu_launch_opts, the wire's `copy_mode`): the built-in collectives keep the
+ * transfers of a call cached when every rank's buffers together fit in the last-level cache,
+ * where the next reader finds them (host/coll/coll_plan.c, "cached transfers"). */
+enum emu_copy_mode {
+    EMU_COPY_AUTO = 0, /* stream from HCEMU_COPY_STREAM_KB (a user's kernels) */
+    EMU_COPY_CACHED,   /* never stream */
+};
+
 /* A copy whose bytes another process reads next (the data plane's transfers). */
-static inline void emu_copy_shared(void *dst, const void *src, size_t n)
+static inline void emu_copy_shared(void *dst, const void *src, size_t n, uint32_t mode)
 {
-    if (n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min())
+    if (mode != EMU_COPY_CACHED && n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min())
         emu_copy_stream(dst, src, n);
     else
         emu_copy(dst, src, n);

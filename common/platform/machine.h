@@ -2,7 +2,7 @@
  * collectives' wall-clock cost model (host/coll/coll_cost.c) is calibrated with.
  *
  * Every rank of a job must choose the same algorithm, so every rank must hold the same figures.
- * They come, in this order, from HCEMU_MACHINE ("copy=GB/s,handoff=us,cores=N", set by hand or
+ * They come, in this order, from HCEMU_MACHINE ("copy=GB/s,handoff=us,cores=N,cache=MiB", set by hand or
  * exported by hcemu-run to its ranks), else from a per-user cache file measured once per
  * machine (emu_machine_cache_path), which processes starting together create under a lock, so
  * they all read one measurement. */
@@ -17,6 +17,9 @@ struct emu_machine {
     double copy_gbps;  /* one core's memcpy rate on 1 MiB blocks, GB/s (= bytes per ns) */
     double handoff_us; /* one cross-thread futex hand-off: half a ping-pong, microseconds */
     uint32_t cores;    /* cores this process may run on */
+    /* The last-level cache the CPU reports, MiB; 0 = unknown. A collective whose buffers fit
+     * in half of it keeps its transfers cached (coll_plan.c, "cached transfers"). */
+    uint32_t cache_mib;
 };
 
 /* Where the figures came from. */
@@ -28,8 +31,9 @@ enum emu_machine_source {
     EMU_MACHINE_CARD,     /* HCEMU_MACHINE=card: no figures, keep the card's rule */
 };
 
-/* "copy=12.5,handoff=4.2,cores=2" -> *m; false (and *m untouched) unless all three are there
- * and within bounds (copy 0.01-10000 GB/s, handoff 0.01-100000 us, cores 1-4096). */
+/* "copy=12.5,handoff=4.2,cores=2,cache=32" -> *m; false (and *m untouched) unless the first
+ * three are there and all are within bounds (copy 0.01-10000 GB/s, handoff 0.01-100000 us,
+ * cores 1-4096, cache 0-1048576 MiB); without `cache` it is 0 (unknown). */
 bool emu_machine_parse(const char *s, struct emu_machine *m);
 /* The same text, for HCEMU_MACHINE and the cache file. */
 void emu_machine_format(const struct emu_machine *m, char *out, size_t len);

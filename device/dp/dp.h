@@ -48,6 +48,7 @@ struct emu_dp_op {
     uint32_t net;         /* 1: the channel's peer is on another host (device/net/net.h) */
     uint32_t net_dev;     /* that peer's device */
     uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
+    uint32_t copy_mode;   /* enum emu_copy_mode: the launch's (kernel.h), for copies */
     /* The device whose stream the task belongs to when another executor runs it (the
      * job-wide run queue, runq.c); NULL for this executor's own tasks. */
     struct emu_devctl *home_ctl;

@@ -8,6 +8,8 @@
 
 #include "common/contract/product.h"
 #include "dp.h"
+#include "common/platform/copy.h"
+#include "device/kernel/kernel.h"
 #include "device/net/net.h"
 
 /* A task of `kind`; `ch` is kept for the kinds that go through a channel (dp_kinds.h). */
@@ -16,6 +18,8 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
     *out = emu_dp_task_new(kind);
     if (*out == NULL)
         return EMU_EINTERNAL;
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+    emu_dp_op_of(*out)->copy_mode = k != NULL ? k->copy_mode : EMU_COPY_AUTO;
     if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL) {
         struct emu_dp_op *o = emu_dp_op_of(*out);
         const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];

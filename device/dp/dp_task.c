@@ -83,7 +83,7 @@ static void move_bytes(void *ctx)
     if (m->reduce)
         emu_reduce(m->dst, m->src, m->o->count, m->o->dtype, m->o->op);
     else
-        emu_copy_shared(m->dst, m->src, m->o->len);
+        emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
 }
 
 /* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */

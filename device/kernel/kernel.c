@@ -53,6 +53,7 @@ struct launch {
     void *entry;      /* copied from funcs[] under img_lock: the table grows concurrently */
     const char *name; /* points into funcs[], whose entries never change once added */
     bool own;         /* funcs[].own */
+    uint32_t copy_mode;
     uint32_t blocks;
     uint32_t origin;
     uint64_t args;
@@ -323,6 +324,7 @@ static void run_block(struct launch *l, uint32_t block, bool counted)
     cur_ctx.kernel = l->name;
     cur_ctx.launch_seq = l->seq;
     cur_ctx.own = l->own;
+    cur_ctx.copy_mode = l->copy_mode;
     cur_ctx.stack_hi = (uint64_t)(uintptr_t)__builtin_frame_address(0);
     in_kernel = true;
     if (!counted)
@@ -474,6 +476,7 @@ enum emu_run_result emu_kernel_task_run(struct emu_task *t)
     l->name = name;
     l->own = own;
     l->blocks = w->u.kernel.blocks;
+    l->copy_mode = w->u.kernel.copy_mode;
     l->args = w->u.kernel.args;
     l->origin = t->origin;
     l->seq = t->seq;

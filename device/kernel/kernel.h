@@ -19,6 +19,7 @@ struct emu_kernel_ctx {
     uint64_t stack_hi; /* the kernel's frames lie below this: the fault handler's stack scan
                         * stops here instead of running off the top of the thread's stack */
     bool own;          /* hcemu's own collectives image: returns right after its batch */
+    uint32_t copy_mode; /* enum emu_copy_mode of the transfers the kernel queues */
 };
 
 /* The kernel context of the calling thread, or NULL when not in a kernel. */

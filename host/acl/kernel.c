@@ -23,6 +23,7 @@ static emu_status submit_kernel(struct emu_hstream *s, uint32_t fid, uint64_t ar
     w.u.kernel.args = args;
     w.u.kernel.args_size = size;
     w.u.kernel.blocks = o->blocks;
+    w.u.kernel.copy_mode = o->copy_mode;
     w.u.kernel.timeout_us = o->timeout_us;
     return emu_stream_submit(s, &w);
 }

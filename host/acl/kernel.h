@@ -14,6 +14,7 @@ struct emu_launch_opts {
     uint32_t blocks;
     uint64_t timeout_us; /* 0 = forever */
     uint64_t callsite;
+    uint32_t copy_mode; /* enum emu_copy_mode (common/platform/copy.h) of its transfers */
 };
 
 /* Launch with a finalised argument list (copied to device memory now). */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "common/platform/copy.h"
 #include "common/platform/log.h"
 #include "hccl/hccl_launch.h"
 #include "host/acl/binary.h"
@@ -111,7 +112,8 @@ static emu_status launch(struct emu_comm *c, const HcclKernelFuncInfo *funcInfo,
     struct hcoll_thread_notify done = {.thread = thread, .dst = host_dev, .idx = 0};
     if ((s = emu_hcomm_record(&call, host, thread_host, start)) != EMU_OK ||
         (s = emu_coll_launch_notify(unfold, &wait, true, fn)) != EMU_OK ||
-        (s = emu_coll_launch_kernel(f, unfold, &p, sizeof(p), timeout_s * 1000000ull, fn)) !=
+        (s = emu_coll_launch_kernel(f, unfold, &p, sizeof(p), timeout_s * 1000000ull,
+                                    EMU_COPY_AUTO, fn)) !=
             EMU_OK ||
         (s = emu_coll_launch_notify(unfold, &done, false, fn)) != EMU_OK)
         return s;

@@ -114,9 +114,14 @@ emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream
                                    const struct hcoll_compute_args *a,
                                    const char *fn) EMU_MUST_CHECK;
 uint64_t emu_coll_slot(const struct emu_coll_state *st);
-/* Launch f (one block) on stream with `size` argument bytes, in order with the stream. */
+/* Launch f (one block) on stream with `size` argument bytes, in order with the stream; its
+ * transfers treat the caches as `copy_mode` says (enum emu_copy_mode). */
 emu_status emu_coll_launch_kernel(struct emu_function *f, aclrtStream stream, const void *args,
-                                  size_t size, uint64_t timeout_us, const char *fn) EMU_MUST_CHECK;
+                                  size_t size, uint64_t timeout_us, uint32_t copy_mode,
+                                  const char *fn) EMU_MUST_CHECK;
+/* How the transfers of the call being planned treat the caches (enum emu_copy_mode), for
+ * every launch of the call: coll_plan.c decides, once per call. */
+void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode);
 /* The Hcomm call a host-stream record or wait of the launches is made as (hcomm.h). */
 struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite);
 /* Launch hcemu_thread_wait (wait) or hcemu_thread_record of hcemu's image (loaded on first

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/contract/devctl.h"
+#include "common/platform/copy.h"
 #include "common/platform/log.h"
 #include "common/contract/product.h"
 #include "common/contract/settings.h"
@@ -69,6 +70,7 @@ struct emu_coll_state {
     uint8_t parity[HCOLL_MAX_RANKS / 8]; /* bit p: the parity of my next eager exchange with p */
     uint8_t shared[HCOLL_MAX_RANKS / 8]; /* bit p: the channel to p is the user's (no eager) */
     uint8_t met[HCOLL_MAX_RANKS / 8];    /* bit p: p and I exchanged through slots already */
+    uint32_t copy_mode; /* of the call being planned (emu_coll_set_copy_mode) */
     struct hcoll_res res;
     struct emu_coll_servers servers;
 };
@@ -410,12 +412,13 @@ void emu_coll_args_init(struct hcoll_args *a, const struct emu_coll_op *op,
 __attribute__((noinline)) emu_status emu_coll_launch_kernel(struct emu_function *f,
                                                             aclrtStream stream, const void *args,
                                                             size_t size, uint64_t timeout_us,
-                                                            const char *fn)
+                                                            uint32_t copy_mode, const char *fn)
 {
     struct emu_args *h;
     struct emu_hstream *hs;
     void *param;
-    struct emu_launch_opts o = {.blocks = 1, .timeout_us = timeout_us, .callsite = EMU_CALLSITE()};
+    struct emu_launch_opts o = {.blocks = 1, .timeout_us = timeout_us, .callsite = EMU_CALLSITE(),
+                                .copy_mode = copy_mode};
 
     STEP(fn, emu_stream_resolve(stream, &hs));
     STEP(fn, emu_args_init(f, &h));
@@ -443,9 +446,15 @@ struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite)
 
 /* With the collectives' timeout. */
 static emu_status launch(struct emu_function *f, aclrtStream stream, const void *args,
-                         size_t size, const char *fn)
+                         size_t size, uint32_t copy_mode, const char *fn)
 {
-    return emu_coll_launch_kernel(f, stream, args, size, HCOLL_TIMEOUT_S * 1000000ull, fn);
+    return emu_coll_launch_kernel(f, stream, args, size, HCOLL_TIMEOUT_S * 1000000ull, copy_mode,
+                                  fn);
+}
+
+void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
+{
+    st->copy_mode = copy_mode;
 }
 
 static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
@@ -456,7 +465,7 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
     /* Only the communicator's pairs: the kernel reads no further (coll_abi.h). A full block
      * is 8 KiB, two to three fresh pages to fault in on both sides per launch of a loop. */
     size_t size = offsetof(struct hcoll_args, pairs) + st->res.size * sizeof(a->pairs[0]);
-    if ((s = launch(run_fn, stream, a, size, fn)) != EMU_OK)
+    if ((s = launch(run_fn, stream, a, size, st->copy_mode, fn)) != EMU_OK)
         return s;
     /* HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S) */
     struct emu_hcomm_call call = emu_coll_host_call(fn, EMU_CALLSITE());
@@ -580,13 +589,12 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
 emu_status emu_coll_launch_compute(struct emu_coll_state *st, aclrtStream stream,
                                    const struct hcoll_compute_args *a, const char *fn)
 {
-    (void)st;
-    return launch(compute_fn, stream, a, sizeof(*a), fn);
+    return launch(compute_fn, stream, a, sizeof(*a), st->copy_mode, fn);
 }
 
 emu_status emu_coll_launch_notify(aclrtStream stream, const struct hcoll_thread_notify *a,
                                   bool wait, const char *fn)
 {
     STEP(fn, need_image(fn));
-    return launch(wait ? wait_fn : record_fn, stream, a, sizeof(*a), fn);
+    return launch(wait ? wait_fn : record_fn, stream, a, sizeof(*a), EMU_COPY_AUTO, fn);
 }
