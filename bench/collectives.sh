@@ -102,12 +102,13 @@ $big $big $iters $WARMUP"
             fi
             cat "$TMP/sweep.txt" >>"$TMP/out.txt"
         done
-        prev=""
+        prev="" prevm=""
         grep -E '^\[rank 0\] [0-9]+ +\|' "$TMP/out.txt" | sed 's/^\[rank 0\] //' |
         while IFS='|' read -r bytes us alg bus res; do
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
-                -v st="$stream" -v m="${m:-}" -v prev="$prev" -v fac="$FACTOR" -v k="$CLIFF_US" 'BEGIN {
+                -v st="$stream" -v m="${m:-}" -v prev="$prev" -v prevm="$prevm" -v fac="$FACTOR" \
+                -v k="$CLIFF_US" 'BEGIN {
                     bound = cp / n;
                     sbound = st / n;
                     f = c == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
@@ -117,12 +118,19 @@ $big $big $iters $WARMUP"
                         printf("%11.1f %11.4f %9.2f", m, b / (m * 1000) * f, us / m);
                     else
                         printf("%11s %11s %9s", "-", "-", "-");
-                    # a cliff: more than FACTOR x the time of the previous size, plus CLIFF_US
-                    printf("%s\n", prev != "" && us + 0 > fac * prev + k ? " CLIFF" : "");
+                    # a cliff: more than FACTOR x the time of the previous size, plus CLIFF_US;
+                    # "(OpenMPI too)" when OpenMPI'"'"'s time rose as steeply in the same run (within
+                    # a quarter): a step the machine takes, where the buffers leave its caches
+                    cliff = prev != "" && us + 0 > fac * prev + k;
+                    peer = cliff && m != "" && prevm != "" && prevm > 0 &&
+                           (m / prevm) * 1.25 >= us / prev;
+                    printf("%s\n", cliff ? (peer ? sprintf(" CLIFF (OpenMPI too: x%.1f)", m / prevm) : " CLIFF") : "");
                 }'
             prev=$us
+            prevm=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
         done
     done
 done
 } | tee "$TMP/table.txt"
-echo "cliffs (a row over $FACTOR x the previous size's time + $CLIFF_US us): $(grep -c ' CLIFF$' "$TMP/table.txt" || true)"
+echo "cliffs (a row over $FACTOR x the previous size's time + $CLIFF_US us): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
+    "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF (OpenMPI too' "$TMP/table.txt" || true)"

@@ -1,0 +1,64 @@
+#!/bin/sh
+# versus.sh - hcemu against OpenMPI at chosen rows, each row a job of its own, run ROUNDS times
+# command after command (hcemu, then OpenMPI), so a load that comes and goes weighs on both;
+# prints every run and the ratio of the medians. This is the measure of the "three runs each"
+# targets: a single sweep of bench/collectives.sh puts the first size of a job behind its
+# start-up, and single runs of small calls on a 2-core machine spread 2x or more.
+# Each row runs enough calls for about TARGET_MS of work (at least 50, at most 5000; a tenth as
+# many warm-up calls first).
+# Usage: bench/versus.sh [build-dir]   (ROWS="ar:RANKS:SIZE ag:RANKS:SIZE ...", ROUNDS=3,
+# TARGET_MS=60; SIZE as 1K, 256K, 4M)
+set -eu
+BUILD=${1:-build}
+BIN=$BUILD/bin
+ROUNDS=${ROUNDS:-3}
+TARGET_MS=${TARGET_MS:-60}
+ROWS=${ROWS:-"ar:8:1K ag:8:1K ar:4:1K ag:4:1K ag:2:64K ag:2:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M"}
+TMP=$(mktemp -d /tmp/hcemu-versus-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT INT TERM
+HERE=$(cd "$(dirname "$0")" && pwd)
+if ! command -v mpicc >/dev/null 2>&1 || ! mpicc -O2 -o "$TMP/mpi_coll" "$HERE/mpi_coll.c" 2>/dev/null; then
+    echo "versus.sh: OpenMPI (mpicc, mpirun) not installed: skipped (make bench-deps installs it)"
+    exit 0
+fi
+asroot=""
+[ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
+
+bytes_of() {
+    case $1 in
+    *K) echo $((${1%K} * 1024)) ;;
+    *M) echo $((${1%M} * 1048576)) ;;
+    *) echo "$1" ;;
+    esac
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
+printf '%-4s %5s %6s %6s  %-30s %-30s %s\n' op ranks size calls hcemu_us mpi_us median_ratio
+for row in $ROWS; do
+    op=${row%%:*} rest=${row#*:}
+    n=${rest%%:*} size=${rest#*:}
+    b=$(bytes_of "$size")
+    case $op in
+    ar) tool=all_reduce_test mop=allreduce ;;
+    ag) tool=all_gather_test mop=allgather ;;
+    *) echo "versus.sh: unknown op $op in $row (ar or ag)" >&2; exit 2 ;;
+    esac
+    # A rough cost per call (5 us + 1 us per 4 KiB) sets the number of calls.
+    calls=$((TARGET_MS * 1000 / (5 + b / 4096)))
+    [ "$calls" -ge 50 ] || calls=50
+    [ "$calls" -le 5000 ] || calls=5000
+    warm=$((calls / 10 + 5))
+    : >"$TMP/h" && : >"$TMP/m"
+    for r in $(seq "$ROUNDS"); do
+        "$BIN/hcemu-run" -n "$n" "$BIN/$tool" -b "$b" -e "$b" -n "$calls" -w "$warm" -c 0 2>/dev/null |
+            awk '/^\[rank 0\] [0-9]/ { print $5; exit }' >>"$TMP/h"
+        timeout 300 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
+            "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 2>/dev/null |
+            awk -v o="$mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
+    done
+    h=$(median <"$TMP/h") m=$(median <"$TMP/m")
+    printf '%-4s %5s %6s %6s  %-30s %-30s %s\n' "$op" "$n" "$size" "$calls" \
+        "$(tr '\n' ' ' <"$TMP/h")" "$(tr '\n' ' ' <"$TMP/m")" \
+        "$(awk -v h="$h" -v m="$m" 'BEGIN { print (m > 0 ? sprintf("%.2f", h / m) : "-") }')"
+done
