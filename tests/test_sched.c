@@ -6,7 +6,7 @@
  * the worker once the task is parked, and held rings (a task's ring of its own device wakes
  * nobody; the worker that ran it polls the parked heads), and yielding polls (a poll sees a
  * write or ends in time; idle workers poll the doorbell only while HCEMU_POLL_US is not 0:
- * the test runs with the default, 0, and as sched_poll with 300), and whom a retirement wakes
+ * the test runs with the default, 300, and as sched_nopoll with 0), and whom a retirement wakes
  * (wake_at). The control block lives in plain memory. */
 #include <setjmp.h>
 #include <stdarg.h>

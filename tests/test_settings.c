@@ -194,16 +194,17 @@ static void numbers_honour_their_range(void **state)
     assert_true(ok);
     assert_int_equal(parse_u(EMU_SET_HANG_MS, "86400001", &ok), 2000);
     assert_false(ok);
-    /* Yielding polls: off (0) by default; at most 10 ms per wait. */
-    assert_int_equal(parse_u(EMU_SET_POLL_US, NULL, &ok), 0);
+    /* Yielding polls: 300 us by default; at most 10 ms per wait; a bad value reads as the
+     * default. */
+    assert_int_equal(parse_u(EMU_SET_POLL_US, NULL, &ok), 300);
     assert_true(ok);
     assert_int_equal(parse_u(EMU_SET_POLL_US, "300", &ok), 300);
     assert_true(ok);
     assert_int_equal(parse_u(EMU_SET_POLL_US, "10000", &ok), 10000);
     assert_true(ok);
-    assert_int_equal(parse_u(EMU_SET_POLL_US, "10001", &ok), 0);
+    assert_int_equal(parse_u(EMU_SET_POLL_US, "10001", &ok), 300);
     assert_false(ok);
-    assert_int_equal(parse_u(EMU_SET_POLL_US, "fast", &ok), 0);
+    assert_int_equal(parse_u(EMU_SET_POLL_US, "fast", &ok), 300);
     assert_false(ok);
 }
 
