@@ -28,6 +28,9 @@ TMP=$(mktemp -d /tmp/hcemu-report-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
 load() { cut -d' ' -f1 /proc/loadavg; }
+# The smallest and largest rank counts of the sweep, for the small-call rows.
+SMALL_LO=$(echo ${RANKS:-2 4 8} | awk '{ print $1 }')
+SMALL_HI=$(echo ${RANKS:-2 4 8} | awk '{ print $NF }')
 load_start=$(load)
 
 if [ -z "${PLOT_ONLY:-}" ]; then
@@ -41,6 +44,9 @@ if [ -z "${PLOT_ONLY:-}" ]; then
     "$HERE/launch.sh" "$BUILD" | tee "$OUT/launch.txt"
     echo "== bench_startup 8"
     "$BIN/bench_startup" 8 | tee "$OUT/startup.txt"
+    echo "== bench/versus.sh (small calls, medians of three runs)"
+    ROWS="ar:$SMALL_LO:1K ar:4:1K ag:4:1K ar:$SMALL_HI:1K ag:$SMALL_HI:1K" "$HERE/versus.sh" "$BUILD" |
+        tee "$OUT/versus.txt"
     printf '%s %s\n' "$load_start" "$(load)" >"$OUT/load.txt"
 fi
 # The load average at the start and the end of the run that made the figures.
@@ -164,12 +170,20 @@ shared=$(awk -v a="$load_start" -v b="$load_end" -v c="$cpus" \
 {
     echo "| measure | hcemu | beside it, same run | command |"
     echo "|---|---|---|---|"
-    for spec in "allreduce $nmin 1024" "allreduce $nmax 1024" "allgather $nmax 1024"; do
-        set -- $spec
-        row "$@" | awk -v s="$(size $3)" '{
-            printf "| %s %s, %d ranks, time | %.1f µs | OpenMPI %s | `bench/collectives.sh` |\n",
-                $1, s, $2, $4, ($9 == "-" ? "not installed" : sprintf("%.1f µs", $9)) }'
-    done
+    # Small calls: the medians of bench/versus.sh when OpenMPI is there (the sweep's first
+    # size carries the job's start-up), else the sweep's row.
+    if grep -q '^a[rg] ' "$OUT/versus.txt" 2>/dev/null; then
+        awk '/^a[rg] / {
+            printf "| %s 1 KiB, %d ranks, time (median of 3 runs) | %.1f µs | OpenMPI %.1f µs (%s×) | `bench/versus.sh` |\n",
+                ($1 == "ar" ? "allreduce" : "allgather"), $2, $5, $6, $7 }' "$OUT/versus.txt"
+    else
+        for spec in "allreduce $nmin 1024" "allreduce $nmax 1024" "allgather $nmax 1024"; do
+            set -- $spec
+            row "$@" | awk -v s="$(size $3)" '{
+                printf "| %s %s, %d ranks, time | %.1f µs | OpenMPI %s | `bench/collectives.sh` |\n",
+                    $1, s, $2, $4, ($9 == "-" ? "not installed" : sprintf("%.1f µs", $9)) }'
+        done
+    fi
     for c in allgather allreduce; do
         row $c "$nmax" "$maxb" | awk -v s="$(size "$maxb")" '{
             printf "| %s %s, %d ranks, bus bandwidth | %.2f GB/s, %.2f of the copy bound | copy bound %.2f GB/s; OpenMPI %s | `bench/collectives.sh` |\n",

@@ -34,7 +34,8 @@ bytes_of() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
-printf '%-4s %5s %6s %6s  %-30s %-30s %s\n' op ranks size calls hcemu_us mpi_us median_ratio
+printf '%-4s %5s %6s %6s %10s %10s %7s  %s\n' op ranks size calls hcemu_us mpi_us ratio \
+    "(medians; then every run)"
 for row in $ROWS; do
     op=${row%%:*} rest=${row#*:}
     n=${rest%%:*} size=${rest#*:}
@@ -58,7 +59,7 @@ for row in $ROWS; do
             awk -v o="$mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
     done
     h=$(median <"$TMP/h") m=$(median <"$TMP/m")
-    printf '%-4s %5s %6s %6s  %-30s %-30s %s\n' "$op" "$n" "$size" "$calls" \
-        "$(tr '\n' ' ' <"$TMP/h")" "$(tr '\n' ' ' <"$TMP/m")" \
-        "$(awk -v h="$h" -v m="$m" 'BEGIN { print (m > 0 ? sprintf("%.2f", h / m) : "-") }')"
+    printf '%-4s %5s %6s %6s %10s %10s %7s  hcemu %s| OpenMPI %s\n' "$op" "$n" "$size" "$calls" \
+        "$h" "$m" "$(awk -v h="$h" -v m="$m" 'BEGIN { print (m > 0 ? sprintf("%.2f", h / m) : "-") }')" \
+        "$(tr '\n' ' ' <"$TMP/h")" "$(tr '\n' ' ' <"$TMP/m")"
 done
