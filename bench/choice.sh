@@ -14,21 +14,13 @@ ROWS=${ROWS:-"all_reduce_test:2:1M all_reduce_test:2:256K all_reduce_test:8:256K
 all_reduce_test:8:1K all_gather_test:8:1K all_gather_test:8:64K all_reduce_test:8:1M"}
 TMP=$(mktemp -d /tmp/hcemu-choice-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
-HERE=$(cd "$(dirname "$0")" && pwd)
+BENCH=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH/mpi_lib.sh"
 mpi=""
-if command -v mpicc >/dev/null 2>&1 && mpicc -O2 -o "$TMP/mpi_coll" "$HERE/mpi_coll.c" 2>/dev/null; then
+if mpi_build "$TMP/mpi_coll" /dev/null; then
     mpi=yes
 fi
-asroot=""
-[ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
 
-bytes_of() {
-    case $1 in
-    *K) echo $((${1%K} * 1024)) ;;
-    *M) echo $((${1%M} * 1048576)) ;;
-    *) echo "$1" ;;
-    esac
-}
 # hccl_test's average time of one size, in us.
 hcemu() { # machine-setting tool ranks size
     HCEMU_MACHINE=$1 "$BIN/hcemu-run" -n "$3" "$BIN/$2" -b "$4" -e "$4" -n "$ITERS" -w "$WARMUP" \
@@ -39,8 +31,7 @@ mpi_us() { # tool ranks size
     b=$(bytes_of "$3")
     op=allreduce
     [ "$1" = all_reduce_test ] || op=allgather
-    timeout 120 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$2" "$TMP/mpi_coll" \
-        "$b" "$ITERS" "$WARMUP" 2>/dev/null | awk -v o=$op -v b="$b" '$1 == o && $2 == b { print $3 }'
+    mpi_run 120 "$2" "$TMP/mpi_coll" "$b" "$ITERS" "$WARMUP" 2>/dev/null | awk -v o=$op -v b="$b" '$1 == o && $2 == b { print $3 }'
 }
 mine=$("$BIN/hcemu-run" --machine | head -1 | sed 's/^HCEMU_MACHINE=//')
 echo "machine figures: $mine; load average: $(cut -d' ' -f1-3 /proc/loadavg)"

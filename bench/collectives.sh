@@ -38,27 +38,16 @@ echo "copy bound: two threads' memcpy rate (measured again before each rank coun
 echo "of_stream: the same with the streaming copy of hcemu's data plane (common/platform/copy.h) instead"
 
 # Optional MPI baseline: bench/mpi_coll.c compiled here with mpicc, never part of the build.
-HERE=$(cd "$(dirname "$0")" && pwd)
+BENCH=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH/mpi_lib.sh"
 mpi=""
-if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
-    mpicc -O2 -o "$TMP/mpi_coll" "$HERE/mpi_coll.c" 2>"$TMP/mpicc.txt"; then
+if mpi_build "$TMP/mpi_coll" "$TMP/mpicc.txt"; then
     mpi=yes
 fi
 [ -n "$mpi" ] || echo "OpenMPI (mpicc, mpirun) not installed: no MPI column"
 
-bytes_of() {
-    case $1 in
-    *K) echo $((${1%K} * 1024)) ;;
-    *M) echo $((${1%M} * 1048576)) ;;
-    *G) echo $((${1%G} * 1073741824)) ;;
-    *) echo "$1" ;;
-    esac
-}
 maxbytes=$(bytes_of "$MAXB")
 smallmax=$(bytes_of "$SMALL_MAX")
-# OpenMPI refuses to start as root unless told; the benchmark runs as whoever runs make.
-asroot=""
-[ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
 
 printf '\n%-13s %5s %10s %11s %11s %10s %8s %9s %11s %11s %9s %s\n' collective ranks bytes hcemu_us \
     busbw_GB/s bound_GB/s of_bound of_stream mpi_us mpi_busbw hcemu/mpi cliff
@@ -69,7 +58,7 @@ for n in $RANKS; do
     copy=$1 stream=$2
     echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
     : >"$TMP/mpi.txt"
-    if [ -n "$mpi" ] && ! timeout "$MPI_TIMEOUT" mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
+    if [ -n "$mpi" ] && ! mpi_run "$MPI_TIMEOUT" "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" "$FACTOR" \
         >"$TMP/mpi.txt" 2>"$TMP/mpi.err"; then
         echo "mpirun -n $n failed or timed out (rows it finished are kept): $(head -c 300 "$TMP/mpi.err")"
@@ -126,8 +115,7 @@ $big $big $iters $WARMUP"
                            (m / prevm) * 1.25 >= us / prev;
                     printf("%s\n", cliff ? (peer ? sprintf(" CLIFF (OpenMPI too: x%.1f)", m / prevm) : " CLIFF") : "");
                 }'
-            prev=$us
-            prevm=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
+            prev=$us prevm=$m
         done
     done
 done

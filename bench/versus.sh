@@ -16,21 +16,13 @@ TARGET_MS=${TARGET_MS:-60}
 ROWS=${ROWS:-"ar:8:1K ag:8:1K ar:4:1K ag:4:1K ag:2:64K ag:2:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M"}
 TMP=$(mktemp -d /tmp/hcemu-versus-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
-HERE=$(cd "$(dirname "$0")" && pwd)
-if ! command -v mpicc >/dev/null 2>&1 || ! mpicc -O2 -o "$TMP/mpi_coll" "$HERE/mpi_coll.c" 2>/dev/null; then
+BENCH=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH/mpi_lib.sh"
+if ! mpi_build "$TMP/mpi_coll" /dev/null; then
     echo "versus.sh: OpenMPI (mpicc, mpirun) not installed: skipped (make bench-deps installs it)"
     exit 0
 fi
-asroot=""
-[ "$(id -u)" -ne 0 ] || asroot=--allow-run-as-root
 
-bytes_of() {
-    case $1 in
-    *K) echo $((${1%K} * 1024)) ;;
-    *M) echo $((${1%M} * 1048576)) ;;
-    *) echo "$1" ;;
-    esac
-}
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
@@ -54,8 +46,7 @@ for row in $ROWS; do
     for r in $(seq "$ROUNDS"); do
         "$BIN/hcemu-run" -n "$n" "$BIN/$tool" -b "$b" -e "$b" -n "$calls" -w "$warm" -c 0 2>/dev/null |
             awk '/^\[rank 0\] [0-9]/ { print $5; exit }' >>"$TMP/h"
-        timeout 300 mpirun $asroot --oversubscribe --mca rtc_hwloc_vmhole none -n "$n" \
-            "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 2>/dev/null |
+        mpi_run 300 "$n" "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 2>/dev/null |
             awk -v o="$mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
     done
     h=$(median <"$TMP/h") m=$(median <"$TMP/m")

@@ -1,0 +1,31 @@
+# mpi_lib.sh - what the scripts that time hcemu beside OpenMPI share (collectives.sh,
+# choice.sh, versus.sh); sourced, not run. BENCH is the folder of the scripts.
+
+# "4K", "1M", "2G" or a byte count -> bytes.
+bytes_of() {
+    case $1 in
+    *K) echo $((${1%K} * 1024)) ;;
+    *M) echo $((${1%M} * 1048576)) ;;
+    *G) echo $((${1%G} * 1073741824)) ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# mpi_build OUT ERRORS: bench/mpi_coll.c compiled with mpicc into OUT (the compiler's messages
+# into ERRORS); false when OpenMPI's mpicc or mpirun is missing or the build fails. The
+# baseline is never part of the CMake build.
+mpi_build() {
+    command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
+        mpicc -O2 -o "$1" "$BENCH/mpi_coll.c" 2>"$2"
+}
+
+# mpi_run SECONDS RANKS COMMAND [ARGS...]: mpirun with RANKS processes on however many cores
+# there are, ended after SECONDS. OpenMPI refuses to start as root unless told; the benchmarks
+# run as whoever runs make.
+mpi_run() {
+    mpi_secs=$1 mpi_ranks=$2
+    shift 2
+    mpi_root=""
+    [ "$(id -u)" -ne 0 ] || mpi_root=--allow-run-as-root
+    timeout "$mpi_secs" mpirun $mpi_root --oversubscribe --mca rtc_hwloc_vmhole none -n "$mpi_ranks" "$@"
+}
