@@ -54,6 +54,7 @@ bench: build
 	@FACTOR=2 MAXB=256M RANKS="2 4 8 16" TOOLS="$(BENCH_TOOLS)" bench/collectives.sh $(BUILD)
 	@echo "== bench/choice.sh"; bench/choice.sh $(BUILD)
 	@echo "== bench/versus.sh"; bench/versus.sh $(BUILD)
+	@echo "== bench/direct.sh"; bench/direct.sh $(BUILD)
 	@echo "== bench/wakes.sh"; bench/wakes.sh $(BUILD)
 	@echo "== bench/launch.sh"; bench/launch.sh $(BUILD)
 	@echo "== bench/net.sh"; bench/net.sh $(BUILD)

@@ -1,5 +1,18 @@
-# mpi_lib.sh - what the scripts that time hcemu beside OpenMPI share (collectives.sh,
-# choice.sh, versus.sh); sourced, not run. BENCH is the folder of the scripts.
+# mpi_lib.sh - what the scripts that time hcemu beside OpenMPI or itself share (collectives.sh,
+# choice.sh, versus.sh, direct.sh); sourced, not run. BENCH is the folder of the scripts.
+
+# The median of the numbers on stdin, one per line (0 when there are none).
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+
+# row_calls BYTES [TARGET_MS]: "calls warm-up" for a row of BYTES per call: enough calls for
+# about TARGET_MS (60) of work at a rough 5 us + 1 us per 4 KiB a call, at least 50 and at
+# most 5000, and a tenth as many warm-up calls first.
+row_calls() {
+    rc_calls=$((${2:-60} * 1000 / (5 + $1 / 4096)))
+    [ "$rc_calls" -ge 50 ] || rc_calls=50
+    [ "$rc_calls" -le 5000 ] || rc_calls=5000
+    echo "$rc_calls $((rc_calls / 10 + 5))"
+}
 
 # "4K", "1M", "2G" or a byte count -> bytes.
 bytes_of() {

@@ -23,8 +23,6 @@ if ! mpi_build "$TMP/mpi_coll" /dev/null; then
     exit 0
 fi
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
-
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
 printf '%-4s %5s %6s %6s %10s %10s %7s  %s\n' op ranks size calls hcemu_us mpi_us ratio \
     "(medians; then every run)"
@@ -37,11 +35,8 @@ for row in $ROWS; do
     ag) tool=all_gather_test mop=allgather ;;
     *) echo "versus.sh: unknown op $op in $row (ar or ag)" >&2; exit 2 ;;
     esac
-    # A rough cost per call (5 us + 1 us per 4 KiB) sets the number of calls.
-    calls=$((TARGET_MS * 1000 / (5 + b / 4096)))
-    [ "$calls" -ge 50 ] || calls=50
-    [ "$calls" -le 5000 ] || calls=5000
-    warm=$((calls / 10 + 5))
+    set -- $(row_calls "$b" "$TARGET_MS")
+    calls=$1 warm=$2
     : >"$TMP/h" && : >"$TMP/m"
     for r in $(seq "$ROUNDS"); do
         "$BIN/hcemu-run" -n "$n" "$BIN/$tool" -b "$b" -e "$b" -n "$calls" -w "$warm" -c 0 2>/dev/null |

@@ -16,8 +16,24 @@
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
- * protocol, and the two DATA notifies of the eager protocol, one per parity. */
-enum { HCOLL_ACK = 0, HCOLL_DATA = 1, HCOLL_EAGER = 2, HCOLL_CHANNEL_NOTIFIES = 4 };
+ * protocol, the two DATA notifies of the eager protocol, one per parity, and the two of the
+ * direct protocol. Each protocol has its own: the slot protocol's first record of a call is an
+ * ACK, the direct one's a DATA, and either may come while the peer has yet to consume the
+ * other's last notify of the previous call. */
+enum {
+    HCOLL_ACK = 0,
+    HCOLL_DATA = 1,
+    HCOLL_EAGER = 2,
+    HCOLL_DIRECT_DATA = 4,
+    HCOLL_DIRECT_ACK = 5,
+    HCOLL_CHANNEL_NOTIFIES = 6
+};
+
+/* hcemu-device's own call (device/dp/api_hcemu.c): read `len` bytes through `channel` into
+ * `dst` from the peer's memory at the address the peer writes into the 8 bytes at `mailbox`
+ * (my memory) before the task runs. No product has it. */
+int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                             const void *mailbox, uint64_t len);
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
@@ -114,6 +130,16 @@ struct hcoll_args {
                          * bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
     uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
+    /* PAIRS, COPY: the pairs that go direct (bit p of direct_mask; never eager as well). Each
+     * side publishes the address of the bytes it sends the other, and each reads the other's
+     * straight into its output with hcemu_read_published: one copy of a block where the HCCL
+     * buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
+     * bytes apart: inbox p (p's address for me) at direct_off + p * HCOLL_ALIGN, outbox p (my
+     * address for p, the source of my publishing write) at direct_off + (size + p) *
+     * HCOLL_ALIGN. Notifies: DIRECT_DATA "published", DIRECT_ACK "read, done with your
+     * buffer". */
+    uint64_t direct_off;
+    uint8_t direct_mask[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */
     struct hcoll_pair pairs[HCOLL_MAX_RANKS];

@@ -268,16 +268,86 @@ static bool stage_fits(const struct run *g)
     return a->stage_len <= g->r->buf_size && (a->eager_len == 0 || a->stage_len <= a->eager_off);
 }
 
+/* ---- DIRECT pairs: read the peer's buffer, no HCCL buffer in between ------------------------ */
+
+static bool direct(const struct run *g, uint32_t p)
+{
+    return p != g->me && hcoll_bit(g->a->direct_mask, p);
+}
+
+static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
+{
+    return (uint8_t *)buf + g->a->direct_off + (uint64_t)idx * HCOLL_ALIGN;
+}
+
+/* Tell every direct peer where the bytes I send it start: my outbox for p holds the address
+ * (stored now: this kernel runs only after the stream's previous launch retired, and with it
+ * the write that read the outbox last), and one write with notify puts it in p's inbox for me. */
+static int direct_publish(const struct run *g)
+{
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (!direct(g, p))
+            continue;
+        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
+        *outbox = (uint64_t)(uintptr_t)(g->a->in + g->a->pairs[p].send_off);
+        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
+                         sizeof(*outbox), HCOLL_DIRECT_DATA));
+    }
+    return 0;
+}
+
+/* Each direct peer's bytes, read from where it published them once it has, then its ACK: I am
+ * done with its buffer. The ACKs of my readers are waited for last: my input must stay as it
+ * is until every peer has read it, which is what the stream's next task may change. */
+static int direct_read(const struct run *g)
+{
+    for (uint32_t p = 0; p < g->n; p++) {
+        const struct hcoll_pair *pr = &g->a->pairs[p];
+        if (!direct(g, p))
+            continue;
+        TRY(HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_DATA,
+                                           HCOLL_TIMEOUT_S));
+        if (pr->recv_len > 0)
+            TRY(hcemu_read_published(g->main, g->r->chans[p], g->a->out + pr->recv_off,
+                                     mailbox(g, g->r->buf, p), pr->recv_len));
+        TRY(HcommChannelNotifyRecordOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_ACK));
+    }
+    for (uint32_t p = 0; p < g->n; p++)
+        if (direct(g, p))
+            TRY(HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_ACK,
+                                               HCOLL_TIMEOUT_S));
+    return 0;
+}
+
+/* Whether the direct pairs' mailboxes fit the buffer, in a PAIRS COPY launch (the host plans
+ * nothing else), and no pair is both direct and eager. */
+static bool direct_fits(const struct run *g)
+{
+    bool any = false;
+
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (!direct(g, p))
+            continue;
+        if (eager(g, p))
+            return false;
+        any = true;
+    }
+    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode == HCOLL_RECV_COPY &&
+                    g->a->direct_off % HCOLL_ALIGN == 0 &&
+                    g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size);
+}
+
 /* ---- PAIRS ---------------------------------------------------------------------------------- */
 
 /* COPY: eager pairs where eager_start put them (the main thread, or their peers' threads);
  * every other pair runs all its rounds on its own thread, independently of the others. */
 static int pairs_copy(const struct run *g)
 {
+    TRY(direct_publish(g));
     TRY(eager_start(g));
     TRY(self_copy(g, &g->a->pairs[g->me], g->a->in, g->a->out));
     for (uint32_t p = 0; p < g->n; p++) {
-        uint64_t rounds = p == g->me || eager(g, p) ? 0 : pair_rounds(g, p);
+        uint64_t rounds = p == g->me || eager(g, p) || direct(g, p) ? 0 : pair_rounds(g, p);
         if (rounds == 0)
             continue;
         TRY(start_peer(g, p));
@@ -294,8 +364,9 @@ static int pairs_copy(const struct run *g)
             TRY(HcommLocalCopyOnThread(eager_thread(g, p), g->a->out + pr->recv_off,
                                        eager_landed(g, p), pr->recv_len));
     }
+    TRY(direct_read(g));
     for (uint32_t p = 0; p < g->n; p++)
-        if (in_round(g, p, 0) && (!eager(g, p) || g->a->eager_threads))
+        if (in_round(g, p, 0) && !direct(g, p) && (!eager(g, p) || g->a->eager_threads))
             TRY(join_peer(g, p));
     return 0;
 }
@@ -746,7 +817,7 @@ uint32_t hcemu_coll_run(void *args)
     g.me = g.r->rank;
     g.n = g.r->size;
     g.slot = a->slot;
-    if (!eager_fits(&g) || !stage_fits(&g))
+    if (!eager_fits(&g) || !stage_fits(&g) || !direct_fits(&g))
         return 1; /* the host never plans this */
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;

@@ -50,7 +50,9 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
     uint32_t f = emu_dp_kinds_flags(t->kind);
     const struct emu_devmap *m;
 
-    if (t->run != emu_dp_task_run || f == 0 || o->net || t->park == EMU_PARK_DEFER)
+    /* A published source is read from this device's mailbox when the task runs: it stays. */
+    if (t->run != emu_dp_task_run || f == 0 || (f & EMU_DPF_PUBLISHED) || o->net ||
+        t->park == EMU_PARK_DEFER)
         return false;
     *d = (struct emu_runq_task){.dst = o->dst, .src = o->src, .len = o->len, .count = o->count,
                                 .callsite = t->callsite, .kind = t->kind,

@@ -79,6 +79,8 @@
     X(HcommChannelNotifyWaitWithDefaultTimeout)                                                    \
     X(HcclSymWinGetPeerPointer)                                                                    \
     X(HcommSymWinGetPeerPointer)                                                                   \
-    X(HcclCommSymWinGet)
+    X(HcclCommSymWinGet)                                                                           \
+    /* hcemu's own, for its built-in collectives' image (device/dp/api_hcemu.c) */                \
+    X(hcemu_read_published)
 
 #endif

@@ -106,3 +106,16 @@ add_test(NAME collectives_procs_racecheck COMMAND $<TARGET_FILE:hcemu-run> -n 8 
 set_tests_properties(collectives_procs_racecheck PROPERTIES TIMEOUT 300
     ENVIRONMENT "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_RACECHECK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn"
     FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
+# Direct reads (HCEMU_DIRECT_KB, host/coll/coll_direct.c): from 1 KiB a pair instead of 64, so
+# the sizes these tests use read peers' buffers directly, mixed with eager pairs in one launch;
+# and never (0), so the eager and staged forms keep their bytes checked on the wall clock too.
+add_test(NAME collectives_direct COMMAND test_collectives)
+set_tests_properties(collectives_direct PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_DIRECT_KB=1;HCEMU_LOG_LEVEL=warn")
+add_test(NAME collectives_procs_direct COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_procs_direct PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_DIRECT_KB=1;HCEMU_LOG_LEVEL=warn")
+add_test(NAME collectives_nodirect COMMAND test_collectives)
+set_tests_properties(collectives_nodirect PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_DIRECT_KB=0;HCEMU_LOG_LEVEL=warn")

@@ -363,6 +363,36 @@ static void write_and_read_move_exact_bytes(void **state)
     }
 }
 
+/* hcemu's own read of a published buffer (device/dp/api_hcemu.c): device 1 reads device 0's
+ * user buffer, which no channel lists, at the address found in its mailbox when the task runs
+ * (written here before the launch; the collectives write it with a notify). The calls that
+ * cannot be right are refused when queued: a mailbox out of this device's memory or not
+ * 8-byte aligned, a destination past its allocation. */
+static void read_published_reads_where_the_mailbox_points(void **state)
+{
+    struct prog p = {.n = 0};
+    int32_t r[16];
+    uint64_t src = A(UB[0] + 4096);
+
+    (void)state;
+    fill(UB[0] + 4096, 5000, 41);
+    zero(UB[1], 8192);
+    dpf_put(HB[1] + 256, &src, sizeof(src));
+    chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[1] + 256, 5000, 0, 0, 0);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    expect_ok(&p, r);
+    expect_same(UB[1], UB[0] + 4096, 5000);
+    assert_int_equal(peek(UB[1] + 5000), 0);
+
+    p.n = 0;
+    chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[0], 8, 0, 0, 0);
+    chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[1] + 4, 8, 0, 0, 0);
+    chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1] + BUF - 4, HB[1] + 256, 8, 0, 0, 0);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(r[i], HCCL_E_PARA);
+}
+
 /* The P2P pattern of docs/FLOW.md §6, push variant and read variant. */
 static void write_with_notify_makes_data_visible_before_the_notify(void **state)
 {
@@ -974,6 +1004,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(remote_reduces_match_reference_for_every_type_and_op),
         cmocka_unit_test(thread_notifies_order_work_across_threads),
         cmocka_unit_test(write_and_read_move_exact_bytes),
+        cmocka_unit_test(read_published_reads_where_the_mailbox_points),
         cmocka_unit_test(write_with_notify_makes_data_visible_before_the_notify),
         cmocka_unit_test(read_after_ready_notify_gets_the_peer_data),
         cmocka_unit_test(channel_ping_pong_keeps_order_across_devices),

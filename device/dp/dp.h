@@ -49,6 +49,7 @@ struct emu_dp_op {
     uint32_t net_dev;     /* that peer's device */
     uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
     uint32_t copy_mode;   /* enum emu_copy_mode: the launch's (kernel.h), for copies */
+    uint64_t mailbox;     /* EMU_DPF_PUBLISHED: where in this device the peer put `src` */
     /* The device whose stream the task belongs to when another executor runs it (the
      * job-wide run queue, runq.c); NULL for this executor's own tasks. */
     struct emu_devctl *home_ctl;
@@ -144,6 +145,11 @@ emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t 
                                        struct emu_task **out) EMU_MUST_CHECK;
 emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
                                      uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
+/* A read through channel `ch` of `len` bytes from the peer's memory at the address the peer
+ * writes into the 8 bytes at `mailbox` (this device) before the task runs, into `dst`. */
+emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch,
+                                       const void *dst, const void *mailbox, uint64_t len,
+                                       struct emu_task **out) EMU_MUST_CHECK;
 /* Runtime notify by aclrtGetNotifyId id: record (any device of the job) or wait (ours). */
 emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,
                             uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;

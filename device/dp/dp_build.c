@@ -133,6 +133,44 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
     return EMU_OK;
 }
 
+emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch,
+                                       const void *dstp, const void *mailboxp, uint64_t len,
+                                       struct emu_task **out)
+{
+    uint64_t dst = (uint64_t)(uintptr_t)dstp, mailbox = (uint64_t)(uintptr_t)mailboxp;
+    const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
+    struct emu_devmap *peer = NULL;
+    emu_status st;
+
+    if ((st = emu_dp_check_ptr(c, "dst", dstp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "mailbox", mailboxp)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "mailbox", mailbox, sizeof(uint64_t))) != EMU_OK)
+        return st;
+    if (mailbox % sizeof(uint64_t) != 0) {
+        emu_hcomm_check_refuse(c, "mailbox 0x%llx is not 8-byte aligned",
+                               (unsigned long long)mailbox);
+        return EMU_EINVAL;
+    }
+    /* The source is read through this process's mapping of the peer's whole memory, which a
+     * peer on another host does not have. */
+    if (emu_net_is_remote(emu_exec_ctl()->channels[ch].peer))
+        return emu_dp_check_not_supported(c, "a published buffer of a rank on another host");
+    if (emu_devmem_peer(p->job_dir, p->dev, &peer) != EMU_OK) {
+        emu_hcomm_check_refuse(c, "cannot reach device %u of the peer", p->dev);
+        return EMU_EINVAL;
+    }
+    if ((st = alloc(EMU_DP_READ_PUBLISHED, ch, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    o->dst = dst;
+    o->mailbox = mailbox;
+    o->len = o->count = len;
+    o->dst_map = &emu_exec_g.self;
+    o->src_map = peer;
+    return EMU_OK;
+}
+
 emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
                                       uint32_t idx, struct emu_task **out)
 {

@@ -25,6 +25,9 @@
 #define EMU_DPF_RECORD 0x10u     /* sets a notify (after the move, if any) */
 #define EMU_DPF_WAIT 0x20u       /* consumes a notify, parking until it is set or times out */
 #define EMU_DPF_CHANNEL 0x40u    /* goes through a channel (payload's channel is its slot) */
+#define EMU_DPF_PUBLISHED 0x80u  /* src is not known at the call: the peer writes its address
+                                  * into 8 bytes of my memory (payload's mailbox) before the
+                                  * task runs, which reads it then (hcemu's own collectives) */
 
 #define EMU_DPF_WRITE (EMU_DPF_MOVE | EMU_DPF_REMOTE_DST | EMU_DPF_CHANNEL)
 #define EMU_DPF_READ (EMU_DPF_MOVE | EMU_DPF_REMOTE_SRC | EMU_DPF_CHANNEL)
@@ -37,6 +40,8 @@
     X(READ, "channel read", EMU_DPF_READ)    /* HcommReadOnThread, batch READ */               \
     X(WRITE_REDUCE, "channel write-reduce", EMU_DPF_WRITE | EMU_DPF_REDUCE)                    \
     X(READ_REDUCE, "channel read-reduce", EMU_DPF_READ | EMU_DPF_REDUCE)                       \
+    X(READ_PUBLISHED, "channel read of a published buffer",                                    \
+      EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published_on_thread */                   \
     X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)               \
     X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
       EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \

@@ -86,6 +86,23 @@ static void move_bytes(void *ctx)
         emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
 }
 
+/* EMU_DPF_PUBLISHED: the source address the peer wrote into my mailbox, which the thread's
+ * earlier wait ordered before this task; it must lie in the peer's memory, and move() checks
+ * that it is a live allocation there. */
+static bool resolve_published(struct emu_task *t, struct emu_dp_op *o)
+{
+    const uint64_t *box = ptr_of(&emu_exec_g.self, o->mailbox, sizeof(uint64_t));
+
+    o->src = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
+    if (box != NULL && emu_window_device(o->src) == (int)o->src_map->dev)
+        return true;
+    snprintf(t->note, sizeof(t->note),
+             "the source address 0x%llx published at 0x%llx is not memory of device %u",
+             (unsigned long long)o->src, (unsigned long long)o->mailbox, o->src_map->dev);
+    t->status = EMU_EINVAL;
+    return false;
+}
+
 /* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */
 static enum emu_run_result move(struct emu_task *t, bool reduce)
 {
@@ -201,6 +218,8 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
         return wait_notify(t);
     if (emu_dp_op_of(t)->net)
         return emu_net_run(t);
+    if ((f & EMU_DPF_PUBLISHED) && !resolve_published(t, emu_dp_op_of(t)))
+        return EMU_RUN_FAIL;
     if (f & EMU_DPF_MOVE) {
         enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
         if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
@@ -248,7 +267,10 @@ void emu_dp_task_describe(struct emu_task *t)
     /* The network side of a transfer to another host has no mapping: it is described with the
      * peer's device only when the peer shares this job folder (and so the race detector's and
      * the modelled clock's files); otherwise those diagnostics stop at this host. */
-    if (o->len > 0 && (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
+    /* A published source is known only when the task runs: the read is described by its
+     * destination alone (hcemu's collectives use it only while no diagnostic is on). */
+    if (o->len > 0 && !(f & EMU_DPF_PUBLISHED) &&
+        (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
         add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
     if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
         add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);

@@ -128,6 +128,14 @@ struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite);
  * use) on stream. */
 emu_status emu_coll_launch_notify(aclrtStream stream, const struct hcoll_thread_notify *a,
                                   bool wait, const char *fn) EMU_MUST_CHECK;
+/* coll_direct.c: whether the settings let the built-in collectives read peers' buffers
+ * directly (the wall clock, no diagnostic following transfers' sources, HCEMU_DIRECT_KB not
+ * 0), and from how many bytes a pair does. */
+bool emu_coll_direct_allowed(void);
+uint64_t emu_coll_direct_min(void);
+/* Whether a call of this communicator may go direct with every peer whose pair is at least
+ * emu_coll_direct_min() (on this stream: not while it is captured into a graph). */
+bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream);
 /* Bytes of an eager slot (0: this communicator has none). */
 uint64_t emu_coll_eager_len(const struct emu_coll_state *st);
 /* Bytes at the start of my HCCL buffer one round of staged reads may fill. */

@@ -33,6 +33,7 @@
 #include "host/acl/binary.h"
 #include "host/acl/kernel.h"
 #include "host/acl/model_time.h"
+#include "host/hccl/hccl_comm.h"
 #include "host/hccl/hccl_link.h"
 #include "host/hccl/hccl_res.h"
 #include "host/hccl/hccl_thread.h"
@@ -67,6 +68,7 @@ struct emu_coll_state {
     void *res_dev; /* struct hcoll_res in the AICPU_TS engine context */
     uint64_t slot;
     uint64_t eager_off, eager_len; /* the eager slots at the end of the HCCL buffer; len 0: none */
+    uint64_t direct_off; /* the direct pairs' mailboxes, past the eager slots; 0: none */
     uint8_t parity[HCOLL_MAX_RANKS / 8]; /* bit p: the parity of my next eager exchange with p */
     uint8_t shared[HCOLL_MAX_RANKS / 8]; /* bit p: the channel to p is the user's (no eager) */
     uint8_t met[HCOLL_MAX_RANKS / 8];    /* bit p: p and I exchanged through slots already */
@@ -187,13 +189,19 @@ static emu_status create_state(struct emu_comm *comm, const char *fn,
     emu_status s = emu_coll_servers_init(comm, fn, &st->servers);
     if (s != EMU_OK)
         return s;
-    /* The eager slots go at the end of the buffer, two per rank (coll_abi.h). */
+    /* The direct pairs' mailboxes go at the end of the buffer, two per rank, when direct
+     * reads can happen at all (the modelled clock keeps the card's buffer layout); the eager
+     * slots before them, two per rank (coll_abi.h). */
+    uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? 2ull * res.size * HCOLL_ALIGN : 0;
+    if (mail != 0 && mail * 16 <= res.buf_size)
+        st->direct_off = (res.buf_size - mail) / HCOLL_ALIGN * HCOLL_ALIGN;
+    uint64_t end = st->direct_off != 0 ? st->direct_off : res.buf_size;
     st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
     uint64_t cap = res.size == 2 ? MAX_EAGER_TWO : MAX_EAGER;
     st->eager_len = st->eager_len < cap ? st->eager_len : cap;
     if (res.size > MAX_EAGER_RANKS)
         st->eager_len = 0;
-    st->eager_off = res.buf_size - 2ull * res.size * st->eager_len;
+    st->eager_off = end - 2ull * res.size * st->eager_len;
     /* Slots of at most MAX_SLOT: a round's tasks stay short, so the job shows progress (and
      * the hang watchdog stays quiet) even when two cores serve many emulated devices. */
     st->slot = st->eager_off / res.size / HCOLL_ALIGN * HCOLL_ALIGN;
@@ -539,7 +547,7 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
             continue;
         bool first = !hcoll_bit(st->met, p);
         set_bit(st->met, p);
-        if (first || !eager_pair(st, a, p))
+        if (first || !eager_pair(st, a, p) || hcoll_bit(a->direct_mask, p))
             continue;
         set_bit(a->eager_mask, p);
         if (hcoll_bit(st->parity, p))
@@ -549,6 +557,34 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     }
     /* One eager peer: the main thread, always (a thread of its own would overlap nothing). */
     a->eager_threads = eager_peers > 1 && peer_threads();
+}
+
+/* A call whose pairs may go direct (coll_direct.c): this communicator has the mailboxes and
+ * the call is not being captured (a captured call is replayed with the arguments of its
+ * capture; the direct protocol would do, but graphs keep the card's forms). */
+static bool captured(aclrtStream stream);
+
+bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream)
+{
+    return st->direct_off != 0 && !captured(stream);
+}
+
+/* The pairs of a PAIRS COPY launch that go direct: at least emu_coll_direct_min() bytes one
+ * way or the other, with a peer of this machine, on a channel of our own. Both ends of a
+ * pair decide alike: they see the same two lengths, the same settings and the same channel. */
+static void direct_plan(struct emu_coll_state *st, struct hcoll_args *a)
+{
+    uint64_t min = emu_coll_direct_min();
+
+    if (a->recv_mode != HCOLL_RECV_COPY)
+        return;
+    a->direct_off = st->direct_off;
+    for (uint32_t p = 0; p < st->res.size; p++) {
+        const struct hcoll_pair *pr = &a->pairs[p];
+        if (pairs_with(st, a, p) && (pr->send_len >= min || pr->recv_len >= min) &&
+            !hcoll_bit(st->shared, p) && emu_comm_same_host(st->comm, p))
+            set_bit(a->direct_mask, p);
+    }
 }
 
 /* A call captured into an ACL graph is queued again with the same arguments at each
@@ -575,6 +611,8 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
+    if (emu_coll_direct_usable(st, stream))
+        direct_plan(st, a);
     if (!captured(stream))
         eager_plan(st, a);
     snprintf(a->tag, sizeof(a->tag), "%s", fn);

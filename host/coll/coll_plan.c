@@ -100,7 +100,9 @@ static emu_status run_gather(struct emu_coll_state *st, aclrtStream stream,
         biggest = pairs[p].send_len > biggest ? pairs[p].send_len : biggest;
         biggest = pairs[p].recv_len > biggest ? pairs[p].recv_len : biggest;
     }
-    uint64_t stage = stage_for(st, biggest);
+    /* Blocks that go direct are read from their owner's buffer: no staging. */
+    bool direct = emu_coll_direct_usable(st, stream) && biggest >= emu_coll_direct_min();
+    uint64_t stage = direct ? 0 : stage_for(st, biggest);
     if (stage == 0)
         return run_pairs(st, stream, op, pairs, in, out, HCOLL_RECV_COPY);
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_STAGED, HCOLL_RECV_COPY);

@@ -9,6 +9,11 @@
 #include "hcomm/hcomm_primitives_expt.h"
 #include "dp_params.h"
 
+/* hcemu's own device call (collectives/coll_abi.h), declared here to keep this kernel free of
+ * the collectives' contract. */
+int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                             const void *mailbox, uint64_t len);
+
 static void *P(uint64_t a)
 {
     return (void *)(uintptr_t)a;
@@ -116,6 +121,8 @@ static int32_t one(const struct dp_op *o)
                                             o->count);
     case DPF_C_CLEAR:
         return HcommAicpuTsTaskCacheClear(o->tag);
+    case DPF_READ_PUB:
+        return hcemu_read_published(o->thread, o->other, P(o->dst), P(o->src), o->n);
     case DPF_PEEK:
         return *(volatile int32_t *)P(o->dst);
     case DPF_SLEEP: {

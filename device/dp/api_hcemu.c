@@ -1,0 +1,32 @@
+/* api_hcemu.c - the one device call of hcemu's own, beside the vendor's Hcomm* functions: a
+ * read whose source the peer names when the task runs, not when it is queued.
+ *
+ * The built-in collectives (collectives/coll_kernel.c, "Direct reads") use it to read a peer's
+ * user buffer straight into their output: each side writes the address of the bytes it sends
+ * into the other's mailbox, in stream order, and the reader's task takes it from there. That
+ * moves each block once instead of through an HCCL buffer. No product has this call; a user's
+ * kernel should not use it (the loader accepts it because hcemu's own image is loaded like any
+ * other). The peer's address is checked when the task runs: memory of the peer's device and a
+ * live allocation there, or the task fails with the reason in the hang and failure reports. */
+#include <stdint.h>
+
+#include "collectives/coll_abi.h"
+#include "dp.h"
+
+EMU_DP_API int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                        const void *mailbox, uint64_t len)
+{
+    EMU_DP_CALL("hcemu_read_published");
+    struct emu_task *t = NULL;
+    uint32_t slot, ch;
+    emu_status st = emu_dp_check_thread(&c, thread, &slot);
+
+    if (st == EMU_OK)
+        st = emu_hcomm_check_channel(&c, channel, &ch);
+    if (st == EMU_OK)
+        st = emu_dp_build_read_published(&c, ch, dst, mailbox, len, &t);
+    if (st != EMU_OK)
+        return emu_status_to_hccl(st);
+    emu_dp_submit_task(&c, slot, t);
+    return 0;
+}
