@@ -6,7 +6,7 @@
 # (collectives_direct, collectives_nodirect); this measures what a block copied once instead
 # of twice is worth on this machine.
 # Usage: bench/direct.sh [build-dir]   (ROWS="ag:RANKS:SIZE ar:RANKS:SIZE ...", ROUNDS=3,
-# TARGET_MS=60, DIRECT_KB=64 for the direct runs; SIZE per rank as 64K, 4M)
+# TARGET_MS=60, DIRECT_KB=16 for the direct runs; SIZE per rank as 64K, 4M)
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
@@ -41,7 +41,7 @@ for row in $ROWS; do
     : >"$TMP/off" && : >"$TMP/on"
     for r in $(seq "$ROUNDS"); do
         run 0 "$n" "$tool" "$b" "$calls" "$warm" >>"$TMP/off"
-        run "${DIRECT_KB:-64}" "$n" "$tool" "$b" "$calls" "$warm" >>"$TMP/on"
+        run "${DIRECT_KB:-16}" "$n" "$tool" "$b" "$calls" "$warm" >>"$TMP/on"
     done
     off=$(median <"$TMP/off") on=$(median <"$TMP/on")
     printf '%-4s %5s %6s %6s %10s %10s %7s  off %s| direct %s\n' "$op" "$n" "$size" "$calls" \

@@ -111,7 +111,7 @@ enum emu_setting_reader {
       "bind each device's workers to one core while the job has more executors than cores")       \
     X(COPY_STREAM_KB, "HCEMU_COPY_STREAM_KB", EMU_SET_U64, "1024", 0, 1u << 22, "", EMU_SET_BOTH,  \
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
-    X(DIRECT_KB, "HCEMU_DIRECT_KB", EMU_SET_U64, "64", 0, 1u << 30, "", EMU_SET_HOST,             \
+    X(DIRECT_KB, "HCEMU_DIRECT_KB", EMU_SET_U64, "16", 0, 1u << 30, "", EMU_SET_HOST,             \
       "built-in collectives read a peer's buffer directly from this many KiB a pair (0 = never)") \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \

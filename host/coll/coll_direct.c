@@ -37,9 +37,10 @@ bool emu_coll_direct_allowed(void)
     return allowed;
 }
 
-/* HCEMU_DIRECT_KB, 64 by default: at two ranks a 64 KiB allgather took 7-14 us direct against
- * 16-29 through the eager slots, a 16 KiB one 10-12 against 7-11; at 4 and 8 ranks 64 and
- * 256 KiB came out even, 1 MiB 25-40 % faster (docs/PERFORMANCE.md, "Direct reads"). */
+/* HCEMU_DIRECT_KB, 16 by default. The pair is one rank's block of an allgather (a 2-rank
+ * allgather of 64 KiB has 32 KiB pairs). Two ranks: pairs of 1 KiB took 12 us direct against
+ * 5 through the eager slots, 4 KiB came out even, 8-64 KiB 0.35-0.55x the time; 4 and 8
+ * ranks: 4-64 KiB even within the noise, from 256 KiB 0.65-0.8x (bench/direct.sh). */
 uint64_t emu_coll_direct_min(void)
 {
     pthread_once(&once, decide);
