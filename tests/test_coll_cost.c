@@ -123,6 +123,34 @@ static void the_machine_changes_the_choice(void **state)
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(16), &vm), EMU_ALGO_MESH);
 }
 
+/* Direct reads (coll_direct.c) copy a gathered block once instead of twice (eager) or
+ * staging it first: the mesh allgather gets cheaper from the threshold on, and only there;
+ * reductions never read directly. */
+static void direct_reads_price_one_copy_a_block(void **state)
+{
+    (void)state;
+    struct emu_coll_shape s = shape(EMU_COLL_ALLGATHER, 8, MiB(8)), d = s;
+    d.direct = KiB(16);
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) <
+                emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_RHD, &vm) ==
+                emu_coll_wall_cost(&s, EMU_ALGO_RHD, &vm));
+    assert_int_equal(emu_coll_wall_pick(&d, &vm), EMU_ALGO_MESH);
+    s.bytes = d.bytes = KiB(64); /* 8 KiB blocks: below the threshold, eager as before */
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) ==
+                emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
+    s = shape(EMU_COLL_ALLREDUCE, 4, MiB(4)), d = s;
+    d.direct = KiB(16);
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) ==
+                emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_TWOSHOT, &vm) <
+                emu_coll_wall_cost(&s, EMU_ALGO_TWOSHOT, &vm));
+    s = shape(EMU_COLL_BROADCAST, 4, MiB(4)), d = s;
+    d.direct = KiB(16);
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) <
+                emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
+}
+
 static void costs_refuse_what_does_not_apply(void **state)
 {
     (void)state;
@@ -299,6 +327,7 @@ int main(void)
         cmocka_unit_test(no_figures_is_the_card_everywhere),
         cmocka_unit_test(two_core_machine_choices),
         cmocka_unit_test(the_machine_changes_the_choice),
+        cmocka_unit_test(direct_reads_price_one_copy_a_block),
         cmocka_unit_test(costs_refuse_what_does_not_apply),
         cmocka_unit_test(reduce_rounds_stay_below_streaming),
         cmocka_unit_test(machine_text),

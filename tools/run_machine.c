@@ -74,7 +74,8 @@ int run_machine_print(void)
             for (uint64_t b = 1024; b <= (256ull << 20); b *= 4) {
                 struct emu_coll_shape s = {
                     .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
-                    .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot};
+                    .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
+                    .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
                 printf(" %9s", algo[emu_coll_default_pick(&s, false,
                                                           src == EMU_MACHINE_CARD ? NULL : &m)]);
             }

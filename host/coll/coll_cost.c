@@ -86,14 +86,22 @@ static void launch(struct tally *t)
     t->launches += 1;
 }
 
-/* One mesh launch: `per` bytes each way with each of the n - 1 peers, reduced (`red`) or
- * copied out; eager when `per` fits `eager` (one notify, no ACK), else rounds of `chunk`. */
-static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint64_t chunk,
-                 bool red)
+/* Whether a copying pair of `b` bytes reads the peer's buffer directly: one copy, 5 tasks
+ * (publish, wait, read, ACK, wait) and two hand-offs. */
+static bool direct(uint64_t b, uint64_t min)
 {
-    bool e = eager != 0 && per <= eager;
-    double r = e ? 1 : rounds(per, chunk), peers = n - 1;
-    double bytes = peers * (double)per * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
+    return min != 0 && b >= min;
+}
+
+/* One mesh launch: `per` bytes each way with each of the n - 1 peers, reduced (`red`) or
+ * copied out; eager when `per` fits `eager` (one notify, no ACK), else rounds of `chunk`;
+ * copied pairs of `dmin` bytes and more read directly. */
+static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint64_t chunk,
+                 uint64_t dmin, bool red)
+{
+    bool d = !red && direct(per, dmin), e = !d && eager != 0 && per <= eager;
+    double r = e || d ? 1 : rounds(per, chunk), peers = n - 1;
+    double bytes = peers * (double)per * (d ? 1.0 : 1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
     launch(t);
     t->tasks += r * peers * (e ? 3 : 5);
@@ -103,18 +111,19 @@ static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint
     t->crit += bytes;
 }
 
-/* One gather launch of n blocks of `b` (each rank's block to every peer): eager writes and
- * copies out (2(n - 1) copies of each block), or staged reads when a block does not fit an
- * eager slot (n copies: staged once, read by each peer); plus one when each rank's block
- * must also go from its input to its output (`own`; not in the in-place second half of the
- * two-shot forms). */
-static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, bool own)
+/* One gather launch of n blocks of `b` (each rank's block to every peer): direct reads from
+ * `dmin` bytes (n - 1 copies of each block: each peer reads it once), eager writes and copies
+ * out (2(n - 1) copies), or staged reads when a block does not fit an eager slot (n copies:
+ * staged once, read by each peer); plus one when each rank's block must also go from its
+ * input to its output (`own`; not in the in-place second half of the two-shot forms). */
+static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, uint64_t dmin,
+                   bool own)
 {
-    bool e = eager != 0 && b <= eager;
-    double peers = n - 1, copies = (e ? 2.0 * peers : n) + (own ? 1 : 0);
+    bool d = direct(b, dmin), e = !d && eager != 0 && b <= eager;
+    double peers = n - 1, copies = (d ? peers : e ? 2.0 * peers : n) + (own ? 1 : 0);
 
     launch(t);
-    t->tasks += peers * (e ? 3 : 4);
+    t->tasks += peers * (d ? 5 : e ? 3 : 4);
     t->xwakes += peers * (e ? 1 : 2);
     t->hops += e ? 1 : 2;
     t->work += copies * (double)b * n;
@@ -151,11 +160,11 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
 
     switch (algo) {
     case EMU_ALGO_MESH:
-        mesh(t, n, S, er, s->chunk, true);
+        mesh(t, n, S, er, s->chunk, 0, true);
         return true;
     case EMU_ALGO_TWOSHOT:
-        mesh(t, n, b, er, s->chunk, true);
-        gather(t, n, b, s->eager, false);
+        mesh(t, n, b, er, s->chunk, 0, true);
+        gather(t, n, b, s->eager, s->direct, false);
         return true;
     case EMU_ALGO_RING:
         launch(t);
@@ -177,7 +186,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
                 step(t, n, b << k, s->chunk, false);
         } else {
             struct tally g = {0};
-            gather(&g, n, b, 0, false);
+            gather(&g, n, b, 0, 0, false); /* staged by the kernel's schedule */
             t->tasks += g.tasks - LAUNCH_TASKS, t->wakes += g.wakes - LAUNCH_WAKES;
             t->xwakes += g.xwakes, t->hops += g.hops, t->work += g.work, t->crit += g.crit;
         }
@@ -194,7 +203,7 @@ static bool allgather(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
 
     switch (algo) {
     case EMU_ALGO_MESH:
-        gather(t, n, b, s->eager, true);
+        gather(t, n, b, s->eager, s->direct, true);
         return true;
     case EMU_ALGO_RING:
     case EMU_ALGO_RHD:
@@ -218,25 +227,25 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
 {
     uint32_t n = s->n;
     uint64_t S = s->bytes, b = (S + n - 1) / n;
-    bool e = s->eager != 0 && S <= s->eager;
-    double peers = n - 1, r = e ? 1 : rounds(S, s->chunk);
+    bool d = direct(S, s->direct), e = !d && s->eager != 0 && S <= s->eager;
+    double peers = n - 1, r = e || d ? 1 : rounds(S, s->chunk);
 
     switch (algo) {
-    case EMU_ALGO_MESH: /* the root writes to every peer, each copies out */
+    case EMU_ALGO_MESH: /* the root writes to every peer, each copies out; or each reads */
         launch(t);
         t->tasks += r * peers * (e ? 2 : 3);
         t->xwakes += r * peers * (e ? 1 : 2);
         t->hops += r * (e ? 1 : 2);
-        t->work += 2 * peers * (double)S;
-        t->crit += peers * (double)S;
+        t->work += (d ? 1 : 2) * peers * (double)S;
+        t->crit += (d ? 1 : peers) * (double)S;
         return true;
     case EMU_ALGO_TWOSHOT: { /* the root scatters the blocks, then an allgather of them */
         struct tally sc = {0};
-        mesh(&sc, n, b, s->eager, s->chunk, false);
+        mesh(&sc, n, b, s->eager, s->chunk, s->direct, false);
         t->tasks += sc.tasks, t->wakes += sc.wakes, t->xwakes += sc.xwakes, t->hops += sc.hops;
         t->launches += sc.launches;
         t->work += sc.work / n * 2, t->crit += sc.crit; /* only the root sends */
-        gather(t, n, b, s->eager, false);
+        gather(t, n, b, s->eager, s->direct, false);
         return true;
     }
     default:
@@ -252,7 +261,7 @@ static bool reduce_scatter(const struct emu_coll_shape *s, enum emu_coll_algo al
 
     switch (algo) {
     case EMU_ALGO_MESH:
-        mesh(t, n, b, er, s->chunk, true);
+        mesh(t, n, b, er, s->chunk, 0, true);
         return true;
     case EMU_ALGO_RING:
         if (s->in_place)

@@ -19,6 +19,8 @@ struct emu_coll_shape {
                        reduce-scatter: the input (n blocks) */
     uint64_t eager; /* bytes of an eager slot (0: none) */
     uint64_t chunk; /* bytes one round moves per peer through the slots */
+    uint64_t direct; /* copying pairs of at least this many bytes read the peer's buffer
+                      * directly, one copy of a block (0: never; coll_direct.c) */
     bool in_place;  /* reduce-scatter in place (no ring then) */
 };
 

@@ -188,6 +188,8 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_co
     bool wall = wall_machine(&m);
     struct emu_coll_shape sh = {.kind = op->kind, .n = n, .bytes = bytes,
                                 .eager = emu_coll_eager_len(st), .chunk = reduce_slot(st),
+                                .direct = emu_coll_direct_usable(st, NULL) ? emu_coll_direct_min()
+                                                                           : 0,
                                 .in_place = in_place};
     a = emu_coll_default_pick(&sh, hier, wall ? &m : NULL);
     EMU_LOG_DEBUG("%s: %u ranks, %llu bytes: %s (%s)", op->fn, n, (unsigned long long)bytes,
