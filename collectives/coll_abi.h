@@ -29,11 +29,15 @@ enum {
     HCOLL_CHANNEL_NOTIFIES = 6
 };
 
-/* hcemu-device's own call (device/dp/api_hcemu.c): read `len` bytes through `channel` into
- * `dst` from the peer's memory at the address the peer writes into the 8 bytes at `mailbox`
- * (my memory) before the task runs. No product has it. */
+/* hcemu-device's own calls (device/dp/api_hcemu.c): read `len` bytes (or read and reduce into
+ * `dst` `count` elements, dst[i] = op(dst[i], src[i])) through `channel` from the peer's memory
+ * at `off` past the address the peer writes into the 8 bytes at `mailbox` (my memory) before
+ * the task runs. No product has them. */
 int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                             const void *mailbox, uint64_t len);
+                             const void *mailbox, uint64_t off, uint64_t len);
+int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                    const void *mailbox, uint64_t off, uint64_t count,
+                                    HcommDataType dataType, HcommReduceOp reduceOp);
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
@@ -125,7 +129,8 @@ struct hcoll_args {
      * safe). */
     uint64_t eager_off, eager_len;
     uint32_t eager_threads; /* 1: each eager pair on its peer's thread; 0: on the main thread */
-    uint32_t pad;
+    uint32_t disjoint; /* REDUCE: what I reduce into never overlaps what I send (a
+                        * reduce-scatter), so my peers may read my input directly meanwhile */
     uint64_t stage_len; /* STAGED, and RHD_AR's allgather half (0: recursive doubling):
                          * bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];

@@ -296,22 +296,21 @@ static int direct_publish(const struct run *g)
     return 0;
 }
 
-/* Each direct peer's bytes, read from where it published them once it has, then its ACK: I am
- * done with its buffer. The ACKs of my readers are waited for last: my input must stay as it
- * is until every peer has read it, which is what the stream's next task may change. */
-static int direct_read(const struct run *g)
+static int direct_wait(const struct run *g, uint32_t p)
 {
-    for (uint32_t p = 0; p < g->n; p++) {
-        const struct hcoll_pair *pr = &g->a->pairs[p];
-        if (!direct(g, p))
-            continue;
-        TRY(HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_DATA,
-                                           HCOLL_TIMEOUT_S));
-        if (pr->recv_len > 0)
-            TRY(hcemu_read_published(g->main, g->r->chans[p], g->a->out + pr->recv_off,
-                                     mailbox(g, g->r->buf, p), pr->recv_len));
-        TRY(HcommChannelNotifyRecordOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_ACK));
-    }
+    return HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_DATA,
+                                          HCOLL_TIMEOUT_S) != 0;
+}
+
+static int direct_ack(const struct run *g, uint32_t p)
+{
+    return HcommChannelNotifyRecordOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_ACK) != 0;
+}
+
+/* The ACKs of my readers, waited for last: my input must stay as it is until every peer has
+ * read it, which is what the stream's next task may change. */
+static int direct_done(const struct run *g)
+{
     for (uint32_t p = 0; p < g->n; p++)
         if (direct(g, p))
             TRY(HcommChannelNotifyWaitOnThread(g->main, g->r->chans[p], HCOLL_DIRECT_ACK,
@@ -319,8 +318,25 @@ static int direct_read(const struct run *g)
     return 0;
 }
 
-/* Whether the direct pairs' mailboxes fit the buffer, in a PAIRS COPY launch (the host plans
- * nothing else), and no pair is both direct and eager. */
+/* COPY: each direct peer's bytes, read from where it published them once it has, then its
+ * ACK: I am done with its buffer. */
+static int direct_read(const struct run *g)
+{
+    for (uint32_t p = 0; p < g->n; p++) {
+        const struct hcoll_pair *pr = &g->a->pairs[p];
+        if (!direct(g, p))
+            continue;
+        TRY(direct_wait(g, p));
+        if (pr->recv_len > 0)
+            TRY(hcemu_read_published(g->main, g->r->chans[p], g->a->out + pr->recv_off,
+                                     mailbox(g, g->r->buf, p), 0, pr->recv_len));
+        TRY(direct_ack(g, p));
+    }
+    return direct_done(g);
+}
+
+/* Whether the direct pairs' mailboxes fit the buffer, in a PAIRS COPY or REDUCE launch (the
+ * host plans nothing else), and no pair is both direct and eager. */
 static bool direct_fits(const struct run *g)
 {
     bool any = false;
@@ -332,7 +348,7 @@ static bool direct_fits(const struct run *g)
             return false;
         any = true;
     }
-    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode == HCOLL_RECV_COPY &&
+    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP &&
                     g->a->direct_off % HCOLL_ALIGN == 0 &&
                     g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size);
 }
@@ -415,6 +431,17 @@ static int reduce_round(const struct run *g, uint64_t k)
             continue;
         if (eager(g, q) && !g->a->eager_threads)
             TRY(eager_wait(g, q));
+        if (direct(g, q)) { /* straight from q's buffer, where it published its part */
+            if (q == first)
+                TRY(hcemu_read_published(g->main, g->r->chans[q], dst, mailbox(g, g->r->buf, q),
+                                         k * g->slot, rl));
+            else
+                TRY(hcemu_read_reduce_published(g->main, g->r->chans[q], dst,
+                                                mailbox(g, g->r->buf, q), k * g->slot,
+                                                rl / g->a->esz, (HcommDataType)g->a->dtype,
+                                                (HcommReduceOp)g->a->op));
+            continue;
+        }
         const uint8_t *src = q == g->me ? own : landed(g, q);
         if (q == first && src != dst)
             TRY(HcommLocalCopyOnThread(g->main, dst, src, rl));
@@ -425,10 +452,10 @@ static int reduce_round(const struct run *g, uint64_t k)
     return 0;
 }
 
-/* Whether peer p exchanges through its slot (not eager) in round k. */
+/* Whether peer p exchanges through its slot (not eager, not direct) in round k. */
 static bool slot_round(const struct run *g, uint32_t p, uint64_t k)
 {
-    return in_round(g, p, k) && !eager(g, p);
+    return in_round(g, p, k) && !eager(g, p) && !direct(g, p);
 }
 
 /* The one peer exchanging through its slot in round k, or UINT32_MAX when there are none or
@@ -450,7 +477,9 @@ static uint32_t lone_peer(const struct run *g, uint64_t k)
 }
 
 /* REDUCE and KEEP: rounds in lock-step, since the reduction needs every peer's part. Eager
- * pairs (one round only) send before the slot exchanges and are reduced as they come. */
+ * pairs (one round only) send before the slot exchanges and are reduced as they come; direct
+ * pairs publish first, are waited for before the first round and read from the peer's buffer
+ * round by round, then acknowledged. */
 static int pairs_reduce(const struct run *g)
 {
     bool keep = g->a->recv_mode == HCOLL_RECV_KEEP;
@@ -461,7 +490,11 @@ static int pairs_reduce(const struct run *g)
             rounds = pair_rounds(g, p);
     if (keep) /* the host drives the rounds, one launch each */
         rounds = rounds > g->a->round_first ? 1 : 0;
+    TRY(direct_publish(g));
     TRY(eager_start(g));
+    for (uint32_t p = 0; p < g->n; p++)
+        if (direct(g, p))
+            TRY(direct_wait(g, p));
     for (uint32_t p = 0; p < g->n && g->a->eager_threads; p++)
         if (eager(g, p))
             TRY(join_peer(g, p));
@@ -484,7 +517,10 @@ static int pairs_reduce(const struct run *g)
         if (!keep)
             TRY(reduce_round(g, k));
     }
-    return 0;
+    for (uint32_t p = 0; p < g->n; p++)
+        if (direct(g, p))
+            TRY(direct_ack(g, p));
+    return direct_done(g);
 }
 
 /* ---- STAGED: my block copied once into my buffer, read from there by every peer ---------- */

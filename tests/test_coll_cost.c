@@ -124,8 +124,9 @@ static void the_machine_changes_the_choice(void **state)
 }
 
 /* Direct reads (coll_direct.c) copy a gathered block once instead of twice (eager) or
- * staging it first: the mesh allgather gets cheaper from the threshold on, and only there;
- * reductions never read directly. */
+ * staging it first, and reduce a peer's block from its buffer instead of copying it into a
+ * slot first: the mesh allgather and the reduce-scatters get cheaper from the threshold on,
+ * and only there. */
 static void direct_reads_price_one_copy_a_block(void **state)
 {
     (void)state;
@@ -139,12 +140,18 @@ static void direct_reads_price_one_copy_a_block(void **state)
     s.bytes = d.bytes = KiB(64); /* 8 KiB blocks: below the threshold, eager as before */
     assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) ==
                 emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
+    /* The one-shot allreduce never reads directly (peers would read what is being reduced
+     * into); two-shot's reduce-scatter and gather do, and so does a reduce-scatter. */
     s = shape(EMU_COLL_ALLREDUCE, 4, MiB(4)), d = s;
     d.direct = KiB(16);
     assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) ==
                 emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
     assert_true(emu_coll_wall_cost(&d, EMU_ALGO_TWOSHOT, &vm) <
                 emu_coll_wall_cost(&s, EMU_ALGO_TWOSHOT, &vm));
+    s = shape(EMU_COLL_REDUCE_SCATTER, 4, MiB(4)), d = s;
+    d.direct = KiB(16);
+    assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) <
+                emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));
     s = shape(EMU_COLL_BROADCAST, 4, MiB(4)), d = s;
     d.direct = KiB(16);
     assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) <

@@ -363,33 +363,52 @@ static void write_and_read_move_exact_bytes(void **state)
     }
 }
 
-/* hcemu's own read of a published buffer (device/dp/api_hcemu.c): device 1 reads device 0's
- * user buffer, which no channel lists, at the address found in its mailbox when the task runs
- * (written here before the launch; the collectives write it with a notify). The calls that
- * cannot be right are refused when queued: a mailbox out of this device's memory or not
- * 8-byte aligned, a destination past its allocation. */
+/* hcemu's own reads of a published buffer (device/dp/api_hcemu.c): device 1 reads device 0's
+ * user buffer, which no channel lists, at an offset past the address found in its mailbox
+ * when the task runs (written here before the launch; the collectives write it with a
+ * notify), and read-reduces it. The calls that cannot be right are refused when queued: a
+ * mailbox out of this device's memory or not 8-byte aligned, a destination past its
+ * allocation, a type the reduction does not take. */
 static void read_published_reads_where_the_mailbox_points(void **state)
 {
     struct prog p = {.n = 0};
     int32_t r[16];
-    uint64_t src = A(UB[0] + 4096);
+    uint64_t src = A(UB[0] + 4000);
+    float a[64], b[64], got[64];
 
     (void)state;
     fill(UB[0] + 4096, 5000, 41);
     zero(UB[1], 8192);
     dpf_put(HB[1] + 256, &src, sizeof(src));
     chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[1] + 256, 5000, 0, 0, 0);
+    p.ops[p.n - 1].aux = 96;
     assert_int_equal(run2(NULL, &p, NULL, r), 0);
     expect_ok(&p, r);
     expect_same(UB[1], UB[0] + 4096, 5000);
     assert_int_equal(peek(UB[1] + 5000), 0);
 
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i, b[i] = 0.5f * (float)i;
+    dpf_put(UB[0] + 4096, a, sizeof(a));
+    dpf_put(UB[1], b, sizeof(b));
+    p.n = 0;
+    chan_op(&p, DPF_READ_REDUCE_PUB, T[1][0], CH[1], UB[1], HB[1] + 256, 64,
+            HCOMM_DATA_TYPE_FP32, HCOMM_REDUCE_SUM, 0);
+    p.ops[p.n - 1].aux = 96;
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    expect_ok(&p, r);
+    dpf_get(got, UB[1], sizeof(got));
+    for (int i = 0; i < 64; i++)
+        assert_true(got[i] == 1.5f * (float)i);
+
     p.n = 0;
     chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[0], 8, 0, 0, 0);
     chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[1] + 4, 8, 0, 0, 0);
     chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1] + BUF - 4, HB[1] + 256, 8, 0, 0, 0);
+    chan_op(&p, DPF_READ_REDUCE_PUB, T[1][0], CH[1], UB[1], HB[1] + 256, 8,
+            HCOMM_DATA_TYPE_FP32, 99, 0);
     assert_int_equal(run2(NULL, &p, NULL, r), 0);
-    for (uint32_t i = 0; i < 3; i++)
+    for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(r[i], HCCL_E_PARA);
 }
 

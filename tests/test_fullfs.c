@@ -10,8 +10,9 @@
  * copies into the buffer from the host, with a memset, and with a copy task the executor
  * runs: each fails with the memory error and one line, none is a SIGBUS, and once the file
  * is gone the same copies succeed. A third child does the same to a 2-rank all-reduce whose
- * HCCL buffers were made by a small call before the file system filled up: the large call
- * fails on both ranks, as an error, not a signal. Where no namespace can be had, skipped. */
+ * HCCL buffers were made by a small call before the file system filled up (and whose direct
+ * reads' mailboxes had their pages then): the large call, through the HCCL buffers, fails on
+ * both ranks, as an error, not a signal. Where no namespace can be had, skipped. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -225,6 +226,9 @@ static int child_coll(const char *dir)
     char filler[256];
 
     setenv("HCCL_BUFFSIZE", "8", 1); /* MiB */
+    /* Through the HCCL buffers, whose pages the large call touches first: read directly, the
+     * call would touch no page the small one had not (HCEMU_DIRECT_KB, coll_direct.c). */
+    setenv("HCEMU_DIRECT_KB", "0", 1);
     RT_CHECK(aclInit(NULL) == ACL_SUCCESS);
     RT_CHECK(HcclCommInitAll(2, devs, comms) == HCCL_SUCCESS);
     RT_CHECK(coll_both(comms, 256) == 2); /* makes the HCCL buffers; touches few pages */

@@ -1,5 +1,5 @@
-/* api_hcemu.c - the one device call of hcemu's own, beside the vendor's Hcomm* functions: a
- * read whose source the peer names when the task runs, not when it is queued.
+/* api_hcemu.c - the device calls of hcemu's own, beside the vendor's Hcomm* functions: a read
+ * and a read-reduce whose source the peer names when the task runs, not when it is queued.
  *
  * The built-in collectives (collectives/coll_kernel.c, "Direct reads") use it to read a peer's
  * user buffer straight into their output: each side writes the address of the bytes it sends
@@ -8,25 +8,43 @@
  * kernel should not use it (the loader accepts it because hcemu's own image is loaded like any
  * other). The peer's address is checked when the task runs: memory of the peer's device and a
  * live allocation there, or the task fails with the reason in the hang and failure reports. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collectives/coll_abi.h"
 #include "dp.h"
 
-EMU_DP_API int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                        const void *mailbox, uint64_t len)
+static int32_t published(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
+                         bool reduce, void *dst, const void *mailbox, uint64_t off, uint64_t n,
+                         int dtype, int op)
 {
-    EMU_DP_CALL("hcemu_read_published");
     struct emu_task *t = NULL;
     uint32_t slot, ch;
-    emu_status st = emu_dp_check_thread(&c, thread, &slot);
+    emu_status st = emu_dp_check_thread(c, thread, &slot);
 
     if (st == EMU_OK)
-        st = emu_hcomm_check_channel(&c, channel, &ch);
+        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
-        st = emu_dp_build_read_published(&c, ch, dst, mailbox, len, &t);
+        st = emu_dp_build_read_published(c, ch, reduce, dst, mailbox, off, n, dtype, op, &t);
     if (st != EMU_OK)
         return emu_status_to_hccl(st);
-    emu_dp_submit_task(&c, slot, t);
+    emu_dp_submit_task(c, slot, t);
     return 0;
+}
+
+EMU_DP_API int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                        const void *mailbox, uint64_t off, uint64_t len)
+{
+    EMU_DP_CALL("hcemu_read_published");
+    return published(&c, thread, channel, false, dst, mailbox, off, len, 0, 0);
+}
+
+EMU_DP_API int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel,
+                                               void *dst, const void *mailbox, uint64_t off,
+                                               uint64_t count, HcommDataType dataType,
+                                               HcommReduceOp reduceOp)
+{
+    EMU_DP_CALL("hcemu_read_reduce_published");
+    return published(&c, thread, channel, true, dst, mailbox, off, count, (int)dataType,
+                     (int)reduceOp);
 }

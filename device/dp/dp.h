@@ -45,11 +45,12 @@ struct emu_dp_op {
     uint32_t notify_slot; /* EMU_DP_NONE when the task sets no notify */
     uint32_t timeout_s;   /* waits: seconds, 0 = forever */
     uint32_t channel;     /* channel slot, EMU_DP_NONE for thread-only tasks */
-    uint32_t net;         /* 1: the channel's peer is on another host (device/net/net.h) */
-    uint32_t net_dev;     /* that peer's device */
-    uint32_t net_diag;    /* 1: the peer shares this job folder, so its diagnostics files */
-    uint32_t copy_mode;   /* enum emu_copy_mode: the launch's (kernel.h), for copies */
-    uint64_t mailbox;     /* EMU_DPF_PUBLISHED: where in this device the peer put `src` */
+    uint32_t net_dev;     /* the channel's peer's device, when `net` */
+    uint8_t net;          /* 1: the channel's peer is on another host (device/net/net.h) */
+    uint8_t net_diag;     /* 1: the peer shares this job folder, so its diagnostics files */
+    uint16_t copy_mode;   /* enum emu_copy_mode: the launch's (kernel.h), for copies */
+    uint64_t mailbox;     /* EMU_DPF_PUBLISHED: where in this device the peer put its base */
+    uint64_t pub_off;     /* EMU_DPF_PUBLISHED: src = that base + pub_off */
     /* The device whose stream the task belongs to when another executor runs it (the
      * job-wide run queue, runq.c); NULL for this executor's own tasks. */
     struct emu_devctl *home_ctl;
@@ -145,10 +146,12 @@ emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t 
                                        struct emu_task **out) EMU_MUST_CHECK;
 emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
                                      uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
-/* A read through channel `ch` of `len` bytes from the peer's memory at the address the peer
- * writes into the 8 bytes at `mailbox` (this device) before the task runs, into `dst`. */
-emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch,
-                                       const void *dst, const void *mailbox, uint64_t len,
+/* A read (reduce false: n = bytes) or read-reduce (n = elements of dtype) through channel `ch`
+ * into `dst` from the peer's memory at `off` past the address the peer writes into the 8
+ * bytes at `mailbox` (this device) before the task runs. */
+emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch, bool reduce,
+                                       const void *dst, const void *mailbox, uint64_t off,
+                                       uint64_t n, int dtype, int op,
                                        struct emu_task **out) EMU_MUST_CHECK;
 /* Runtime notify by aclrtGetNotifyId id: record (any device of the job) or wait (ours). */
 emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,

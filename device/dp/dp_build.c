@@ -133,17 +133,21 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
     return EMU_OK;
 }
 
-emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch,
-                                       const void *dstp, const void *mailboxp, uint64_t len,
-                                       struct emu_task **out)
+emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch, bool reduce,
+                                       const void *dstp, const void *mailboxp, uint64_t off,
+                                       uint64_t n, int dtype, int op, struct emu_task **out)
 {
-    uint64_t dst = (uint64_t)(uintptr_t)dstp, mailbox = (uint64_t)(uintptr_t)mailboxp;
+    uint64_t dst = (uint64_t)(uintptr_t)dstp, mailbox = (uint64_t)(uintptr_t)mailboxp, len = n;
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
     struct emu_devmap *peer = NULL;
     emu_status st;
 
     if ((st = emu_dp_check_ptr(c, "dst", dstp)) != EMU_OK ||
-        (st = emu_dp_check_ptr(c, "mailbox", mailboxp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "mailbox", mailboxp)) != EMU_OK)
+        return st;
+    if (reduce && (st = emu_dp_check_reduce(c, dtype, op, n, true, &len)) != EMU_OK)
+        return st;
+    if (
         (st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
         (st = emu_dp_check_local(c, "mailbox", mailbox, sizeof(uint64_t))) != EMU_OK)
         return st;
@@ -160,12 +164,17 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
         emu_hcomm_check_refuse(c, "cannot reach device %u of the peer", p->dev);
         return EMU_EINVAL;
     }
-    if ((st = alloc(EMU_DP_READ_PUBLISHED, ch, out)) != EMU_OK)
+    if ((st = alloc(reduce ? EMU_DP_READ_REDUCE_PUBLISHED : EMU_DP_READ_PUBLISHED, ch, out)) !=
+        EMU_OK)
         return st;
     struct emu_dp_op *o = emu_dp_op_of(*out);
     o->dst = dst;
     o->mailbox = mailbox;
-    o->len = o->count = len;
+    o->pub_off = off;
+    o->len = len;
+    o->count = n;
+    o->dtype = dtype;
+    o->op = op;
     o->dst_map = &emu_exec_g.self;
     o->src_map = peer;
     return EMU_OK;

@@ -41,7 +41,9 @@
     X(WRITE_REDUCE, "channel write-reduce", EMU_DPF_WRITE | EMU_DPF_REDUCE)                    \
     X(READ_REDUCE, "channel read-reduce", EMU_DPF_READ | EMU_DPF_REDUCE)                       \
     X(READ_PUBLISHED, "channel read of a published buffer",                                    \
-      EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published_on_thread */                   \
+      EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published */                             \
+    X(READ_REDUCE_PUBLISHED, "channel read-reduce of a published buffer",                      \
+      EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published */     \
     X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)               \
     X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
       EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \

@@ -93,8 +93,10 @@ static bool resolve_published(struct emu_task *t, struct emu_dp_op *o)
 {
     const uint64_t *box = ptr_of(&emu_exec_g.self, o->mailbox, sizeof(uint64_t));
 
-    o->src = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
-    if (box != NULL && emu_window_device(o->src) == (int)o->src_map->dev)
+    uint64_t base = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
+
+    o->src = base + o->pub_off;
+    if (box != NULL && o->src >= base && emu_window_device(o->src) == (int)o->src_map->dev)
         return true;
     snprintf(t->note, sizeof(t->note),
              "the source address 0x%llx published at 0x%llx is not memory of device %u",

@@ -95,18 +95,21 @@ static bool direct(uint64_t b, uint64_t min)
 
 /* One mesh launch: `per` bytes each way with each of the n - 1 peers, reduced (`red`) or
  * copied out; eager when `per` fits `eager` (one notify, no ACK), else rounds of `chunk`;
- * copied pairs of `dmin` bytes and more read directly. */
+ * pairs of `dmin` bytes and more read (and reduce) the peer's buffer directly, in rounds of
+ * `chunk` when reducing, with one hand-shake for all of them (the caller passes 0 where the
+ * plan never goes direct: the one-shot allreduce). */
 static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint64_t chunk,
                  uint64_t dmin, bool red)
 {
-    bool d = !red && direct(per, dmin), e = !d && eager != 0 && per <= eager;
-    double r = e || d ? 1 : rounds(per, chunk), peers = n - 1;
-    double bytes = peers * (double)per * (d ? 1.0 : 1.0 + (red ? REDUCE_WEIGHT : 1.0));
+    bool d = direct(per, dmin), e = !d && eager != 0 && per <= eager;
+    double r = e || (d && !red) ? 1 : rounds(per, chunk), peers = n - 1;
+    double bytes = peers * (double)per *
+                   (d ? (red ? REDUCE_WEIGHT : 1.0) : 1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
     launch(t);
-    t->tasks += r * peers * (e ? 3 : 5);
-    t->xwakes += r * peers * (e ? 1 : 2);
-    t->hops += r * (e ? 1 : 2);
+    t->tasks += d ? peers * (4 + r) : r * peers * (e ? 3 : 5);
+    t->xwakes += d ? 2 * peers : r * peers * (e ? 1 : 2);
+    t->hops += d ? 2 : r * (e ? 1 : 2);
     t->work += n * bytes;
     t->crit += bytes;
 }
@@ -163,7 +166,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         mesh(t, n, S, er, s->chunk, 0, true);
         return true;
     case EMU_ALGO_TWOSHOT:
-        mesh(t, n, b, er, s->chunk, 0, true);
+        mesh(t, n, b, er, s->chunk, s->direct, true);
         gather(t, n, b, s->eager, s->direct, false);
         return true;
     case EMU_ALGO_RING:
@@ -261,7 +264,7 @@ static bool reduce_scatter(const struct emu_coll_shape *s, enum emu_coll_algo al
 
     switch (algo) {
     case EMU_ALGO_MESH:
-        mesh(t, n, b, er, s->chunk, 0, true);
+        mesh(t, n, b, er, s->chunk, s->direct, true);
         return true;
     case EMU_ALGO_RING:
         if (s->in_place)

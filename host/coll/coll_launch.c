@@ -32,6 +32,7 @@
 #include "host/acl/acl_graph.h"
 #include "host/acl/binary.h"
 #include "host/acl/kernel.h"
+#include "host/acl/mem.h"
 #include "host/acl/model_time.h"
 #include "host/hccl/hccl_comm.h"
 #include "host/hccl/hccl_link.h"
@@ -193,8 +194,16 @@ static emu_status create_state(struct emu_comm *comm, const char *fn,
      * reads can happen at all (the modelled clock keeps the card's buffer layout); the eager
      * slots before them, two per rank (coll_abi.h). */
     uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? 2ull * res.size * HCOLL_ALIGN : 0;
-    if (mail != 0 && mail * 16 <= res.buf_size)
+    if (mail != 0 && mail * 16 <= res.buf_size) {
         st->direct_off = (res.buf_size - mail) / HCOLL_ALIGN * HCOLL_ALIGN;
+        /* The kernel stores into its outboxes itself (coll_kernel.c, direct_publish): their
+         * pages are had now, so a job folder that fills up later fails a transfer with an
+         * error, not the kernel with SIGBUS. */
+        struct emu_mem_ref r;
+        uint8_t *box = (uint8_t *)buf + st->direct_off;
+        STEP(fn, emu_mem_check_memset(box, mail, mail, fn, &r));
+        STEP(fn, emu_mem_set(r.host, 0, mail, fn));
+    }
     uint64_t end = st->direct_off != 0 ? st->direct_off : res.buf_size;
     st->eager_len = res.buf_size / (16ull * res.size) / HCOLL_ALIGN * HCOLL_ALIGN;
     uint64_t cap = res.size == 2 ? MAX_EAGER_TWO : MAX_EAGER;
@@ -569,14 +578,16 @@ bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream)
     return st->direct_off != 0 && !captured(stream);
 }
 
-/* The pairs of a PAIRS COPY launch that go direct: at least emu_coll_direct_min() bytes one
- * way or the other, with a peer of this machine, on a channel of our own. Both ends of a
- * pair decide alike: they see the same two lengths, the same settings and the same channel. */
+/* The pairs of a PAIRS launch that go direct: at least emu_coll_direct_min() bytes one way or
+ * the other, with a peer of this machine, on a channel of our own; in a reduction only when
+ * it is a reduce-scatter (`disjoint`: in a one-shot allreduce in place, peers would read what
+ * I am reducing into). Both ends of a pair decide alike: they run the same operator and see
+ * the same two lengths, the same settings and the same channel. */
 static void direct_plan(struct emu_coll_state *st, struct hcoll_args *a)
 {
     uint64_t min = emu_coll_direct_min();
 
-    if (a->recv_mode != HCOLL_RECV_COPY)
+    if (a->recv_mode != HCOLL_RECV_COPY && (a->recv_mode != HCOLL_RECV_REDUCE || !a->disjoint))
         return;
     a->direct_off = st->direct_off;
     for (uint32_t p = 0; p < st->res.size; p++) {

@@ -53,19 +53,29 @@ static uint64_t reduce_slot(const struct emu_coll_state *st)
     return emu_coll_reduce_chunk(emu_coll_slot(st), emu_copy_stream_min());
 }
 
-static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
-                            const struct emu_coll_op *op, const struct hcoll_pair *pairs,
-                            uint8_t *in, uint8_t *out, uint32_t mode)
+/* One PAIRS launch. `disjoint`: a reduction whose ranks each reduce into a part they do not
+ * send (a reduce-scatter, a reduce to a root), so peers may read their inputs directly. */
+static emu_status launch_pairs(struct emu_coll_state *st, aclrtStream stream,
+                               const struct emu_coll_op *op, const struct hcoll_pair *pairs,
+                               uint8_t *in, uint8_t *out, uint32_t mode, bool disjoint)
 {
     struct hcoll_args a;
 
     emu_coll_args_init(&a, op, st, HCOLL_ENGINE_PAIRS, mode);
     if (mode == HCOLL_RECV_REDUCE)
         a.slot = reduce_slot(st);
+    a.disjoint = disjoint;
     a.in = in;
     a.out = out;
     emu_coll_pairs_copy(a.pairs, pairs, emu_coll_size(st));
     return emu_coll_launch_run(st, stream, &a, op->fn);
+}
+
+static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
+                            const struct emu_coll_op *op, const struct hcoll_pair *pairs,
+                            uint8_t *in, uint8_t *out, uint32_t mode)
+{
+    return launch_pairs(st, stream, op, pairs, in, out, mode, false);
 }
 
 static uint64_t pair_rounds(const struct hcoll_pair *p, uint64_t slot)
@@ -148,13 +158,15 @@ static emu_status reduce_by_compute(struct emu_coll_state *st, aclrtStream strea
     return EMU_OK;
 }
 
-/* A mesh reduction (pairs already planned): in the kernel, or by compute launches. */
+/* A mesh reduction (pairs already planned): in the kernel, or by compute launches.
+ * `disjoint` as launch_pairs says: not the one-shot allreduce, where every rank reduces into
+ * the whole buffer it also sends. */
 static emu_status mesh_reduce(struct emu_coll_state *st, aclrtStream stream,
-                              const struct emu_coll_op *op)
+                              const struct emu_coll_op *op, bool disjoint)
 {
     if (!emu_coll_prim_reducible(op->dtype, op->op))
         return reduce_by_compute(st, stream, op);
-    return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE);
+    return launch_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE, disjoint);
 }
 
 /* Block b of n nearly equal blocks of `count` elements: byte offset and length. */
@@ -215,7 +227,8 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
         rs[p] = (struct hcoll_pair){off, len, moff, mlen};
         ag[p] = (struct hcoll_pair){moff, mlen, off, len};
     }
-    if ((s = run_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE)) != EMU_OK)
+    if ((s = launch_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE, true)) !=
+        EMU_OK)
         return s;
     return run_gather(st, stream, op, ag, op->out, op->out);
 }
@@ -255,7 +268,7 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         }
         return emu_coll_launch_run(st, stream, &a, op->fn);
     default:
-        return mesh_reduce(st, stream, op);
+        return mesh_reduce(st, stream, op, false); /* one-shot: everyone reduces everything */
     }
 }
 
@@ -302,7 +315,7 @@ static emu_status reduce_scatter(struct emu_coll_state *st, aclrtStream stream,
         return emu_coll_launch_run(st, stream, &a, op->fn);
     }
     if (n > 1)
-        return mesh_reduce(st, stream, op);
+        return mesh_reduce(st, stream, op, true);
     return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
 }
 
@@ -427,8 +440,8 @@ emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_c
     case EMU_COLL_REDUCE_SCATTER:
         return reduce_scatter(st, stream, op);
     default:
-        if (op->reduce && emu_coll_size(st) > 1)
-            return mesh_reduce(st, stream, op);
+        if (op->reduce && emu_coll_size(st) > 1) /* reduce to a root, reduce-scatter V */
+            return mesh_reduce(st, stream, op, true);
         return run_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_COPY);
     }
 }

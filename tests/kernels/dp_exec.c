@@ -9,10 +9,13 @@
 #include "hcomm/hcomm_primitives_expt.h"
 #include "dp_params.h"
 
-/* hcemu's own device call (collectives/coll_abi.h), declared here to keep this kernel free of
+/* hcemu's own device calls (collectives/coll_abi.h), declared here to keep this kernel free of
  * the collectives' contract. */
 int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                             const void *mailbox, uint64_t len);
+                             const void *mailbox, uint64_t off, uint64_t len);
+int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                    const void *mailbox, uint64_t off, uint64_t count,
+                                    HcommDataType dataType, HcommReduceOp reduceOp);
 
 static void *P(uint64_t a)
 {
@@ -122,7 +125,11 @@ static int32_t one(const struct dp_op *o)
     case DPF_C_CLEAR:
         return HcommAicpuTsTaskCacheClear(o->tag);
     case DPF_READ_PUB:
-        return hcemu_read_published(o->thread, o->other, P(o->dst), P(o->src), o->n);
+        return hcemu_read_published(o->thread, o->other, P(o->dst), P(o->src), o->aux, o->n);
+    case DPF_READ_REDUCE_PUB:
+        return hcemu_read_reduce_published(o->thread, o->other, P(o->dst), P(o->src), o->aux,
+                                           o->n, (HcommDataType)o->dtype,
+                                           (HcommReduceOp)o->rop);
     case DPF_PEEK:
         return *(volatile int32_t *)P(o->dst);
     case DPF_SLEEP: {

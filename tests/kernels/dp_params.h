@@ -14,7 +14,8 @@ enum dp_fn {
     DPF_CFENCE_T, DPF_CFENCE, DPF_FENCE_T, DPF_DRAIN, DPF_JOIN, DPF_SYNC, DPF_SET_WAIT,
     DPF_SET_RES, DPF_BSTART, DPF_BEND, DPF_ACQ, DPF_REL, DPF_C_LOOKUP, DPF_C_START, DPF_C_END,
     DPF_C_EXEC, DPF_C_CLEAR,
-    DPF_READ_PUB, /* hcemu_read_published: src is the mailbox */
+    DPF_READ_PUB,        /* hcemu_read_published: src is the mailbox, aux the offset */
+    DPF_READ_REDUCE_PUB, /* hcemu_read_reduce_published: the same, n elements */
     /* helpers */
     DPF_LOOP,  /* repeat the next `idx` ops `n` times (no nesting); ret = 0 */
     DPF_PEEK,  /* ret = 32-bit word at device address dst */
