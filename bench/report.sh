@@ -44,9 +44,10 @@ if [ -z "${PLOT_ONLY:-}" ]; then
     "$HERE/launch.sh" "$BUILD" | tee "$OUT/launch.txt"
     echo "== bench_startup 8"
     "$BIN/bench_startup" 8 | tee "$OUT/startup.txt"
-    echo "== bench/versus.sh (small calls, medians of three runs)"
-    ROWS="ar:$SMALL_LO:1K ar:4:1K ag:4:1K ar:$SMALL_HI:1K ag:$SMALL_HI:1K" "$HERE/versus.sh" "$BUILD" |
-        tee "$OUT/versus.txt"
+    # Small calls, and the 2-rank calls from 64 KiB where a copy more or less shows.
+    echo "== bench/versus.sh (medians of three runs)"
+    ROWS="ar:$SMALL_LO:1K ar:4:1K ag:4:1K ar:$SMALL_HI:1K ag:$SMALL_HI:1K ag:2:64K ag:2:256K \
+ar:2:1M ag:2:4M ar:2:4M ag:2:16M" "$HERE/versus.sh" "$BUILD" | tee "$OUT/versus.txt"
     printf '%s %s\n' "$load_start" "$(load)" >"$OUT/load.txt"
 fi
 # The load average at the start and the end of the run that made the figures.
@@ -170,12 +171,13 @@ shared=$(awk -v a="$load_start" -v b="$load_end" -v c="$cpus" \
 {
     echo "| measure | hcemu | beside it, same run | command |"
     echo "|---|---|---|---|"
-    # Small calls: the medians of bench/versus.sh when OpenMPI is there (the sweep's first
-    # size carries the job's start-up), else the sweep's row.
+    # Calls timed against OpenMPI: the medians of bench/versus.sh when OpenMPI is there (the
+    # sweep's first size carries the job's start-up), else the sweep's small-call rows.
     if grep -q '^a[rg] ' "$OUT/versus.txt" 2>/dev/null; then
         awk '/^a[rg] / {
-            printf "| %s 1 KiB, %d ranks, time (median of 3 runs) | %.1f µs | OpenMPI %.1f µs (%s×) | `bench/versus.sh` |\n",
-                ($1 == "ar" ? "allreduce" : "allgather"), $2, $5, $6, $7 }' "$OUT/versus.txt"
+            s = $3; sub(/K$/, " KiB", s); sub(/M$/, " MiB", s)
+            printf "| %s %s, %d ranks, time (median of 3 runs) | %.1f µs | OpenMPI %.1f µs (%s×) | `bench/versus.sh` |\n",
+                ($1 == "ar" ? "allreduce" : "allgather"), s, $2, $5, $6, $7 }' "$OUT/versus.txt"
     else
         for spec in "allreduce $nmin 1024" "allreduce $nmax 1024" "allgather $nmax 1024"; do
             set -- $spec
