@@ -23,6 +23,7 @@
 #include <hccl/hcomm_primitives.h>
 
 #include "coll_abi.h"
+#include "coll_steps.h"
 
 /* Any failing Hcomm call fails the kernel task; the host sees it at synchronisation. */
 #define TRY(call)                                                                                  \
@@ -253,8 +254,9 @@ static bool eager_fits(const struct run *g)
             g->a->pairs[p].recv_len > g->a->eager_len)
             return false;
     }
-    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP &&
-                    g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
+    bool engine = (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP) ||
+                  g->a->engine == HCOLL_ENGINE_RHD_AG || g->a->engine == HCOLL_ENGINE_RHD_AR;
+    return !any || (engine && g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
 }
 
 /* Whether the chunks a launch stages (STAGED, and RHD_AR when stage_len is set) fit my
@@ -641,6 +643,64 @@ struct step {
     uint64_t rounds;
 };
 
+/* Received bytes of a step, from where they landed into the step's dst. */
+static int take(const struct run *g, const struct step *s, uint8_t *dst, const uint8_t *landed,
+                uint64_t rl)
+{
+    if (s->reduce)
+        return HcommLocalReduceOnThread(g->main, dst, landed, rl / g->a->esz,
+                                        (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op) != 0;
+    return HcommLocalCopyOnThread(g->main, dst, landed, rl) != 0;
+}
+
+/* Halving-doubling: the parity of each partner's next eager exchange in this launch, from
+ * the launch's eager_parity, flipped at each (a partner may come twice: once per half). */
+struct parity {
+    uint8_t bits[HCOLL_MAX_RANKS / 8];
+};
+
+static struct parity parity_of(const struct run *g)
+{
+    struct parity q;
+
+    for (uint32_t i = 0; i < sizeof(q.bits); i++)
+        q.bits[i] = g->a->eager_parity[i];
+    return q;
+}
+
+/* Whether a step with one partner (to == from) goes eager: the host marked the partner and
+ * the step fits (coll_steps.h; the host counts the same steps to keep the parities). */
+static bool step_eager(const struct run *g, const struct step *s)
+{
+    return s->to == s->from && eager(g, s->to) &&
+           hcoll_step_eager(s->sl, s->rl, g->a->eager_len, g->slot);
+}
+
+/* A step as an eager exchange: my part into my eager slot of the partner's buffer with its
+ * notify, the partner's out of its eager slot of mine; no ACK (coll_launch.c says why). */
+static int eager_step(const struct run *g, const struct step *s, struct parity *q)
+{
+    uint32_t p = s->to, par = hcoll_bit(q->bits, p);
+    ChannelHandle c = g->r->chans[p];
+
+    if (s->sl > 0)
+        TRY(write_notify(g, g->main, c, eager_at(g, g->r->peer_buf[p], g->me, par), s->src, s->sl,
+                         HCOLL_EAGER + par));
+    else
+        TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_EAGER + par));
+    TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_EAGER + par, HCOLL_TIMEOUT_S));
+    q->bits[p / 8] ^= (uint8_t)(1u << (p % 8));
+    return s->rl > 0 ? take(g, s, s->dst, eager_at(g, g->r->buf, p, par), s->rl) : 0;
+}
+
+/* A step of a halving-doubling schedule: eager when it may, else through the slots. */
+static int run_step(const struct run *g, const struct step *s);
+
+static int rhd_step(const struct run *g, const struct step *s, struct parity *q)
+{
+    return step_eager(g, s) ? eager_step(g, s, q) : run_step(g, s);
+}
+
 static int run_step(const struct run *g, const struct step *s)
 {
     for (uint64_t k = 0; k < s->rounds; k++) {
@@ -648,31 +708,10 @@ static int run_step(const struct run *g, const struct step *s)
         uint8_t *dst = s->dst + k * g->slot;
 
         TRY(exchange(g, g->main, s->to, s->from, s->src + k * g->slot, sl));
-        if (rl == 0)
-            continue;
-        if (s->reduce)
-            TRY(HcommLocalReduceOnThread(g->main, dst, slot_of(g, s->from), rl / g->a->esz,
-                                         (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op));
-        else
-            TRY(HcommLocalCopyOnThread(g->main, dst, slot_of(g, s->from), rl));
+        if (rl > 0)
+            TRY(take(g, s, dst, slot_of(g, s->from), rl));
     }
     return 0;
-}
-
-/* Blocks of an allreduce: n nearly equal ranges of `count` elements. */
-struct blocks {
-    uint64_t count, block, esz;
-};
-
-static uint64_t blk_off(const struct blocks *b, uint64_t i)
-{
-    return min_u64(i * b->block, b->count) * b->esz;
-}
-
-/* Bytes of blocks [i, j). */
-static uint64_t blk_len(const struct blocks *b, uint64_t i, uint64_t j)
-{
-    return blk_off(b, j) - blk_off(b, i);
 }
 
 static int copy_in_to_out(const struct run *g, uint64_t len)
@@ -686,7 +725,7 @@ static int copy_in_to_out(const struct run *g, uint64_t len)
 static int ring_allreduce(const struct run *g)
 {
     uint32_t n = g->n, me = g->me, left = (me + n - 1) % n, right = (me + 1) % n;
-    struct blocks b = {g->a->count, ceil_div(g->a->count, n), g->a->esz};
+    struct hcoll_blocks b = hcoll_blocks_of(g->a->count, n, g->a->esz);
     uint64_t rounds = ceil_div(b.block * b.esz, g->slot);
 
     TRY(copy_in_to_out(g, b.count * b.esz));
@@ -695,8 +734,8 @@ static int ring_allreduce(const struct run *g)
         uint32_t s = rs ? j : j - (n - 1);
         uint32_t sb = rs ? (me + n - s) % n : (me + 1 + n - s) % n;
         uint32_t rb = rs ? (me + 2 * n - s - 1) % n : (me + n - s) % n;
-        struct step st = {right, left,  g->a->out + blk_off(&b, sb), blk_len(&b, sb, sb + 1),
-                          g->a->out + blk_off(&b, rb), blk_len(&b, rb, rb + 1), rs, rounds};
+        struct step st = {right, left,  g->a->out + hcoll_blk_off(&b, sb), hcoll_blk_len(&b, sb, sb + 1),
+                          g->a->out + hcoll_blk_off(&b, rb), hcoll_blk_len(&b, rb, rb + 1), rs, rounds};
         TRY(run_step(g, &st));
     }
     return 0;
@@ -705,10 +744,10 @@ static int ring_allreduce(const struct run *g)
 /* Block p of an allreduce beside my block: what its allgather half moves. */
 static struct hcoll_pair block_pair(const struct run *g, uint32_t p)
 {
-    struct blocks b = {g->a->count, ceil_div(g->a->count, g->n), g->a->esz};
+    struct hcoll_blocks b = hcoll_blocks_of(g->a->count, g->n, g->a->esz);
 
-    return (struct hcoll_pair){blk_off(&b, g->me), blk_len(&b, g->me, g->me + 1), blk_off(&b, p),
-                               blk_len(&b, p, p + 1)};
+    return (struct hcoll_pair){hcoll_blk_off(&b, g->me), hcoll_blk_len(&b, g->me, g->me + 1), hcoll_blk_off(&b, p),
+                               hcoll_blk_len(&b, p, p + 1)};
 }
 
 /* Recursive halving (reduce-scatter), which leaves block `me` reduced here, then the
@@ -718,22 +757,23 @@ static struct hcoll_pair block_pair(const struct run *g, uint32_t p)
 static int rhd_allreduce(const struct run *g)
 {
     uint32_t n = g->n, me = g->me;
-    struct blocks b = {g->a->count, ceil_div(g->a->count, n), g->a->esz};
+    struct hcoll_blocks b = hcoll_blocks_of(g->a->count, n, g->a->esz);
     uint8_t *out = g->a->out;
     const uint8_t *from = g->a->in; /* the first step sends from the input */
+    struct parity q = parity_of(g);
 
     for (uint32_t mask = n / 2; mask >= 1; mask /= 2) {
-        uint32_t partner = me ^ mask, lo = me & ~(2 * mask - 1), mid = lo + mask;
-        uint32_t klo = (me & mask) ? mid : lo, slo = (me & mask) ? lo : mid;
-        uint64_t sl = blk_len(&b, slo, slo + mask), rl = blk_len(&b, klo, klo + mask);
+        uint32_t partner = me ^ mask, klo, slo;
+        hcoll_halving(me, mask, &klo, &slo);
+        uint64_t sl = hcoll_blk_len(&b, slo, slo + mask), rl = hcoll_blk_len(&b, klo, klo + mask);
         /* Only the half I keep is copied to the output, to be reduced there: the half I
          * send goes from the input (half of a whole-buffer copy saved). */
         if (from != out && rl > 0)
-            TRY(HcommLocalCopyOnThread(g->main, out + blk_off(&b, klo), from + blk_off(&b, klo),
+            TRY(HcommLocalCopyOnThread(g->main, out + hcoll_blk_off(&b, klo), from + hcoll_blk_off(&b, klo),
                                        rl));
-        struct step st = {partner, partner, from + blk_off(&b, slo), sl, out + blk_off(&b, klo),
+        struct step st = {partner, partner, from + hcoll_blk_off(&b, slo), sl, out + hcoll_blk_off(&b, klo),
                           rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
-        TRY(run_step(g, &st));
+        TRY(rhd_step(g, &st, &q));
         from = out;
     }
     if (g->a->stage_len != 0) {
@@ -741,11 +781,14 @@ static int rhd_allreduce(const struct run *g)
         return staged(g, &x);
     }
     for (uint32_t mask = 1; mask < n; mask *= 2) {
-        uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
-        uint64_t sl = blk_len(&b, mine, mine + mask), rl = blk_len(&b, theirs, theirs + mask);
-        struct step st = {partner, partner, out + blk_off(&b, mine), sl, out + blk_off(&b, theirs),
-                          rl, false, ceil_div(sl > rl ? sl : rl, g->slot)};
-        TRY(run_step(g, &st));
+        uint32_t partner = me ^ mask, mine, theirs;
+        hcoll_doubling(me, mask, &mine, &theirs);
+        uint64_t sl = hcoll_blk_len(&b, mine, mine + mask);
+        uint64_t rl = hcoll_blk_len(&b, theirs, theirs + mask);
+        struct step st = {partner, partner, out + hcoll_blk_off(&b, mine), sl,
+                          out + hcoll_blk_off(&b, theirs), rl, false,
+                          ceil_div(sl > rl ? sl : rl, g->slot)};
+        TRY(rhd_step(g, &st, &q));
     }
     return 0;
 }
@@ -774,15 +817,17 @@ static int rhd_allgather(const struct run *g)
     uint32_t n = g->n, me = g->me;
     uint64_t len = g->a->count * g->a->esz;
     uint8_t *out = g->a->out;
+    struct parity q = parity_of(g);
 
     if (g->a->in != out + me * len && len > 0)
         TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
     for (uint32_t mask = 1; mask < n; mask *= 2) {
-        uint32_t partner = me ^ mask, mine = me & ~(mask - 1), theirs = partner & ~(mask - 1);
+        uint32_t partner = me ^ mask, mine, theirs;
+        hcoll_doubling(me, mask, &mine, &theirs);
         uint64_t bytes = (uint64_t)mask * len;
         struct step st = {partner, partner, out + mine * len, bytes, out + theirs * len, bytes,
                           false, ceil_div(bytes, g->slot)};
-        TRY(run_step(g, &st));
+        TRY(rhd_step(g, &st, &q));
     }
     return 0;
 }

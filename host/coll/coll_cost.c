@@ -12,8 +12,11 @@
  *     wakes per 8-rank 1 KiB allreduce, whatever the algorithm's exchanges),
  *   - bytes copied and reduced by all ranks together (a reduced byte costs REDUCE_WEIGHT of a
  *     copied one: it reads two lines per line written), at one core's copy rate,
- *   - hand-offs in sequence on the call's critical path: a hand-off of latency each while every
- *     rank has a core, a task's CPU each otherwise; a launch LAUNCH_HOPS x the ranks per core,
+ *   - hand-offs in sequence on the call's critical path: a hand-off of latency each (with more
+ *     ranks than cores a peer's tasks may run in place, but a step still waits for the peer's
+ *     turn on a core: priced at a task's CPU, halving-doubling's eager steps made 8-rank 1 KiB
+ *     allreduces choose it at 104-144 us against mesh's 62-85); a launch LAUNCH_HOPS x the
+ *     ranks per core,
  * and takes time = max(CPU of all ranks / usable cores, CPU of the busiest rank) + hand-offs
  * in sequence. The machine's figures (copy rate, hand-off, cores: machine.h) are measured, so
  * the same counts choose differently on another machine.
@@ -22,6 +25,8 @@
  * 2-core machine (hand-off 2.5 us): mesh 150, rhd 152, ring 372, twoshot 450 CPU-us, i.e.
  * about 0.57 us a task and 12 tasks' worth a launch. */
 #include "coll_cost.h"
+
+#include "collectives/coll_steps.h"
 
 /* A task's CPU, in microseconds: 0.57 us on the 2-core VM the weights come from. A fixed figure,
  * not a fraction of the hand-off: the hand-off measured at start-up swings 2.5-18 us with the
@@ -134,14 +139,19 @@ static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, uint
 }
 
 /* One neighbour step (ring, halving, doubling): `bytes` each way through the slots, then
- * reduced (`red`) or copied out. */
-static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, bool red)
+ * reduced (`red`) or copied out. A halving-doubling step that fits an eager slot of `eager`
+ * bytes (0: a ring step, never eager) is one write with notify, a wait and the copy or
+ * reduction: one hand-off (coll_steps.h, hcoll_step_eager). */
+static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, uint64_t eager,
+                 bool red)
 {
-    double r = rounds(bytes, chunk), per = (double)bytes * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
+    bool e = hcoll_step_eager(bytes, bytes, eager, chunk);
+    double r = e ? 1 : rounds(bytes, chunk);
+    double per = (double)bytes * (1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
-    t->tasks += 5 * r;
-    t->xwakes += 2 * r;
-    t->hops += 2 * r;
+    t->tasks += (e ? 3 : 5) * r;
+    t->xwakes += (e ? 1 : 2) * r;
+    t->hops += (e ? 1 : 2) * r;
     t->work += per * n;
     t->crit += per;
 }
@@ -173,7 +183,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         launch(t);
         t->work += (double)S * n, t->crit += (double)S; /* input to output */
         for (uint32_t j = 0; j < 2 * (n - 1); j++)
-            step(t, n, b, s->chunk, j < n - 1);
+            step(t, n, b, s->chunk, 0, j < n - 1);
         return true;
     case EMU_ALGO_RHD:
         if (!pow2(n))
@@ -182,11 +192,11 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         for (uint32_t k = 1; k <= log2u(n); k++) {
             uint64_t half = S >> k;
             t->work += (double)half * n, t->crit += (double)half; /* the half I keep */
-            step(t, n, half, s->chunk, true);
+            step(t, n, half, s->chunk, s->eager, true);
         }
         if (s->eager != 0 && b <= s->eager) {
             for (uint32_t k = 0; k < log2u(n); k++)
-                step(t, n, b << k, s->chunk, false);
+                step(t, n, b << k, s->chunk, s->eager, false);
         } else {
             struct tally g = {0};
             gather(&g, n, b, 0, 0, false); /* staged by the kernel's schedule */
@@ -210,16 +220,18 @@ static bool allgather(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         return true;
     case EMU_ALGO_RING:
     case EMU_ALGO_RHD:
-        if (algo == EMU_ALGO_RHD && !pow2(n))
+        /* Two ranks: one exchange with the one peer either way, which mesh does too, and
+         * directly from the direct reads' size on. */
+        if ((algo == EMU_ALGO_RHD && !pow2(n)) || n == 2)
             return false;
         launch(t);
         t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
         if (algo == EMU_ALGO_RING)
             for (uint32_t j = 0; j + 1 < n; j++)
-                step(t, n, b, s->chunk, false);
+                step(t, n, b, s->chunk, 0, false);
         else
             for (uint32_t k = 0; k < log2u(n); k++)
-                step(t, n, b << k, s->chunk, false);
+                step(t, n, b << k, s->chunk, s->eager, false);
         return true;
     default:
         return false;
@@ -272,7 +284,7 @@ static bool reduce_scatter(const struct emu_coll_shape *s, enum emu_coll_algo al
         launch(t);
         t->work += (double)b * n, t->crit += (double)b;
         for (uint32_t j = 0; j + 1 < n; j++) {
-            step(t, n, b, s->chunk, true);
+            step(t, n, b, s->chunk, 0, true);
             t->tasks += rounds(b, s->chunk); /* my input block copied in */
             t->work += (double)b * n, t->crit += (double)b;
         }
@@ -305,7 +317,7 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
-    double seq = t.hops * (own_cores ? h : task) + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
+    double seq = t.hops * h + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
 
     return (all > busiest ? all : busiest) + seq;
 }

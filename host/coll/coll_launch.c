@@ -14,6 +14,7 @@
  * exists on the 950 only) does not refuse hcemu's own collectives on A2/A3, and a failure's
  * emu_status reaches the user unchanged instead of through a vendor code and back. */
 #include "coll.h"
+#include "collectives/coll_steps.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -568,6 +569,55 @@ static void eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     a->eager_threads = eager_peers > 1 && peer_threads();
 }
 
+/* Halving-doubling launches (RHD_AG, RHD_AR): each step with one partner that fits an eager
+ * slot (coll_steps.h) goes eager, on the same terms as a PAIRS exchange (not a pair's first
+ * exchange, not on the user's channel): one write with notify and one wait, no ACK. The
+ * parity argument above holds for them too: every exchange of a launch runs on the kernel's
+ * main thread in order, so a partner records its next exchange only after it consumed the
+ * previous one. A partner can come twice in a launch (halving, then doubling), so the parity
+ * moves by the number of its eager steps, which both ends count alike from the same sizes.
+ * Not when the time is modelled: the modelled figures are those of the card's steps. */
+static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
+{
+    uint32_t n = st->res.size, me = st->res.rank;
+    uint8_t steps[HCOLL_MAX_RANKS] = {0}; /* eager steps per partner in this launch */
+    uint64_t len = a->count * a->esz;
+    struct hcoll_blocks b = hcoll_blocks_of(a->count, n, a->esz);
+    uint32_t x, y;
+
+    if (st->eager_len == 0 || emu_model_time_on() ||
+        (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR))
+        return;
+    a->eager_off = st->eager_off;
+    a->eager_len = st->eager_len;
+    for (uint32_t mask = n / 2; mask >= 1 && a->engine == HCOLL_ENGINE_RHD_AR; mask /= 2) {
+        hcoll_halving(me, mask, &x, &y);
+        steps[me ^ mask] += hcoll_step_eager(hcoll_blk_len(&b, y, y + mask),
+                                             hcoll_blk_len(&b, x, x + mask), a->eager_len, a->slot);
+    }
+    for (uint32_t mask = 1; mask < n && (a->engine == HCOLL_ENGINE_RHD_AG || a->stage_len == 0);
+         mask *= 2) {
+        hcoll_doubling(me, mask, &x, &y);
+        uint64_t sl = a->engine == HCOLL_ENGINE_RHD_AG ? mask * len
+                                                       : hcoll_blk_len(&b, x, x + mask);
+        uint64_t rl = a->engine == HCOLL_ENGINE_RHD_AG ? mask * len
+                                                       : hcoll_blk_len(&b, y, y + mask);
+        steps[me ^ mask] += hcoll_step_eager(sl, rl, a->eager_len, a->slot);
+    }
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t p = me ^ mask;
+        bool first = !hcoll_bit(st->met, p);
+        set_bit(st->met, p);
+        if (steps[p] == 0 || first || hcoll_bit(st->shared, p))
+            continue;
+        set_bit(a->eager_mask, p);
+        if (hcoll_bit(st->parity, p))
+            set_bit(a->eager_parity, p);
+        if (steps[p] % 2 != 0)
+            flip_bit(st->parity, p);
+    }
+}
+
 /* A call whose pairs may go direct (coll_direct.c): this communicator has the mailboxes and
  * the call is not being captured (a captured call is replayed with the arguments of its
  * capture; the direct protocol would do, but graphs keep the card's forms). */
@@ -624,8 +674,10 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     a->res_size = sizeof(st->res);
     if (emu_coll_direct_usable(st, stream))
         direct_plan(st, a);
-    if (!captured(stream))
+    if (!captured(stream)) {
         eager_plan(st, a);
+        rhd_eager_plan(st, a);
+    }
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */

@@ -1,0 +1,63 @@
+/* coll_steps.h - the step sizes of the halving-doubling schedules, shared by the kernel that
+ * runs them (coll_kernel.c) and the host that plans which steps go eager (coll_launch.c): both
+ * ends of a step, and the host and its kernel, must reach the same sizes, so they come from one
+ * place. Plain C, no state. */
+#ifndef HCEMU_COLL_STEPS_H
+#define HCEMU_COLL_STEPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The blocks of an allreduce: n nearly equal ranges of `count` elements of `esz` bytes. */
+struct hcoll_blocks {
+    uint64_t count, block, esz;
+};
+
+static inline struct hcoll_blocks hcoll_blocks_of(uint64_t count, uint32_t n, uint64_t esz)
+{
+    return (struct hcoll_blocks){count, (count + n - 1) / n, esz};
+}
+
+/* Byte offset of block i (blocks past the end are empty). */
+static inline uint64_t hcoll_blk_off(const struct hcoll_blocks *b, uint64_t i)
+{
+    uint64_t e = i * b->block;
+
+    return (e < b->count ? e : b->count) * b->esz;
+}
+
+/* Bytes of blocks [i, j). */
+static inline uint64_t hcoll_blk_len(const struct hcoll_blocks *b, uint64_t i, uint64_t j)
+{
+    return hcoll_blk_off(b, j) - hcoll_blk_off(b, i);
+}
+
+/* Recursive halving, the step with partner me ^ mask: the blocks I keep start at *keep and
+ * those I send at *send, `mask` blocks each. */
+static inline void hcoll_halving(uint32_t me, uint32_t mask, uint32_t *keep, uint32_t *send)
+{
+    uint32_t lo = me & ~(2 * mask - 1), mid = lo + mask;
+
+    *keep = (me & mask) ? mid : lo;
+    *send = (me & mask) ? lo : mid;
+}
+
+/* Recursive doubling, the step with partner me ^ mask: the first of the `mask` blocks I have
+ * gathered so far (and send), and of those the partner has (and I receive). */
+static inline void hcoll_doubling(uint32_t me, uint32_t mask, uint32_t *mine, uint32_t *theirs)
+{
+    *mine = me & ~(mask - 1);
+    *theirs = (me ^ mask) & ~(mask - 1);
+}
+
+/* Whether a step that sends `sl` and receives `rl` bytes with one partner goes eager: both
+ * within an eager slot and within one round of `slot` bytes (a step of several rounds keeps
+ * the ACK protocol). The partner computes the same from the same two lengths. */
+static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len, uint64_t slot)
+{
+    uint64_t cap = eager_len < slot ? eager_len : slot;
+
+    return eager_len != 0 && sl <= cap && rl <= cap;
+}
+
+#endif
