@@ -585,8 +585,9 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     struct hcoll_blocks b = hcoll_blocks_of(a->count, n, a->esz);
     uint32_t x, y;
 
-    if (st->eager_len == 0 || emu_model_time_on() ||
-        (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR))
+    if (st->eager_len == 0 ||
+        (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR) ||
+        emu_model_time_on())
         return;
     a->eager_off = st->eager_off;
     a->eager_len = st->eager_len;

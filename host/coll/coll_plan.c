@@ -28,7 +28,7 @@ static bool pow2(uint32_t n)
  * or HCEMU_MACHINE=card (the card's rule then), and when ranks could hold different figures:
  * this process measured them alone (machine.h), or the job spans hosts (HCEMU_ROOT) without
  * an HCEMU_MACHINE given to every host alike. */
-static bool wall_machine(struct emu_machine *m)
+static bool read_wall_machine(struct emu_machine *m)
 {
     enum emu_machine_source src;
 
@@ -38,6 +38,20 @@ static bool wall_machine(struct emu_machine *m)
     if (src == EMU_MACHINE_ALONE || src == EMU_MACHINE_CARD)
         return false;
     return src == EMU_MACHINE_SETTING || *emu_settings_str(EMU_SET_ROOT) == '\0';
+}
+
+/* The answer of read_wall_machine for the call being planned on this thread, read once by
+ * emu_coll_execute: the plan asks up to four times a call, and each read looks settings up in
+ * the environment (a sixth of a 2-rank 1 KiB call's host CPU). */
+static _Thread_local struct {
+    bool wall;
+    struct emu_machine m;
+} call_machine;
+
+static bool wall_machine(struct emu_machine *m)
+{
+    *m = call_machine.m;
+    return call_machine.wall;
 }
 
 /* The round size of a reducing launch: on the wall clock below the size the data plane streams
@@ -427,6 +441,7 @@ emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_c
 
     if ((s = emu_coll_state_get(c, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
         return s;
+    call_machine.wall = read_wall_machine(&call_machine.m);
     emu_coll_set_copy_mode(st, copy_mode_of(st, op));
     switch (op->kind) {
     case EMU_COLL_ALLREDUCE:
