@@ -98,11 +98,11 @@ static void two_core_machine_choices(void **state)
      * waits to 16 MiB). */
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(256), &vm), EMU_ALGO_MESH);
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, MiB(4), &vm), EMU_ALGO_TWOSHOT);
-    /* 4 ranks at 256 KiB: halving-doubling, one launch where two-shot takes two. */
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &vm), EMU_ALGO_RHD);
-    /* 8 ranks at 256 KiB: one-shot moves n^2 x the bytes through two cores (the card's
-     * mesh there took 5.7x OpenMPI's time). */
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(256), &vm), EMU_ALGO_RHD);
+    /* 4 and 8 ranks at 256 KiB: two-shot, whose copies are fewer (halving-doubling ran even
+     * with it there); never one-shot, which moves n^2 x the bytes through two cores (the
+     * card's mesh there took 5.7x OpenMPI's time). */
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &vm), EMU_ALGO_TWOSHOT);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(256), &vm), EMU_ALGO_TWOSHOT);
     assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, MiB(64), &vm), EMU_ALGO_TWOSHOT);
     /* Not a power of two: never halving-doubling. */
     for (uint64_t b = KiB(1); b <= MiB(256); b *= 4)
@@ -114,18 +114,18 @@ static void two_core_machine_choices(void **state)
 }
 
 /* Another machine, other choices. Halving-doubling's small steps go eager (three tasks and
- * one hand-off each): with a core per rank and a fast hand-off its few tasks win from 4 KiB
- * at 8 ranks, while two shared cores pay its hand-offs in sequence and keep mesh there (rhd
- * from 16 KiB: 78-94 us against mesh's 122-142, alternating runs); two-shot comes earlier
- * on the server too. */
+ * one hand-off each): with a core per rank and a fast hand-off its few tasks win from 1 KiB
+ * at 8 ranks, while two shared cores pay its hand-offs in sequence and keep mesh for 1 KiB
+ * (rhd from 4 KiB: 73-108 us against mesh's 94-122, alternating runs); two-shot comes
+ * earlier on the server too. */
 static void the_machine_changes_the_choice(void **state)
 {
     (void)state;
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(4), &server), EMU_ALGO_RHD);
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(4), &vm), EMU_ALGO_MESH);
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(16), &vm), EMU_ALGO_RHD);
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &server), EMU_ALGO_TWOSHOT);
-    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 4, KiB(256), &vm), EMU_ALGO_RHD);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(1), &server), EMU_ALGO_RHD);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(1), &vm), EMU_ALGO_MESH);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 8, KiB(4), &vm), EMU_ALGO_RHD);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(256), &server), EMU_ALGO_TWOSHOT);
+    assert_int_equal(wall(EMU_COLL_ALLREDUCE, 2, KiB(256), &vm), EMU_ALGO_MESH);
 }
 
 /* Direct reads (coll_direct.c) copy a gathered block once instead of twice (eager) or

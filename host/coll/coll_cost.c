@@ -33,6 +33,14 @@
  * machine's idle states and load, while the CPU a task takes does not. */
 #define TASK_US 0.57
 #define REDUCE_WEIGHT 1.5
+/* What a collective's copy runs at, as a share of the machine's copy figure (one core's memcpy
+ * of a block in its own cache): a rank mostly copies lines another core wrote last. At a fifth,
+ * the model's picks matched alternating runs on the 2-core machine where the full rate missed:
+ * the 8-rank 256 KiB allgather by mesh's direct reads (152-230 us against recursive doubling's
+ * 245-286), halving-doubling for the 4-rank 16 KiB allreduce (34-44 against mesh's 45-60) and
+ * the 8-rank 4 KiB one (73-108 against 94-122), and two-shot and halving-doubling even at 4 and
+ * 8 ranks and 256 KiB (docs/PERFORMANCE.md, "The copy rate of a collective"). */
+#define RANK_COPY_SHARE 0.2
 /* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
  * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
  * launch's exchanges end, so its hand-offs in sequence grow with the ranks per core. */
@@ -311,7 +319,7 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     }
     if (!ok)
         return -1.0;
-    double h = m->handoff_us, B = m->copy_gbps * 1000.0; /* bytes per us */
+    double h = m->handoff_us, B = m->copy_gbps * 1000.0 * RANK_COPY_SHARE; /* bytes per us */
     double task = TASK_US;
     bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
     double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
