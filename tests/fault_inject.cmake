@@ -2,9 +2,17 @@
 # 2 and 8 ranks, as rank threads and as rank processes (hcemu-run), each in a private job
 # parent; what the program sees and what hcemu reports (tests/support/fault_inject.sh: every
 # expected line, the exit status, and no folder or executor left once the job ended).
-#   fault_case(name ITERS WANT RULE2 RULE8 EXPECT...)   RULE2/RULE8: the rule at 2/8 ranks
+#   fault_case(name ITERS WANT RULE2 RULE8 EXPECT...)   RULE2/RULE8: the rule at 2/8 ranks;
+#   ITERS the calls, or ITERS2/ITERS8 for each rank count
 function(fault_case name iters want rule2 rule8)
+    string(REPLACE "/" ";" counts "${iters}")
+    list(LENGTH counts n_counts)
     foreach(n 2 8)
+        if(n_counts EQUAL 2 AND n EQUAL 8)
+            list(GET counts 1 iters)
+        else()
+            list(GET counts 0 iters)
+        endif()
         foreach(mode threads procs)
             # A device that dies with collectives queued for it: a surviving rank thread's
             # stream then drains one hang period per queued kernel (minutes; a limit of the
@@ -28,8 +36,10 @@ fault_case(notify_delay 3 0 "notify-delay:rank=0,us=2000" "notify-delay:rank=0,u
            "4096 .*success")
 fault_case(transfer_delay 3 0 "transfer-delay:rank=1,us=2000" "transfer-delay:rank=1,us=2000"
            "4096 .*success")
+# The transfer's size is the algorithm's (a whole 4 KiB buffer by mesh, halves and quarters by
+# halving-doubling, which the wall-clock choice takes at 8 ranks): any size, one byte flipped.
 fault_case(transfer_corrupt 1 fail "transfer-corrupt:rank=1,nth=2" "transfer-corrupt:rank=1,nth=9"
-           "transfer-corrupt\\): byte [0-9]+ of 4096 flipped" "failed|exited with status 1")
+           "transfer-corrupt\\): byte [0-9]+ of [0-9]+ flipped" "failed|exited with status 1")
 fault_case(link_down 1 fail "link-down:ranks=0-1,after=2" "link-down:ranks=0-1,after=2"
            "the link between ranks 0 and 1 is down" "failed: 507018")
 fault_case(kill 100000 fail "kill:dev=1,after_ms=300" "kill:dev=1,after_ms=300"
@@ -38,11 +48,13 @@ fault_case(kill 100000 fail "kill:dev=1,after_ms=300" "kill:dev=1,after_ms=300"
 fault_case(kill_rank 100000 fail "kill:rank=1,after_ms=300" "kill:rank=1,after_ms=300"
            "device 1's executor \\(rank 1's\\) dies now"
            "device 1 failed: its executor .* was killed by signal 9")
-# The stall starts 5 ms after the executor does, well inside the shortest run (3000 calls of
-# 4 KiB take 40 ms on a fast machine), so it always meets the job.
-fault_case(stall 3000 0 "stall:dev=1,after_ms=5,ms=500" "stall:dev=1,after_ms=5,ms=500"
+# The stall starts 5 ms after the executor does, well inside the shortest run (20000 calls of
+# 4 KiB take 150 ms at 2 ranks on a fast machine, 3000 at 8 ranks about 1 s; 3000 at 2 ranks
+# took 25-40 ms, and once, on a loaded machine, the job ended before the stall's thread
+# woke), so it always meets the job.
+fault_case(stall 20000/3000 0 "stall:dev=1,after_ms=5,ms=500" "stall:dev=1,after_ms=5,ms=500"
            "device 1 runs no data-plane task for 500 ms" "4096 .*success")
-fault_case(stall_rank 3000 0 "stall:rank=1,after_ms=5,ms=500" "stall:rank=1,after_ms=5,ms=500"
+fault_case(stall_rank 20000/3000 0 "stall:rank=1,after_ms=5,ms=500" "stall:rank=1,after_ms=5,ms=500"
            "device 1 \\(rank 1's\\) runs no data-plane task for 500 ms" "4096 .*success")
 fault_case(bad_rule 1 0 "drop-everything:rank=1" "drop-everything:rank=1"
            "rule \"drop-everything:rank=1\" ignored" "4096 .*success")
