@@ -44,6 +44,13 @@ struct func {
 };
 
 /* One launch, shared by its task and its block jobs; freed by the last of them. */
+struct job {
+    struct job *next;
+    struct launch *l;
+    uint32_t block;
+    bool inside; /* the launch's own `last`, not allocated */
+};
+
 struct launch {
     _Atomic uint32_t refs;
     _Atomic uint32_t remaining;
@@ -59,12 +66,7 @@ struct launch {
     uint64_t args;
     uint64_t deadline_ns;
     uint64_t seq;
-};
-
-struct job {
-    struct job *next;
-    struct launch *l;
-    uint32_t block;
+    struct job last; /* the job of the last block: one allocation a launch, not two */
 };
 
 void (*emu_kernel_exit_hook)(void);
@@ -309,12 +311,27 @@ static void launch_put(struct launch *l)
         free(l);
 }
 
+/* Every entry has the same signature, uint32_t (void *): its call interface is prepared once. */
+static pthread_once_t cif_once = PTHREAD_ONCE_INIT;
+static ffi_type *entry_argt[1] = {&ffi_type_pointer}; /* libffi keeps a pointer to it */
+static ffi_cif entry_cif;
+static bool cif_ok;
+
+static void prep_cif(void)
+{
+    cif_ok = ffi_prep_cif(&entry_cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, entry_argt) == FFI_OK;
+}
+
+static void job_done(struct job *j)
+{
+    if (!j->inside)
+        free(j);
+}
+
 /* `counted`: the calling thread already counts as busy in the spin budget (a scheduler
  * worker running the block inline). */
 static void run_block(struct launch *l, uint32_t block, bool counted)
 {
-    ffi_cif cif;
-    ffi_type *argt[1] = {&ffi_type_pointer};
     void *args = (void *)(uintptr_t)l->args;
     void *argv[1] = {&args};
     ffi_arg ret = 0;
@@ -329,8 +346,9 @@ static void run_block(struct launch *l, uint32_t block, bool counted)
     in_kernel = true;
     if (!counted)
         emu_spin_busy(1);
-    if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, argt) == FFI_OK)
-        ffi_call(&cif, FFI_FN(l->entry), &ret, argv);
+    pthread_once(&cif_once, prep_cif);
+    if (cif_ok)
+        ffi_call(&entry_cif, FFI_FN(l->entry), &ret, argv);
     else
         ret = UINT32_MAX;
     if (!l->own && getpid() != exec_pid) /* a child the kernel forked returns here: end it */
@@ -375,8 +393,10 @@ static void *pool_main(void *arg)
         if (jobs_head == NULL)
             jobs_tail = NULL;
         pthread_mutex_unlock(&pool_lock);
-        run_block(j->l, j->block, false);
-        free(j);
+        /* A job inside its launch goes with the launch, which run_block may free. */
+        struct job copy = *j;
+        job_done(j);
+        run_block(copy.l, copy.block, false);
         pthread_mutex_lock(&pool_lock);
     }
     return NULL;
@@ -394,19 +414,22 @@ static void run_inline(void *arg)
         pthread_once(&fork_once, watch_forks);
         emu_fault_thread_init();
     }
-    run_block(j->l, j->block, true);
-    free(j);
+    struct job copy = *j;
+    job_done(j);
+    run_block(copy.l, copy.block, true);
 }
 
 static emu_status pool_post(struct launch *l, uint32_t block)
 {
-    struct job *j = calloc(1, sizeof(*j));
+    bool last = block + 1 == l->blocks;
+    struct job *j = last ? &l->last : calloc(1, sizeof(*j));
     emu_status st = EMU_OK;
 
     if (j == NULL)
         return EMU_ENOMEM;
     j->l = l;
     j->block = block;
+    j->inside = last;
     /* The last block runs here when the scheduler lets this worker take it. */
     if (block + 1 == l->blocks && emu_sched_defer(run_inline, j))
         return EMU_OK;
