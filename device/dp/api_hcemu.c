@@ -26,10 +26,7 @@ static int32_t published(struct emu_hcomm_call *c, ThreadHandle thread, ChannelH
         st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_read_published(c, ch, reduce, dst, mailbox, off, n, dtype, op, &t);
-    if (st != EMU_OK)
-        return emu_status_to_hccl(st);
-    emu_dp_submit_task(c, slot, t);
-    return 0;
+    return emu_dp_submit_built(c, slot, st, t);
 }
 
 EMU_DP_API int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,

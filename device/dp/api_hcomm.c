@@ -36,16 +36,6 @@ static bool is_950(void)
     return emu_product_current() == EMU_PRODUCT_950;
 }
 
-/* Queue t on `slot` when the build succeeded. */
-static int32_t queue(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
-                     struct emu_task *t)
-{
-    if (st != EMU_OK)
-        return out(st);
-    emu_dp_submit_task(c, slot, t);
-    return 0;
-}
-
 static int32_t not_supported(const struct emu_hcomm_call *c, const char *what)
 {
     return out(emu_dp_check_not_supported(c, what));
@@ -67,7 +57,7 @@ EMU_DP_API int32_t HcommLocalCopyOnThread(ThreadHandle thread, void *dst, const 
 
     if (st == EMU_OK)
         st = emu_dp_build_local(&c, false, dst, src, len, 0, 0, &t);
-    return queue(&c, slot, st, t);
+    return emu_dp_submit_built(&c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, const void *src,
@@ -81,7 +71,7 @@ EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, cons
 
     if (st == EMU_OK)
         st = emu_dp_build_local(&c, true, dst, src, count, (int)dataType, (int)reduceOp, &t);
-    return queue(&c, slot, st, t);
+    return emu_dp_submit_built(&c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
@@ -94,7 +84,7 @@ EMU_DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHa
 
     if (st == EMU_OK)
         st = emu_dp_build_thread_record(&c, dstThread, dstNotifyIdx, &t);
-    return queue(&c, slot, st, t);
+    return emu_dp_submit_built(&c, slot, st, t);
 }
 
 static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32_t idx,
@@ -106,7 +96,7 @@ static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32
 
     if (st == EMU_OK)
         st = emu_dp_build_thread_wait(c, slot, idx, timeout_s, &t);
-    return queue(c, slot, st, t);
+    return emu_dp_submit_built(c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommThreadNotifyWaitOnThread(ThreadHandle thread, uint32_t notifyIdx,
@@ -136,7 +126,7 @@ static int32_t acl_notify(struct emu_hcomm_call *c, ThreadHandle thread, uint64_
     emu_status st = emu_dp_check_thread(c, thread, &slot);
     if (st == EMU_OK)
         st = emu_dp_build_acl(c, id, wait, timeout_s, &t);
-    return queue(c, slot, st, t);
+    return emu_dp_submit_built(c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommAclrtNotifyRecordOnThread(ThreadHandle thread, uint64_t dstNotifyId)
@@ -166,7 +156,7 @@ static int32_t remote(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHand
         st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_remote(c, ch, kind, dst, src, n, dtype, op, idx, &t);
-    return queue(c, slot, st, t);
+    return emu_dp_submit_built(c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommWriteOnThread(ThreadHandle thread, ChannelHandle channel, void *dst,
@@ -405,7 +395,7 @@ EMU_DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Channel
         st = emu_hcomm_check_channel(&c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_record(&c, ch, remoteNotifyIdx, &t);
-    return queue(&c, slot, st, t);
+    return emu_dp_submit_built(&c, slot, st, t);
 }
 
 static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
@@ -419,7 +409,7 @@ static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, Chann
         st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_wait(c, ch, idx, timeout_s, &t);
-    return queue(c, slot, st, t);
+    return emu_dp_submit_built(c, slot, st, t);
 }
 
 EMU_DP_API int32_t HcommChannelNotifyWaitOnThread(ThreadHandle thread, ChannelHandle channel,

@@ -162,6 +162,10 @@ emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wa
 /* Queue t on thread `slot` (eager: now; batch: at End or at 128 pending). Takes ownership.
  * Sets origin, callsite, from_kernel and the metadata. */
 void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct emu_task *t);
+/* The end of a call that builds one task: queue t on `slot` when the checks and the build
+ * passed (`st`), and the call's HcclResult either way. */
+int32_t emu_dp_submit_built(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
+                            struct emu_task *t);
 /* Release this OS thread's pending tasks of thread `slot` (all threads when EMU_DP_NONE). */
 void emu_dp_submit_flush(uint32_t slot);
 emu_status emu_dp_submit_batch_start(const struct emu_hcomm_call *c,

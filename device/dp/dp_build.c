@@ -31,6 +31,21 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
     return EMU_OK;
 }
 
+/* The moving part of a payload: `len` bytes (`n` elements of dtype for a reduction) from src
+ * to dst, through the mappings that reach them. */
+static void set_move(struct emu_dp_op *o, uint64_t dst, uint64_t src, uint64_t len, uint64_t n,
+                     int dtype, int op, struct emu_devmap *dst_map, struct emu_devmap *src_map)
+{
+    o->dst = dst;
+    o->src = src;
+    o->len = len;
+    o->count = n;
+    o->dtype = dtype;
+    o->op = op;
+    o->dst_map = dst_map;
+    o->src_map = src_map;
+}
+
 static bool overlap(uint64_t a, uint64_t b, uint64_t len)
 {
     return len > 0 && a != b && a < b + len && b < a + len;
@@ -60,14 +75,7 @@ emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const
     }
     if ((st = alloc(reduce ? EMU_DP_REDUCE : EMU_DP_COPY, EMU_DP_NONE, out)) != EMU_OK)
         return st;
-    struct emu_dp_op *o = emu_dp_op_of(*out);
-    o->dst = dst;
-    o->src = src;
-    o->len = len;
-    o->count = n;
-    o->dtype = dtype;
-    o->op = op;
-    o->dst_map = o->src_map = &emu_exec_g.self;
+    set_move(emu_dp_op_of(*out), dst, src, len, n, dtype, op, &emu_exec_g.self, &emu_exec_g.self);
     return EMU_OK;
 }
 
@@ -122,14 +130,8 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
     o->notify_ctl = tmp.notify_ctl;
     o->notify_dev = tmp.notify_dev;
     o->notify_slot = notify ? tmp.notify_slot : EMU_DP_NONE;
-    o->dst = dst;
-    o->src = src;
-    o->len = len;
-    o->count = n;
-    o->dtype = dtype;
-    o->op = op;
-    o->dst_map = w ? peer : &emu_exec_g.self;
-    o->src_map = w ? &emu_exec_g.self : peer;
+    set_move(o, dst, src, len, n, dtype, op, w ? peer : &emu_exec_g.self,
+             w ? &emu_exec_g.self : peer);
     return EMU_OK;
 }
 
@@ -147,8 +149,7 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
         return st;
     if (reduce && (st = emu_dp_check_reduce(c, dtype, op, n, true, &len)) != EMU_OK)
         return st;
-    if (
-        (st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
+    if ((st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
         (st = emu_dp_check_local(c, "mailbox", mailbox, sizeof(uint64_t))) != EMU_OK)
         return st;
     if (mailbox % sizeof(uint64_t) != 0) {
@@ -168,15 +169,9 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
         EMU_OK)
         return st;
     struct emu_dp_op *o = emu_dp_op_of(*out);
-    o->dst = dst;
+    set_move(o, dst, 0, len, n, dtype, op, &emu_exec_g.self, peer); /* src: when it runs */
     o->mailbox = mailbox;
     o->pub_off = off;
-    o->len = len;
-    o->count = n;
-    o->dtype = dtype;
-    o->op = op;
-    o->dst_map = &emu_exec_g.self;
-    o->src_map = peer;
     return EMU_OK;
 }
 

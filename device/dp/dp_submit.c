@@ -147,6 +147,15 @@ void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct em
         flush_entry(p, true);
 }
 
+int32_t emu_dp_submit_built(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
+                            struct emu_task *t)
+{
+    if (st != EMU_OK)
+        return emu_status_to_hccl(st);
+    emu_dp_submit_task(c, slot, t);
+    return 0;
+}
+
 static const char *tag_or_empty(const char *tag)
 {
     return tag != NULL ? tag : "";

@@ -92,7 +92,6 @@ static void move_bytes(void *ctx)
 static bool resolve_published(struct emu_task *t, struct emu_dp_op *o)
 {
     const uint64_t *box = ptr_of(&emu_exec_g.self, o->mailbox, sizeof(uint64_t));
-
     uint64_t base = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
 
     o->src = base + o->pub_off;
