@@ -135,10 +135,11 @@ struct hcoll_args {
                          * bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
     uint8_t eager_parity[HCOLL_MAX_RANKS / 8];
-    /* PAIRS, COPY: the pairs that go direct (bit p of direct_mask; never eager as well). Each
-     * side publishes the address of the bytes it sends the other, and each reads the other's
-     * straight into its output with hcemu_read_published: one copy of a block where the HCCL
-     * buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
+    /* PAIRS, COPY or REDUCE with `disjoint`: the pairs that go direct (bit p of direct_mask;
+     * never eager as well). Each side publishes the address of the bytes it sends the other,
+     * and each reads the other's straight into its output with hcemu_read_published (or
+     * reduces them into it with hcemu_read_reduce_published): one copy of a block where the
+     * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
      * bytes apart: inbox p (p's address for me) at direct_off + p * HCOLL_ALIGN, outbox p (my
      * address for p, the source of my publishing write) at direct_off + (size + p) *
      * HCOLL_ALIGN. Notifies: DIRECT_DATA "published", DIRECT_ACK "read, done with your

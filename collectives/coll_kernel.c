@@ -12,6 +12,9 @@
  * PAIRS writes: large allgathers), RING_AR, RHD_AR, RING_AG, RHD_AG and RING_RS (the main
  * thread runs a schedule of steps).
  *
+ * A pair that moves at least HCEMU_DIRECT_KB goes direct instead (coll_abi.h, direct_mask): each
+ * side reads the other's bytes from its own buffer, whose address it was told, and ACKs.
+ *
  * A one-round pair of a PAIRS launch that fits an eager slot (args.eager_len) skips the ACK:
  * the peer's bytes land in one of two eager slots, alternated per exchange, so a pair is one
  * write with notify (write_notify) and one wait each way, one hand-off instead of two (coll_launch.c: why
@@ -693,14 +696,6 @@ static int eager_step(const struct run *g, const struct step *s, struct parity *
     return s->rl > 0 ? take(g, s, s->dst, eager_at(g, g->r->buf, p, par), s->rl) : 0;
 }
 
-/* A step of a halving-doubling schedule: eager when it may, else through the slots. */
-static int run_step(const struct run *g, const struct step *s);
-
-static int rhd_step(const struct run *g, const struct step *s, struct parity *q)
-{
-    return step_eager(g, s) ? eager_step(g, s, q) : run_step(g, s);
-}
-
 static int run_step(const struct run *g, const struct step *s)
 {
     for (uint64_t k = 0; k < s->rounds; k++) {
@@ -712,6 +707,12 @@ static int run_step(const struct run *g, const struct step *s)
             TRY(take(g, s, dst, slot_of(g, s->from), rl));
     }
     return 0;
+}
+
+/* A step of a halving-doubling schedule: eager when it may, else through the slots. */
+static int rhd_step(const struct run *g, const struct step *s, struct parity *q)
+{
+    return step_eager(g, s) ? eager_step(g, s, q) : run_step(g, s);
 }
 
 static int copy_in_to_out(const struct run *g, uint64_t len)
@@ -734,8 +735,10 @@ static int ring_allreduce(const struct run *g)
         uint32_t s = rs ? j : j - (n - 1);
         uint32_t sb = rs ? (me + n - s) % n : (me + 1 + n - s) % n;
         uint32_t rb = rs ? (me + 2 * n - s - 1) % n : (me + n - s) % n;
-        struct step st = {right, left,  g->a->out + hcoll_blk_off(&b, sb), hcoll_blk_len(&b, sb, sb + 1),
-                          g->a->out + hcoll_blk_off(&b, rb), hcoll_blk_len(&b, rb, rb + 1), rs, rounds};
+        uint8_t *send = g->a->out + hcoll_blk_off(&b, sb);
+        uint8_t *recv = g->a->out + hcoll_blk_off(&b, rb);
+        struct step st = {right, left, send, hcoll_blk_len(&b, sb, sb + 1),
+                          recv, hcoll_blk_len(&b, rb, rb + 1), rs, rounds};
         TRY(run_step(g, &st));
     }
     return 0;
@@ -744,10 +747,11 @@ static int ring_allreduce(const struct run *g)
 /* Block p of an allreduce beside my block: what its allgather half moves. */
 static struct hcoll_pair block_pair(const struct run *g, uint32_t p)
 {
-    struct hcoll_blocks b = hcoll_blocks_of(g->a->count, g->n, g->a->esz);
+    struct hcoll_pair pr;
 
-    return (struct hcoll_pair){hcoll_blk_off(&b, g->me), hcoll_blk_len(&b, g->me, g->me + 1), hcoll_blk_off(&b, p),
-                               hcoll_blk_len(&b, p, p + 1)};
+    hcoll_block(g->a->count, g->n, g->me, g->a->esz, &pr.send_off, &pr.send_len);
+    hcoll_block(g->a->count, g->n, p, g->a->esz, &pr.recv_off, &pr.recv_len);
+    return pr;
 }
 
 /* Recursive halving (reduce-scatter), which leaves block `me` reduced here, then the
@@ -766,12 +770,12 @@ static int rhd_allreduce(const struct run *g)
         uint32_t partner = me ^ mask, klo, slo;
         hcoll_halving(me, mask, &klo, &slo);
         uint64_t sl = hcoll_blk_len(&b, slo, slo + mask), rl = hcoll_blk_len(&b, klo, klo + mask);
+        uint64_t koff = hcoll_blk_off(&b, klo), soff = hcoll_blk_off(&b, slo);
         /* Only the half I keep is copied to the output, to be reduced there: the half I
          * send goes from the input (half of a whole-buffer copy saved). */
         if (from != out && rl > 0)
-            TRY(HcommLocalCopyOnThread(g->main, out + hcoll_blk_off(&b, klo), from + hcoll_blk_off(&b, klo),
-                                       rl));
-        struct step st = {partner, partner, from + hcoll_blk_off(&b, slo), sl, out + hcoll_blk_off(&b, klo),
+            TRY(HcommLocalCopyOnThread(g->main, out + koff, from + koff, rl));
+        struct step st = {partner, partner, from + soff, sl, out + koff,
                           rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
         TRY(rhd_step(g, &st, &q));
         from = out;

@@ -32,6 +32,17 @@ static inline uint64_t hcoll_blk_len(const struct hcoll_blocks *b, uint64_t i, u
     return hcoll_blk_off(b, j) - hcoll_blk_off(b, i);
 }
 
+/* Block b of n nearly equal blocks of `count` elements of `esz` bytes: its byte offset and
+ * length (the host plans two-shot and hierarchical pairs by them, the kernel its schedules). */
+static inline void hcoll_block(uint64_t count, uint32_t n, uint32_t b, uint64_t esz,
+                               uint64_t *off, uint64_t *len)
+{
+    struct hcoll_blocks x = hcoll_blocks_of(count, n, esz);
+
+    *off = hcoll_blk_off(&x, b);
+    *len = hcoll_blk_len(&x, b, b + 1);
+}
+
 /* Recursive halving, the step with partner me ^ mask: the blocks I keep start at *keep and
  * those I send at *send, `mask` blocks each. */
 static inline void hcoll_halving(uint32_t me, uint32_t mask, uint32_t *keep, uint32_t *send)

@@ -212,7 +212,8 @@ static void machine_text(void **state)
     emu_machine_format(&m, text, sizeof(text));
     assert_string_equal(text, "copy=1.000,handoff=2.000,cores=3,cache=32");
     static const char *const bad[] = {"", "copy=1,handoff=1", "copy=1,handoff=1,cores=0",
-                                      "copy=1,handoff=1,cores=2,", "copy=1,handoff=1,cores=2,cache=",
+                                      "copy=1,handoff=1,cores=2,",
+                                      "copy=1,handoff=1,cores=2,cache=",
                                       "copy=1,handoff=1,cores=2,cache=x",
                                       "copy=1,handoff=1,cores=2,cache=2000000",
                                       "copy=1,handoff=1,cores=2,cache=8,more=1",

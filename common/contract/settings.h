@@ -105,7 +105,7 @@ enum emu_setting_reader {
       "seeded schedule (0 = off)")                                                                 \
     X(RUNQ, "HCEMU_RUNQ", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_EXEC,                               \
       "job-wide run queue: a record for a parked peer thread runs its tasks in place")            \
-    X(POLL_US, "HCEMU_POLL_US", EMU_SET_U64, "300", 0, 10000, "", EMU_SET_BOTH,                      \
+    X(POLL_US, "HCEMU_POLL_US", EMU_SET_U64, "300", 0, 10000, "", EMU_SET_BOTH,                    \
       "how long a waiting thread polls, yielding its core, before it sleeps, in us (0 = off)")   \
     X(BIND, "HCEMU_BIND", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_EXEC,                               \
       "bind each device's workers to one core while the job has more executors than cores")       \

@@ -2,8 +2,8 @@
  * collectives' wall-clock cost model (host/coll/coll_cost.c) is calibrated with.
  *
  * Every rank of a job must choose the same algorithm, so every rank must hold the same figures.
- * They come, in this order, from HCEMU_MACHINE ("copy=GB/s,handoff=us,cores=N,cache=MiB", set by hand or
- * exported by hcemu-run to its ranks), else from a per-user cache file measured once per
+ * They come, in this order, from HCEMU_MACHINE ("copy=GB/s,handoff=us,cores=N,cache=MiB", set
+ * by hand or exported by hcemu-run to its ranks), else from a per-user cache file measured once per
  * machine (emu_machine_cache_path), which processes starting together create under a lock, so
  * they all read one measurement. */
 #ifndef HCEMU_COMMON_PLATFORM_MACHINE_H

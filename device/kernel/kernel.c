@@ -43,7 +43,7 @@ struct func {
     char name[128];
 };
 
-/* One launch, shared by its task and its block jobs; freed by the last of them. */
+/* One block of a launch to run, on a pool thread or inline by the worker that took it. */
 struct job {
     struct job *next;
     struct launch *l;
@@ -51,6 +51,7 @@ struct job {
     bool inside; /* the launch's own `last`, not allocated */
 };
 
+/* One launch, shared by its task and its block jobs; freed by the last of them. */
 struct launch {
     _Atomic uint32_t refs;
     _Atomic uint32_t remaining;

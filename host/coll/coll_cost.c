@@ -11,7 +11,7 @@
  *     cores the job-wide run queue runs a peer's tasks in place (bench/wakes.sh: 8.8 futex
  *     wakes per 8-rank 1 KiB allreduce, whatever the algorithm's exchanges),
  *   - bytes copied and reduced by all ranks together (a reduced byte costs REDUCE_WEIGHT of a
- *     copied one: it reads two lines per line written), at one core's copy rate,
+ *     copied one: it reads two lines per line written), at RANK_COPY_SHARE of one core's copy rate,
  *   - hand-offs in sequence on the call's critical path: a hand-off of latency each (with more
  *     ranks than cores a peer's tasks may run in place, but a step still waits for the peer's
  *     turn on a core: priced at a task's CPU, halving-doubling's eager steps made 8-rank 1 KiB

@@ -14,29 +14,11 @@
  *   server peers, one launch per other server. A device's port carries one block each way per
  *   other server instead of m. */
 #include "coll.h"
-
-
+#include "collectives/coll_steps.h"
 
 bool emu_coll_hier_applies(const struct emu_coll_servers *sv)
 {
     return sv->n >= 2 && sv->per >= 2;
-}
-
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-/* Block b of n nearly equal blocks of `count` elements: byte offset and length. */
-static void block(uint64_t count, uint32_t n, uint32_t b, uint32_t esz, uint64_t *off,
-                  uint64_t *len)
-{
-    uint64_t per = ceil_div(count, n), lo = per * b, hi = per * (b + 1);
-
-    lo = lo < count ? lo : count;
-    hi = hi < count ? hi : count;
-    *off = lo * esz;
-    *len = (hi - lo) * esz;
 }
 
 static emu_status pairs(struct emu_coll_state *st, aclrtStream stream, const struct emu_coll_op *op,
@@ -63,14 +45,14 @@ emu_status emu_coll_hier_allreduce(struct emu_coll_state *st, aclrtStream stream
     emu_coll_pairs_zero(rs, n);
     emu_coll_pairs_zero(ar, n);
     emu_coll_pairs_zero(ag, n);
-    block(op->count, m, l, op->esz, &moff, &mlen);
+    hcoll_block(op->count, m, l, op->esz, &moff, &mlen);
     for (uint32_t q = 0; q < n; q++) {
         uint64_t off, len;
         if (q == me) {
             rs[q] = (struct hcoll_pair){moff, mlen, moff, mlen};
             ar[q] = rs[q];
         } else if (sv->server[q] == s) {
-            block(op->count, m, sv->local[q], op->esz, &off, &len);
+            hcoll_block(op->count, m, sv->local[q], op->esz, &off, &len);
             rs[q] = (struct hcoll_pair){off, len, moff, mlen};
             ag[q] = (struct hcoll_pair){moff, mlen, off, len};
         } else if (sv->local[q] == l) {

@@ -619,16 +619,6 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     }
 }
 
-/* A call whose pairs may go direct (coll_direct.c): this communicator has the mailboxes and
- * the call is not being captured (a captured call is replayed with the arguments of its
- * capture; the direct protocol would do, but graphs keep the card's forms). */
-static bool captured(aclrtStream stream);
-
-bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream)
-{
-    return st->direct_off != 0 && !captured(stream);
-}
-
 /* The pairs of a PAIRS launch that go direct: at least emu_coll_direct_min() bytes one way or
  * the other, with a peer of this machine, on a channel of our own; in a reduction only when
  * it is a reduce-scatter (`disjoint`: in a one-shot allreduce in place, peers would read what
@@ -662,6 +652,14 @@ static bool captured(aclrtStream stream)
            emu_aclgraph_capturing(hs);
 }
 
+/* A call whose pairs may go direct (coll_direct.c): this communicator has the mailboxes and
+ * the call is not being captured (a captured call is replayed with the arguments of its
+ * capture; the direct protocol would do, but graphs keep the card's forms). */
+bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream)
+{
+    return st->direct_off != 0 && !captured(stream);
+}
+
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
                                struct hcoll_args *a, const char *fn)
 {
@@ -673,9 +671,9 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
-    if (emu_coll_direct_usable(st, stream))
-        direct_plan(st, a);
-    if (!captured(stream)) {
+    if (!captured(stream)) { /* one look at the stream for all three plans */
+        if (st->direct_off != 0)
+            direct_plan(st, a);
         eager_plan(st, a);
         rhd_eager_plan(st, a);
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll_cost.h"
+#include "collectives/coll_steps.h"
 #include "common/platform/copy.h"
 #include "common/platform/log.h"
 #include "common/platform/machine.h"
@@ -183,18 +184,6 @@ static emu_status mesh_reduce(struct emu_coll_state *st, aclrtStream stream,
     return launch_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE, disjoint);
 }
 
-/* Block b of n nearly equal blocks of `count` elements: byte offset and length. */
-static void block(uint64_t count, uint32_t n, uint32_t b, uint32_t esz, uint64_t *off,
-                  uint64_t *len)
-{
-    uint64_t per = ceil_div(count, n), lo = per * b, hi = per * (b + 1);
-
-    lo = lo < count ? lo : count;
-    hi = hi < count ? hi : count;
-    *off = lo * esz;
-    *len = (hi - lo) * esz;
-}
-
 /* HCEMU_ALGO; else the card's rule when the time is modelled or hier applies (several equal
  * servers: the inter-server ports bound the card's time, coll_hier.c); else this machine's
  * cost model (coll_cost.c). `bytes`: the buffer (allgather: output, reduce-scatter: input). */
@@ -234,10 +223,10 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
 
     emu_coll_pairs_zero(rs, n);
     emu_coll_pairs_zero(ag, n);
-    block(op->count, n, me, op->esz, &moff, &mlen);
+    hcoll_block(op->count, n, me, op->esz, &moff, &mlen);
     for (uint32_t p = 0; p < n; p++) {
         uint64_t off, len;
-        block(op->count, n, p, op->esz, &off, &len);
+        hcoll_block(op->count, n, p, op->esz, &off, &len);
         rs[p] = (struct hcoll_pair){off, len, moff, mlen};
         ag[p] = (struct hcoll_pair){moff, mlen, off, len};
     }
@@ -277,7 +266,7 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         a.slot = reduce_slot(st);
         if (algo == EMU_ALGO_RHD) { /* its allgather half; block 0 is the largest */
             uint64_t off, len;
-            block(op->count, n, 0, op->esz, &off, &len);
+            hcoll_block(op->count, n, 0, op->esz, &off, &len);
             a.stage_len = stage_for(st, len);
         }
         return emu_coll_launch_run(st, stream, &a, op->fn);
@@ -344,10 +333,10 @@ static emu_status broadcast_twoshot(struct emu_coll_state *st, aclrtStream strea
 
     emu_coll_pairs_zero(sc, n);
     emu_coll_pairs_zero(ag, n);
-    block(op->count, n, me, op->esz, &moff, &mlen);
+    hcoll_block(op->count, n, me, op->esz, &moff, &mlen);
     for (uint32_t p = 0; p < n; p++) {
         uint64_t off, len;
-        block(op->count, n, p, op->esz, &off, &len);
+        hcoll_block(op->count, n, p, op->esz, &off, &len);
         if (me == op->root && p != me)
             sc[p] = (struct hcoll_pair){off, len, 0, 0};
         else if (p == op->root && p != me)
