@@ -23,8 +23,7 @@ fi
 
 # hccl_test's average time of one size, in us.
 hcemu() { # machine-setting tool ranks size
-    HCEMU_MACHINE=$1 "$BIN/hcemu-run" -n "$3" "$BIN/$2" -b "$4" -e "$4" -n "$ITERS" -w "$WARMUP" \
-        -c 0 2>/dev/null | awk '/^\[rank 0\] [0-9]/ { print $5; exit }'
+    (HCEMU_MACHINE=$1 && export HCEMU_MACHINE && hcemu_time "$3" "$2" "$4" "$ITERS" "$WARMUP")
 }
 mpi_us() { # tool ranks size
     [ -n "$mpi" ] || { echo -; return; }

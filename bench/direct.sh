@@ -18,33 +18,22 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/mpi_lib.sh"
 
-# One timed job: the stream's time per call of rank 0 (hccl_test's column), `kb` the setting.
+# One timed job with HCEMU_DIRECT_KB=$1 (hcemu_time's arguments follow).
 run() {
-    HCEMU_DIRECT_KB=$1 "$BIN/hcemu-run" -n "$2" "$BIN/$3" -b "$4" -e "$4" -n "$5" -w "$6" \
-        -c 0 2>/dev/null | awk '/^\[rank 0\] [0-9]/ { print $5; exit }'
+    (HCEMU_DIRECT_KB=$1 && export HCEMU_DIRECT_KB && shift && hcemu_time "$@")
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
 printf '%-4s %5s %6s %6s %10s %10s %7s  %s\n' op ranks size calls off_us direct_us ratio \
     "(medians; then every run)"
 for row in $ROWS; do
-    op=${row%%:*} rest=${row#*:}
-    n=${rest%%:*} size=${rest#*:}
-    b=$(bytes_of "$size")
-    case $op in
-    ar) tool=all_reduce_test ;;
-    ag) tool=all_gather_test ;;
-    *) echo "direct.sh: unknown op $op in $row (ar or ag)" >&2; exit 2 ;;
-    esac
-    set -- $(row_calls "$b" "$TARGET_MS")
+    row_parse "$row" || { echo "direct.sh: unknown op in $row (ar or ag)" >&2; exit 2; }
+    set -- $(row_calls "$row_bytes" "$TARGET_MS")
     calls=$1 warm=$2
     : >"$TMP/off" && : >"$TMP/on"
     for r in $(seq "$ROUNDS"); do
-        run 0 "$n" "$tool" "$b" "$calls" "$warm" >>"$TMP/off"
-        run "${DIRECT_KB:-16}" "$n" "$tool" "$b" "$calls" "$warm" >>"$TMP/on"
+        run 0 "$row_n" "$row_tool" "$row_bytes" "$calls" "$warm" >>"$TMP/off"
+        run "${DIRECT_KB:-16}" "$row_n" "$row_tool" "$row_bytes" "$calls" "$warm" >>"$TMP/on"
     done
-    off=$(median <"$TMP/off") on=$(median <"$TMP/on")
-    printf '%-4s %5s %6s %6s %10s %10s %7s  off %s| direct %s\n' "$op" "$n" "$size" "$calls" \
-        "$off" "$on" "$(awk -v a="$on" -v b="$off" 'BEGIN { print (b > 0 ? sprintf("%.2f", a / b) : "-") }')" \
-        "$(tr '\n' ' ' <"$TMP/off")" "$(tr '\n' ' ' <"$TMP/on")"
+    row_print "$row_op" "$row_n" "$row_size" "$calls" "$TMP/off" "$TMP/on" off direct 2
 done

@@ -14,6 +14,37 @@ row_calls() {
     echo "$rc_calls $((rc_calls / 10 + 5))"
 }
 
+# row_parse ROW: "ar:RANKS:SIZE" (allreduce) or "ag:RANKS:SIZE" (allgather) into row_op,
+# row_n, row_size, row_bytes, row_tool (the hccl_test tool) and row_mop (bench/mpi_coll.c's
+# name of the operator); false for another operator.
+row_parse() {
+    row_op=${1%%:*} row_rest=${1#*:}
+    row_n=${row_rest%%:*} row_size=${row_rest#*:}
+    row_bytes=$(bytes_of "$row_size")
+    case $row_op in
+    ar) row_tool=all_reduce_test row_mop=allreduce ;;
+    ag) row_tool=all_gather_test row_mop=allgather ;;
+    *) return 1 ;;
+    esac
+}
+
+# hcemu_time RANKS TOOL BYTES CALLS WARM-UP: one job of TOOL under hcemu-run (BIN: the build's
+# bin folder) and rank 0's time per call, hccl_test's column, in us.
+hcemu_time() {
+    "$BIN/hcemu-run" -n "$1" "$BIN/$2" -b "$3" -e "$3" -n "$4" -w "$5" -c 0 2>/dev/null |
+        awk '/^\[rank 0\] [0-9]/ { print $5; exit }'
+}
+
+# row_print OP RANKS SIZE CALLS FILE1 FILE2 NAME1 NAME2 NUM: one table row, the medians of the
+# runs in FILE1 and FILE2, the ratio of the NUM-th (1 or 2) over the other, then every run.
+row_print() {
+    rp_1=$(median <"$5") rp_2=$(median <"$6")
+    if [ "$9" = 1 ]; then rp_num=$rp_1 rp_den=$rp_2; else rp_num=$rp_2 rp_den=$rp_1; fi
+    printf '%-4s %5s %6s %6s %10s %10s %7s  %s %s| %s %s\n' "$1" "$2" "$3" "$4" "$rp_1" "$rp_2" \
+        "$(awk -v a="$rp_num" -v b="$rp_den" 'BEGIN { print (b > 0 ? sprintf("%.2f", a / b) : "-") }')" \
+        "$7" "$(tr '\n' ' ' <"$5")" "$8" "$(tr '\n' ' ' <"$6")"
+}
+
 # "4K", "1M", "2G" or a byte count -> bytes.
 bytes_of() {
     case $1 in

@@ -27,25 +27,14 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
 printf '%-4s %5s %6s %6s %10s %10s %7s  %s\n' op ranks size calls hcemu_us mpi_us ratio \
     "(medians; then every run)"
 for row in $ROWS; do
-    op=${row%%:*} rest=${row#*:}
-    n=${rest%%:*} size=${rest#*:}
-    b=$(bytes_of "$size")
-    case $op in
-    ar) tool=all_reduce_test mop=allreduce ;;
-    ag) tool=all_gather_test mop=allgather ;;
-    *) echo "versus.sh: unknown op $op in $row (ar or ag)" >&2; exit 2 ;;
-    esac
-    set -- $(row_calls "$b" "$TARGET_MS")
-    calls=$1 warm=$2
+    row_parse "$row" || { echo "versus.sh: unknown op in $row (ar or ag)" >&2; exit 2; }
+    set -- $(row_calls "$row_bytes" "$TARGET_MS")
+    calls=$1 warm=$2 b=$row_bytes
     : >"$TMP/h" && : >"$TMP/m"
     for r in $(seq "$ROUNDS"); do
-        "$BIN/hcemu-run" -n "$n" "$BIN/$tool" -b "$b" -e "$b" -n "$calls" -w "$warm" -c 0 2>/dev/null |
-            awk '/^\[rank 0\] [0-9]/ { print $5; exit }' >>"$TMP/h"
-        mpi_run 300 "$n" "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 2>/dev/null |
-            awk -v o="$mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
+        hcemu_time "$row_n" "$row_tool" "$b" "$calls" "$warm" >>"$TMP/h"
+        mpi_run 300 "$row_n" "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 2>/dev/null |
+            awk -v o="$row_mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
     done
-    h=$(median <"$TMP/h") m=$(median <"$TMP/m")
-    printf '%-4s %5s %6s %6s %10s %10s %7s  hcemu %s| OpenMPI %s\n' "$op" "$n" "$size" "$calls" \
-        "$h" "$m" "$(awk -v h="$h" -v m="$m" 'BEGIN { print (m > 0 ? sprintf("%.2f", h / m) : "-") }')" \
-        "$(tr '\n' ' ' <"$TMP/h")" "$(tr '\n' ' ' <"$TMP/m")"
+    row_print "$row_op" "$row_n" "$row_size" "$calls" "$TMP/h" "$TMP/m" hcemu OpenMPI 1
 done
