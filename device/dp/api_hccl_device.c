@@ -19,7 +19,6 @@
 #include "hccl/hcomm_diag.h"
 #include "hcomm/hcomm_primitives.h"
 
-
 /* The A3 profiling calls are package-internal (no public header): prototypes here. Their
  * operator record is passed by value; its bytes are not read. */
 struct emu_prof_op_record {

@@ -25,7 +25,6 @@
 #include "hcomm/hcomm_primitives.h"
 #include "hcomm/hcomm_primitives_expt.h"
 
-
 static int32_t out(emu_status st)
 {
     return emu_status_to_hccl(st);
