@@ -19,6 +19,7 @@ struct budget {
     _Atomic int32_t polling;  /* threads in a yielding poll (emu_spin_poll), job-wide */
     _Atomic int32_t executors; /* executors of the job running (emu_spin_executor) */
     _Atomic uint64_t poll_off_until; /* no polls before this time (monotonic ns, job-wide) */
+    _Atomic uint64_t poll_off_ns;    /* the length of the last such pause (back_off) */
 };
 
 static struct budget local; /* used until (or unless) the job file is mapped */
@@ -149,14 +150,40 @@ bool emu_spin_core_free(void)
 
 /* Polling pays only while the threads sharing the cores are the job's own short hand-offs:
  * a yield that comes back after LONG_YIELD_NS means some thread ran a long slice (another
- * program's work, a long copy), and a thread asleep on a futex would have been woken into
- * it at once (the scheduler favours a waking thread), while a poller waits for its turn.
- * Such a yield ends the poll and turns polling off for the whole job for BACKOFF_NS (the
- * time is in the job's counter file, which the monotonic clock makes comparable across its
- * processes), so on a loaded machine the job pays one slice per BACKOFF_NS, not one per
- * wait or per process. */
+ * program's work, a long copy, a host queueing thousands of launches), and a thread asleep
+ * on a futex would have been woken into it at once (the scheduler favours a waking thread),
+ * while a poller waits for its turn. Such a yield ends the poll and turns polling off for the
+ * whole job (the time is in the job's counter file, which the monotonic clock makes
+ * comparable across its processes), so the job pays one slice per pause, not one per wait
+ * or per process.
+ *
+ * The pause starts at twice the long yield and doubles each time polling meets another long
+ * yield within AGAIN_NS of resuming, up to BACKOFF_MAX_NS: a machine busy with other
+ * programs, whose slices meet a poller at once, soon pauses polls for 100 ms at a time,
+ * while a burst of the job's own (a host refilling its argument ring for 2-4 ms, at 8 ranks
+ * one every 50 ms or so) pauses them for a few milliseconds. A fixed 100-ms pause turned
+ * polls off for over half of a long 4-rank loop, whose hosts refill their rings every
+ * ~200 ms: 53-77 us a 1 KiB allreduce with the cores 37-49 % idle, against 26-31 us. */
 #define LONG_YIELD_NS 250000ull
-#define BACKOFF_NS 100000000ull
+#define BACKOFF_MIN_NS 1000000ull
+#define BACKOFF_MAX_NS 100000000ull
+#define AGAIN_NS 10000000ull
+
+static void back_off(uint64_t now, uint64_t yield_ns)
+{
+    uint64_t until = emu_load_relaxed(&job->poll_off_until);
+    uint64_t last = emu_load_relaxed(&job->poll_off_ns);
+    /* Another long yield within AGAIN_NS of polls resuming: the cores are taken. */
+    bool again = until != 0 && now < until + AGAIN_NS;
+    uint64_t pause = again ? 2 * last : 2 * yield_ns;
+
+    pause = pause < BACKOFF_MIN_NS ? BACKOFF_MIN_NS
+            : pause > BACKOFF_MAX_NS ? BACKOFF_MAX_NS
+                                     : pause;
+    /* Racing processes may each store theirs: any of them is a fair pause. */
+    emu_store_relaxed(&job->poll_off_ns, pause);
+    emu_store_relaxed(&job->poll_off_until, now + pause);
+}
 
 uint64_t emu_spin_poll_end(uint64_t deadline)
 {
@@ -206,7 +233,7 @@ static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
         sched_yield();
         uint64_t after = emu_os_now_ns();
         if (after - before >= LONG_YIELD_NS) {
-            emu_store_relaxed(&job->poll_off_until, after + BACKOFF_NS);
+            back_off(after, after - before);
             return emu_load_acquire(word) != seen;
         }
         before = after;
