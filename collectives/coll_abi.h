@@ -38,6 +38,9 @@ int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *d
 int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
                                     const void *mailbox, uint64_t off, uint64_t count,
                                     HcommDataType dataType, HcommReduceOp reduceOp);
+/* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
+ * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
+int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
@@ -120,6 +123,11 @@ struct hcoll_args {
     void *res; /* struct hcoll_res in device memory */
     uint64_t res_size;
     ThreadHandle host; /* the host stream's thread, exported to AICPU_TS */
+    /* The notify of `host` recorded when this launch's tasks are done: successive calls of a
+     * communicator on a stream take successive notifies, since while calls overlap later
+     * calls' "done" may come before the stream consumed this one (coll_launch.c). */
+    uint32_t done_idx;
+    uint32_t reserved;
     char tag[64];      /* batch-mode tag */
     /* PAIRS, COPY or REDUCE: the pairs that go eager (bit p of eager_mask; one round, each
      * direction at most eager_len bytes). Peer p's bytes then land in my HCCL buffer at

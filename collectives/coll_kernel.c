@@ -286,8 +286,9 @@ static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
 }
 
 /* Tell every direct peer where the bytes I send it start: my outbox for p holds the address
- * (stored now: this kernel runs only after the stream's previous launch retired, and with it
- * the write that read the outbox last), and one write with notify puts it in p's inbox for me. */
+ * (stored now: a launch with direct pairs never overlaps the call before it, whose "done"
+ * the stream waits for first, and with it for the write that read the outbox last), and one
+ * write with notify puts it in p's inbox for me. */
 static int direct_publish(const struct run *g)
 {
     for (uint32_t p = 0; p < g->n; p++) {
@@ -906,8 +907,11 @@ uint32_t hcemu_coll_run(void *args)
         return 1; /* the host never plans this */
     if (HcommBatchModeStart(a->tag) != 0)
         return 1;
-    /* No start wait: the launch's place on the host stream orders it (coll_launch.c). */
-    int bad = orchestrate(&g) != 0 || HcommThreadNotifyRecordOnThread(g.main, a->host, 0) != 0;
+    /* No start wait: every task goes behind the communicator's previous call on the same
+     * threads (a peer thread starts on a record of the main thread), which the launch's place
+     * on the host stream orders (coll_launch.c, "Overlapping calls"). */
+    int bad = orchestrate(&g) != 0 ||
+              hcemu_record_done(g.main, a->host, a->done_idx) != 0;
     bad |= HcommBatchModeEnd(a->tag) != 0;
     return bad ? 1 : 0;
 }

@@ -136,13 +136,16 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
  * function, with this process's mappings. STEP_HOME when it cannot run here (a device or a
  * range this process does not map yet: the device runs it itself). */
 static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d,
-                         struct emu_runq_seg *g)
+                         struct emu_runq_seg *g, bool behind)
 {
     struct emu_task t;
     struct emu_dp_op *o = emu_dp_op_of(&t);
     struct emu_devmap *m;
 
     memset(&t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
+    /* The copy stands alone; `next` says only whether tasks follow it on the stream (a lazy
+     * record reads that, dp_task.c). */
+    t.next = behind ? &t : NULL;
     t.kind = (uint16_t)d->kind;
     t.stream = s;
     t.callsite = d->callsite;
@@ -229,7 +232,7 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
                 break; /* its recorder failed: the device fails the wait at home */
             continue;
         }
-        enum step r = run_one(ctl, s, d, g);
+        enum step r = run_one(ctl, s, d, g, k + 1 < g->n || atomic_load(&g->more) != 0);
         if (r != STEP_DONE)
             break;
         k++;

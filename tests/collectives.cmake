@@ -35,6 +35,15 @@ add_test(NAME collectives_procs_norunq COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:test_collectives>)
 set_tests_properties(collectives_procs_norunq PROPERTIES TIMEOUT 300 ENVIRONMENT
     "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_RUNQ=0;HCEMU_LOG_LEVEL=warn")
+# One call at a time (HCEMU_OVERLAP=0; by default queued calls of a communicator overlap,
+# docs/COLLECTIVES.md): the same bytes and codes as threads (1-8 ranks) and as 8 processes.
+add_test(NAME collectives_nooverlap COMMAND test_collectives)
+set_tests_properties(collectives_nooverlap PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_OVERLAP=0;HCEMU_LOG_LEVEL=warn")
+add_test(NAME collectives_procs_nooverlap COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_procs_nooverlap PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_OVERLAP=0;HCEMU_LOG_LEVEL=warn")
 # Yielding polls off (HCEMU_POLL_US=0; the default polls 300 us, docs/ARCHITECTURE.md):
 # waiting threads sleep at once; the same bytes and codes as threads (1-8 ranks) and as 8
 # rank processes.

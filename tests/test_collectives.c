@@ -1067,6 +1067,65 @@ static void eager_and_slot_exchanges_alternate_on_one_comm(void **state)
     run_at(5, alternate_body);
 }
 
+/* Queued calls overlap (host/coll/coll_launch.c, "Overlapping calls"): each call's input is
+ * the one before's output, more calls are queued than may be in flight at once, and a copy
+ * queued between them on the same stream must see the call before it done and none after. */
+static void chain_body(struct cu_rank *r)
+{
+    enum { COUNT = 1000, BEFORE = 12, AFTER = 7 };
+    struct dbuf a, snap;
+    aclrtStream s;
+    int64_t want = 1;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    dalloc(r, &a, COUNT * sizeof(int32_t));
+    dalloc(r, &snap, COUNT * sizeof(int32_t));
+    for (uint64_t i = 0; i < COUNT; i++)
+        ((int32_t *)(void *)a.h)[i] = 1;
+    upload(r, &a);
+    poison(r, &snap);
+    for (int k = 0; k < BEFORE + AFTER; k++) {
+        if (k == BEFORE)
+            CU_CHECK(r, aclrtMemcpyAsync(snap.d, snap.bytes, a.d, a.bytes,
+                                         ACL_MEMCPY_DEVICE_TO_DEVICE, s) == ACL_SUCCESS);
+        CU_CHECK(r, HcclAllReduce(a.d, a.d, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM,
+                                  r->comm, s) == HCCL_SUCCESS);
+    }
+    sync(r, s);
+    download(r, &a);
+    download(r, &snap);
+    for (int k = 0; k < BEFORE; k++)
+        want *= r->n;
+    for (uint64_t i = 0; i < COUNT && r->failures == 0; i++) {
+        int64_t got = ((int32_t *)(void *)snap.h)[i];
+        if (got != want) {
+            fprintf(stderr, "rank %d: copy after %d calls: element %llu is %lld, want %lld\n",
+                    r->rank, BEFORE, (unsigned long long)i, (long long)got, (long long)want);
+            r->failures++;
+        }
+    }
+    for (int k = 0; k < AFTER; k++)
+        want *= r->n;
+    for (uint64_t i = 0; i < COUNT && r->failures == 0; i++) {
+        int64_t got = ((int32_t *)(void *)a.h)[i];
+        if (got != want) {
+            fprintf(stderr, "rank %d: after %d calls: element %llu is %lld, want %lld\n", r->rank,
+                    BEFORE + AFTER, (unsigned long long)i, (long long)got, (long long)want);
+            r->failures++;
+        }
+    }
+    dfree(&a);
+    dfree(&snap);
+    aclrtDestroyStream(s);
+}
+
+static void queued_calls_keep_the_streams_order(void **state)
+{
+    (void)state;
+    run_at(2, chain_body);
+    run_at(3, chain_body);
+}
+
 /* ---- ranks as processes: this program under hcemu-run, one rank per process --------------- */
 
 static int run_as_rank_process(int rank, int n)
@@ -1081,6 +1140,8 @@ static int run_as_rank_process(int rank, int n)
         return 1;
     }
     (quick ? algo_body : full_body)(&r);
+    if (!quick && n <= 3)
+        chain_body(&r);
     if (HcclCommDestroy(r.comm) != HCCL_SUCCESS)
         r.failures++;
     aclrtResetDevice(rank);
@@ -1097,6 +1158,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
         cmocka_unit_test(an_idle_rank_first_on_a_comm),
         cmocka_unit_test(eager_and_slot_exchanges_alternate_on_one_comm),
+        cmocka_unit_test(queued_calls_keep_the_streams_order),
     };
     const char *rank = getenv("HCEMU_RANK"), *size = getenv("HCEMU_RANK_SIZE");
 

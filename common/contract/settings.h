@@ -113,6 +113,8 @@ enum emu_setting_reader {
       "data-plane transfers of at least this many KiB bypass the caches (0 = never)")             \
     X(DIRECT_KB, "HCEMU_DIRECT_KB", EMU_SET_U64, "16", 0, 1u << 30, "", EMU_SET_HOST,             \
       "built-in collectives read a peer's buffer directly from this many KiB a pair (0 = never)") \
+    X(OVERLAP, "HCEMU_OVERLAP", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_HOST,                        \
+      "a built-in collective's kernel may start while the same communicator's call before it runs") \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
     X(MACHINE, "HCEMU_MACHINE", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                            \

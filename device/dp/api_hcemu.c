@@ -1,5 +1,6 @@
 /* api_hcemu.c - the device calls of hcemu's own, beside the vendor's Hcomm* functions: a read
- * and a read-reduce whose source the peer names when the task runs, not when it is queued.
+ * and a read-reduce whose source the peer names when the task runs, not when it is queued,
+ * and a lazy "done" record.
  *
  * The built-in collectives (collectives/coll_kernel.c, "Direct reads") use it to read a peer's
  * user buffer straight into their output: each side writes the address of the bytes it sends
@@ -44,4 +45,15 @@ EMU_DP_API int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandl
     EMU_DP_CALL("hcemu_read_reduce_published");
     return published(&c, thread, channel, true, dst, mailbox, off, count, (int)dataType,
                      (int)reduceOp);
+}
+
+/* A thread notify record that wakes the destination's device only when nothing is queued
+ * behind it on `thread` (dp_kinds.h, EMU_DPF_LAZY): the built-in collectives' "done" to the
+ * host stream, while later calls already queued behind it on the same thread will record
+ * their own (host/coll/coll_launch.c, "Overlapping calls"). */
+EMU_DP_API int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread,
+                                     uint32_t dstNotifyIdx)
+{
+    EMU_DP_CALL("hcemu_record_done");
+    return emu_dp_record_on_thread(&c, EMU_DP_DONE_RECORD, thread, dstThread, dstNotifyIdx);
 }

@@ -73,17 +73,23 @@ EMU_DP_API int32_t HcommLocalReduceOnThread(ThreadHandle thread, void *dst, cons
     return emu_dp_submit_built(&c, slot, st, t);
 }
 
+int32_t emu_dp_record_on_thread(struct emu_hcomm_call *c, uint32_t kind, uint64_t thread,
+                                uint64_t dst, uint32_t idx)
+{
+    struct emu_task *t = NULL;
+    uint32_t slot;
+    emu_status st = emu_dp_check_thread(c, thread, &slot);
+
+    if (st == EMU_OK)
+        st = emu_dp_build_thread_record(c, kind, dst, idx, &t);
+    return emu_dp_submit_built(c, slot, st, t);
+}
+
 EMU_DP_API int32_t HcommThreadNotifyRecordOnThread(ThreadHandle thread, ThreadHandle dstThread,
                                                    uint32_t dstNotifyIdx)
 {
     EMU_DP_CALL("HcommThreadNotifyRecordOnThread");
-    struct emu_task *t = NULL;
-    uint32_t slot;
-    emu_status st = emu_dp_check_thread(&c, thread, &slot);
-
-    if (st == EMU_OK)
-        st = emu_dp_build_thread_record(&c, dstThread, dstNotifyIdx, &t);
-    return emu_dp_submit_built(&c, slot, st, t);
+    return emu_dp_record_on_thread(&c, EMU_DP_THREAD_RECORD, thread, dstThread, dstNotifyIdx);
 }
 
 static int32_t thread_wait(struct emu_hcomm_call *c, ThreadHandle thread, uint32_t idx,

@@ -138,8 +138,11 @@ emu_status emu_dp_build_local(const struct emu_hcomm_call *c, bool reduce, const
 emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint32_t kind,
                                const void *dst, const void *src, uint64_t n, int dtype, int op,
                                uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
-emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
-                                      uint32_t idx, struct emu_task **out) EMU_MUST_CHECK;
+/* A record of `kind` (THREAD_RECORD; DONE_RECORD for hcemu_record_done) of notify idx of
+ * thread dst_thread. */
+emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint32_t kind,
+                                      uint64_t dst_thread, uint32_t idx,
+                                      struct emu_task **out) EMU_MUST_CHECK;
 emu_status emu_dp_build_thread_wait(const struct emu_hcomm_call *c, uint32_t thread, uint32_t idx,
                                     uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
 emu_status emu_dp_build_channel_record(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
@@ -166,6 +169,10 @@ void emu_dp_submit_task(const struct emu_hcomm_call *c, uint32_t slot, struct em
  * passed (`st`), and the call's HcclResult either way. */
 int32_t emu_dp_submit_built(const struct emu_hcomm_call *c, uint32_t slot, emu_status st,
                             struct emu_task *t);
+/* A record of notify idx of thread `dst` on thread `thread`, of `kind` (THREAD_RECORD, or
+ * DONE_RECORD for hcemu_record_done): checks, build and queue, and the call's HcclResult. */
+int32_t emu_dp_record_on_thread(struct emu_hcomm_call *c, uint32_t kind, uint64_t thread,
+                                uint64_t dst, uint32_t idx);
 /* Release this OS thread's pending tasks of thread `slot` (all threads when EMU_DP_NONE). */
 void emu_dp_submit_flush(uint32_t slot);
 emu_status emu_dp_submit_batch_start(const struct emu_hcomm_call *c,

@@ -175,8 +175,8 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
     return EMU_OK;
 }
 
-emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t dst_thread,
-                                      uint32_t idx, struct emu_task **out)
+emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint32_t kind,
+                                      uint64_t dst_thread, uint32_t idx, struct emu_task **out)
 {
     uint32_t slot, base, num;
     emu_status st;
@@ -184,7 +184,7 @@ emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint64_t d
     if ((st = emu_dp_check_dst_thread((struct emu_hcomm_call *)c, dst_thread, &slot, &base,
                                       &num)) != EMU_OK ||
         (st = emu_hcomm_check_index(c, "dstNotifyIdx", idx, num)) != EMU_OK ||
-        (st = alloc(EMU_DP_THREAD_RECORD, EMU_DP_NONE, out)) != EMU_OK)
+        (st = alloc(kind, EMU_DP_NONE, out)) != EMU_OK)
         return st;
     struct emu_dp_op *o = emu_dp_op_of(*out);
     o->notify_ctl = emu_exec_ctl();

@@ -28,6 +28,9 @@
 #define EMU_DPF_PUBLISHED 0x80u  /* src is not known at the call: the peer writes its address
                                   * into 8 bytes of my memory (payload's mailbox) before the
                                   * task runs, which reads it then (hcemu's own collectives) */
+#define EMU_DPF_LAZY 0x100u      /* a record that wakes its device only when nothing is queued
+                                  * behind it on the recording thread, whose later record of
+                                  * the same kind will (hcemu's own collectives' "done") */
 
 #define EMU_DPF_WRITE (EMU_DPF_MOVE | EMU_DPF_REMOTE_DST | EMU_DPF_CHANNEL)
 #define EMU_DPF_READ (EMU_DPF_MOVE | EMU_DPF_REMOTE_SRC | EMU_DPF_CHANNEL)
@@ -48,6 +51,8 @@
     X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
       EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \
     X(THREAD_RECORD, "thread notify record", EMU_DPF_RECORD)                                   \
+    X(DONE_RECORD, "thread notify record (collective done)",                                   \
+      EMU_DPF_RECORD | EMU_DPF_LAZY) /* hcemu_record_done */                                   \
     X(THREAD_WAIT, "thread notify wait", EMU_DPF_WAIT) /* [WithDefaultTimeout] */              \
     X(CHANNEL_RECORD, "channel notify record", EMU_DPF_RECORD | EMU_DPF_CHANNEL)               \
     X(CHANNEL_WAIT, "channel notify wait", EMU_DPF_WAIT | EMU_DPF_CHANNEL)                     \

@@ -161,6 +161,20 @@ static enum emu_run_result record(struct emu_task *t)
      * included) is visible to the stream that consumes the notify. */
     if (emu_devctl_notify_set(ctl, o->notify_slot, (home_of(o)->dev << 24) | t->stream))
         warn_absorbed(t, o);
+    /* A collective's "done" with a later call's tasks queued behind it (calls overlap,
+     * host/coll/coll_launch.c): the host stream's wait needs no wake-up now. The last of
+     * those calls' records wakes the device, which then retires every wait it finds set;
+     * the doorbell moves, so an awake worker of the device takes it at its next look. A
+     * runner marks a task with more published behind it the same way (runq.c, run_one).
+     * The last one always rings: the host stream may be parked on an earlier call's wait,
+     * not on this notify, which the job-wide run queue would take for "nobody waits". */
+    if (emu_dp_kinds_flags(t->kind) & EMU_DPF_LAZY) {
+        if (__atomic_load_n(&t->next, __ATOMIC_ACQUIRE) != NULL)
+            emu_fetch_add_release(&ctl->doorbell, 1);
+        else
+            emu_devctl_ring(ctl);
+        return EMU_RUN_DONE;
+    }
     /* Another device's thread parked on this notify: run its published work here rather
      * than waking its executor (emu_dp_task_handoff_hook); otherwise ring it. */
     if (emu_dp_task_handoff_hook == NULL || !emu_dp_task_handoff_hook(ctl, o->notify_slot))

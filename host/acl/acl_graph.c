@@ -296,6 +296,9 @@ emu_status emu_aclgraph_event_wait(struct emu_hstream *s, struct emu_event *e, u
     *taken = false;
     if (!any_active())
         return EMU_OK;
+    /* A stream that may join a capture here first queues what it owes (stream_owed.h). */
+    if ((st = emu_stream_settle(s->d, s->slot)) != EMU_OK)
+        return st;
     pthread_mutex_lock(&lock);
     struct emu_graph *g = find_event(e, &rec);
     if (g != NULL) {
@@ -411,6 +414,10 @@ static void free_graph(struct emu_graph *g)
 
 emu_status emu_aclgraph_begin(struct emu_hstream *s, int mode)
 {
+    /* What the stream owes belongs before the capture (stream_owed.h). */
+    emu_status st = emu_stream_settle(s->d, s->slot);
+    if (st != EMU_OK)
+        return st;
     struct emu_graph *g = calloc(1, sizeof(*g));
 
     emu_stream_set_capture(emu_aclgraph_take_task); /* from now on streams ask the graphs */

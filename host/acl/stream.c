@@ -4,6 +4,7 @@
  * publish the tail, count it on the stream, ring the doorbell. Synchronisation: wait until
  * the stream's `completed` reaches the count seen at entry (futex, with liveness checks). */
 #include "stream.h"
+#include "stream_owed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "device.h"
 #include "mem.h"
 #include "model_time.h"
+#include "runtime.h"
 
 /* A stream freed with its lost device: its memory went with the device, the pending list of
  * its argument ring is ours. */
@@ -155,6 +157,51 @@ emu_status emu_stream_resolve(void *user, struct emu_hstream **out)
     return emu_device_check((*out)->d);
 }
 
+/* ---- what streams owe (stream_owed.h) ---- */
+
+/* Submissions of this OS thread settle nothing: it is paying a debt (the next one follows,
+ * not precedes, it), or its caller orders them itself (emu_stream_owed_defer). */
+static _Thread_local bool deferring;
+
+void emu_stream_owed_defer(bool on)
+{
+    deferring = on;
+}
+
+emu_status emu_stream_settle(struct emu_hdev *d, uint32_t slot)
+{
+    struct emu_stream_owed o;
+    emu_status first = EMU_OK;
+
+    if (deferring)
+        return EMU_OK;
+    deferring = true;
+    while (emu_stream_owed_take(d->id, slot, &o)) { /* oldest first */
+        /* A stream that ended meanwhile owes nothing: its destruction synchronised it. */
+        if (d->ctl == NULL || d->ctl->streams[slot].gen != o.gen)
+            continue;
+        struct emu_hstream s = {.dev = d->id, .slot = slot, .gen = o.gen, .d = d};
+        emu_status st = emu_stream_submit(&s, &o.w);
+        if (first == EMU_OK)
+            first = st;
+    }
+    deferring = false;
+    return first;
+}
+
+void emu_stream_settle_owner(const void *owner)
+{
+    uint32_t devs[64], slots[64], n;
+
+    do {
+        n = emu_stream_owed_by(owner, devs, slots, 64);
+        for (uint32_t i = 0; i < n; i++)
+            if (emu_stream_settle(&emu_rt.devs[devs[i]], slots[i]) != EMU_OK)
+                EMU_LOG_DEBUG("device %u stream %u: a task it owed was not queued", devs[i],
+                              slots[i]);
+    } while (n == 64);
+}
+
 static _Atomic(emu_stream_capture_fn) capture_fn;
 
 void emu_stream_set_capture(emu_stream_capture_fn fn)
@@ -169,6 +216,9 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w)
     emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
+        return st;
+    /* What the stream owes goes first (stream_owed.h). */
+    if ((st = emu_stream_settle(d, s->slot)) != EMU_OK)
         return st;
     /* A capturing stream records the task in its graph instead (acl_graph.c). */
     emu_stream_capture_fn capture = atomic_load_explicit(&capture_fn, memory_order_acquire);
@@ -293,6 +343,9 @@ emu_status emu_stream_sync(struct emu_hstream *s, uint64_t deadline)
     emu_status st = emu_device_check(d);
 
     if (st != EMU_OK)
+        return st;
+    /* A collective's owed wait is part of what the caller waits for (stream_owed.h). */
+    if ((st = emu_stream_settle(d, s->slot)) != EMU_OK)
         return st;
     sc = &d->ctl->streams[s->slot];
     uint32_t target = emu_load_acquire(&sc->submitted);

@@ -52,6 +52,15 @@ emu_status emu_stream_submit(struct emu_hstream *s, struct emu_wire_task *w) EMU
 typedef emu_status (*emu_stream_capture_fn)(struct emu_hstream *s, const struct emu_wire_task *w,
                                             bool *taken);
 void emu_stream_set_capture(emu_stream_capture_fn fn);
+/* Queue what stream `slot` of device d owes (stream_owed.h), oldest first: the first error,
+ * or EMU_OK. Every submission to the stream and every synchronisation of it does this first,
+ * unless the submitting thread defers it. */
+emu_status emu_stream_settle(struct emu_hdev *d, uint32_t slot) EMU_MUST_CHECK;
+/* Queue what `owner` owes on every stream of this process (before it is destroyed). */
+void emu_stream_settle_owner(const void *owner);
+/* From on to off, this OS thread's submissions settle nothing: its caller queues a task that
+ * must go in before what the stream owes, and orders the debts itself. */
+void emu_stream_owed_defer(bool on);
 /* Remember that the task just submitted uses the allocation starting at `addr`. */
 void emu_stream_note_use(struct emu_hstream *s, uint64_t addr);
 /* Whether a queued task of any stream still uses the allocation starting at `addr`. */

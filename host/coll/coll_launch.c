@@ -35,6 +35,7 @@
 #include "host/acl/kernel.h"
 #include "host/acl/mem.h"
 #include "host/acl/model_time.h"
+#include "host/acl/stream_owed.h"
 #include "host/hccl/hccl_comm.h"
 #include "host/hccl/hccl_link.h"
 #include "host/hccl/hccl_res.h"
@@ -475,19 +476,81 @@ void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
     st->copy_mode = copy_mode;
 }
 
-static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
-                           ThreadHandle host, const char *fn)
-{
-    emu_status s;
+/* ---- Overlapping calls ----------------------------------------------------------------------
+ * A call queues its launch and then a wait on the stream for its kernel's "done". On the wall
+ * clock the stream owes that wait instead (host/acl/stream_owed.h), and the communicator's
+ * next call on the stream queues its launch before it: the next kernel starts as soon as this
+ * one returned and queues its tasks behind this call's on the same device threads, which run
+ * them in order. The device then needs no wake-up between queued calls to start the next
+ * kernel; the job-wide run queue's runners carry the calls on. Anything else reaching the
+ * stream first queues the owed wait, so what the user sees keeps the stream's order.
+ *
+ * Only the kernel's start moves earlier, and it only queues tasks, except for direct pairs,
+ * whose outbox it stores at once: a launch with direct pairs lets the wait go first. With
+ * two calls' "done" outstanding at once, they alternate between two notifies of the host
+ * stream's thread (done_idx). The modelled clock, the race detector, provenance, injected
+ * faults, seeded schedules and graph capture keep one call at a time, as does
+ * HCEMU_OVERLAP=0. */
+#define OVERLAP_CALLS 16u /* calls of a communicator in flight on a stream at most */
+/* Above this many ranks a call's tasks take room (a 256-rank allgather queues hundreds per
+ * device) and the call itself takes milliseconds: one at a time. */
+#define OVERLAP_RANKS 64u
 
+static pthread_once_t overlap_once = PTHREAD_ONCE_INIT;
+static bool overlap_on;
+
+static void overlap_decide(void)
+{
+    overlap_on = emu_settings_bool(EMU_SET_OVERLAP) && !emu_model_time_on() &&
+                 !emu_settings_bool(EMU_SET_RACECHECK) && !emu_settings_bool(EMU_SET_PROVENANCE) &&
+                 *emu_settings_str(EMU_SET_FAULT) == '\0' && emu_settings_u64(EMU_SET_SEED) == 0;
+}
+
+static bool has_direct(const struct hcoll_args *a)
+{
+    for (size_t i = 0; i < sizeof(a->direct_mask); i++)
+        if (a->direct_mask[i] != 0)
+            return true;
+    return false;
+}
+
+/* Queue the launch; behind it the wait of the call OVERLAP_CALLS - 1 calls back, when the
+ * stream owes that many; then owe this call's own wait. */
+static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
+                           ThreadHandle host, bool overlap, const char *fn)
+{
+    struct emu_hstream *hs = NULL;
+    struct emu_stream_owed last, oldest, mine = {.owner = st->comm};
+    emu_status s, paid = EMU_OK;
+
+    overlap = overlap && emu_stream_resolve(stream, &hs) == EMU_OK;
+    uint32_t owed = overlap ? emu_stream_owed(hs->dev, hs->slot, &last) : 0;
+    if (owed > 0 && (last.owner != st->comm || has_direct(a))) {
+        owed = 0;
+        STEP(fn, emu_stream_settle(hs->d, hs->slot));
+    }
+    a->done_idx = owed > 0 ? (last.tag + 1) % OVERLAP_CALLS : 0;
     /* Only the communicator's pairs: the kernel reads no further (coll_abi.h). A full block
      * is 8 KiB, two to three fresh pages to fault in on both sides per launch of a loop. */
     size_t size = offsetof(struct hcoll_args, pairs) + st->res.size * sizeof(a->pairs[0]);
-    if ((s = launch(run_fn, stream, a, size, st->copy_mode, fn)) != EMU_OK)
-        return s;
-    /* HcommThreadNotifyWaitOnThread(host, 0, HCOLL_TIMEOUT_S) */
+    emu_stream_owed_defer(overlap);
+    s = launch(run_fn, stream, a, size, st->copy_mode, fn);
+    if (owed >= OVERLAP_CALLS - 1 && emu_stream_owed_take(hs->dev, hs->slot, &oldest))
+        paid = emu_stream_submit(hs, &oldest.w);
+    emu_stream_owed_defer(false);
+    if (s != EMU_OK || (s = paid) != EMU_OK)
+        return s; /* what is still owed goes in at the stream's next task, in order */
+    /* HcommThreadNotifyWaitOnThread(host, done_idx, HCOLL_TIMEOUT_S), queued or owed */
     struct emu_hcomm_call call = emu_coll_host_call(fn, EMU_CALLSITE());
-    STEP(fn, emu_hcomm_wait(&call, host, 0, HCOLL_TIMEOUT_S));
+    if (!overlap) {
+        STEP(fn, emu_hcomm_wait(&call, host, a->done_idx, HCOLL_TIMEOUT_S));
+        return EMU_OK;
+    }
+    STEP(fn, emu_hcomm_wait_task(&call, host, a->done_idx, HCOLL_TIMEOUT_S, &mine.w));
+    mine.tag = a->done_idx;
+    mine.gen = hs->gen;
+    if (call.thread != hs->slot || !emu_stream_owe(hs->dev, hs->slot, &mine))
+        STEP(fn, emu_stream_submit(hs, &mine.w));
     return EMU_OK;
 }
 
@@ -666,22 +729,26 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     ThreadHandle host;
     emu_status s;
 
-    /* The user's stream as a CPU_TS thread with one notify ("done"), named in the kernel. */
-    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, 1, &host, fn));
+    /* The user's stream as a CPU_TS thread with two notifies ("done", alternating while
+     * calls overlap), named in the kernel. */
+    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, OVERLAP_CALLS,
+                                          &host, fn));
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
-    if (!captured(stream)) { /* one look at the stream for all three plans */
+    bool cap = captured(stream); /* one look at the stream for all four plans */
+    if (!cap) {
         if (st->direct_off != 0)
             direct_plan(st, a);
         eager_plan(st, a);
         rhd_eager_plan(st, a);
     }
+    pthread_once(&overlap_once, overlap_decide);
     snprintf(a->tag, sizeof(a->tag), "%s", fn);
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */
     emu_devctl_hold(NULL);
-    s = run_wait(st, stream, a, host, fn);
+    s = run_wait(st, stream, a, host, overlap_on && !cap && st->res.size <= OVERLAP_RANKS, fn);
     emu_devctl_release();
     return s;
 }

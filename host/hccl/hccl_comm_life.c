@@ -22,6 +22,7 @@
 #include "hccl_topo.h"
 #include "host/hccl/rdv/rdv_auth.h"
 #include "host/acl/device.h"
+#include "host/acl/stream.h"
 
 static void apply_config(struct emu_comm *c, const struct emu_comm_args *a)
 {
@@ -240,7 +241,9 @@ emu_status emu_comm_create(const struct emu_comm_args *a, struct emu_comm **out)
 
 static void teardown(struct emu_comm *c)
 {
-    /* Threads first drain their queues: they may still wait on channel notifies. */
+    /* The waits its last collectives left owed go on their streams (stream_owed.h), then
+     * threads drain their queues: they may still wait on channel notifies. */
+    emu_stream_settle_owner(c);
     pthread_mutex_lock(&c->lock);
     emu_thread_quiesce(c);
     emu_link_release_all(c);

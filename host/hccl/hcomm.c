@@ -140,8 +140,8 @@ emu_status emu_hcomm_record(struct emu_hcomm_call *c, uint64_t thread, uint64_t 
     return submit(c, &w);
 }
 
-emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
-                          uint32_t timeout_s)
+emu_status emu_hcomm_wait_task(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
+                               uint32_t timeout_s, struct emu_wire_task *w)
 {
     struct emu_stream_ctl *ts;
     emu_status st;
@@ -149,12 +149,22 @@ emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t id
     if ((st = own_thread(c, thread, &ts)) != EMU_OK ||
         (st = emu_hcomm_check_index(c, "notifyIdx", idx, ts->notify_num)) != EMU_OK)
         return st;
+    memset(w, 0, sizeof(*w));
+    w->kind = EMU_TASK_NOTIFY_WAIT;
+    w->callsite = c->callsite;
+    /* The notify's slot now: the stream's binding may pass to another communicator later. */
+    w->u.wait.slot = ts->notify_base + idx;
+    w->u.wait.timeout_s = timeout_s;
+    return EMU_OK;
+}
+
+emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
+                          uint32_t timeout_s)
+{
     struct emu_wire_task w;
-    memset(&w, 0, sizeof(w));
-    w.kind = EMU_TASK_NOTIFY_WAIT;
-    w.u.wait.slot = ts->notify_base + idx;
-    w.u.wait.timeout_s = timeout_s;
-    return submit(c, &w);
+    emu_status st = emu_hcomm_wait_task(c, thread, idx, timeout_s, &w);
+
+    return st != EMU_OK ? st : submit(c, &w);
 }
 
 uint32_t emu_hcomm_default_wait_s(void)

@@ -11,6 +11,8 @@
 #include "common/contract/hcomm_check.h"
 #include "common/contract/status.h"
 
+struct emu_wire_task;
+
 #define EMU_HCOMM_HOST_DEFAULT_WAIT_S (1836u + 27u) /* device default + the host library's 27 s */
 
 /* The host's side of the shared Hcomm checks; every call here names it (api_hcomm.c CALL).
@@ -26,6 +28,10 @@ emu_status emu_hcomm_record(struct emu_hcomm_call *c, uint64_t thread, uint64_t 
 /* Queue on CPU_TS thread `thread` a wait for its own notify `idx`; timeout_s 0 = forever. */
 emu_status emu_hcomm_wait(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
                           uint32_t timeout_s) EMU_MUST_CHECK;
+/* The same wait as a task *w, checked and complete but not queued; c->dev and c->thread name
+ * the device and stream slot it is for. */
+emu_status emu_hcomm_wait_task(struct emu_hcomm_call *c, uint64_t thread, uint32_t idx,
+                               uint32_t timeout_s, struct emu_wire_task *w) EMU_MUST_CHECK;
 /* Per-OS-thread settings. */
 uint32_t emu_hcomm_default_wait_s(void);
 emu_status emu_hcomm_set_default_wait(const struct emu_hcomm_call *c, float s) EMU_MUST_CHECK;
