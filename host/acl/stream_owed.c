@@ -6,65 +6,62 @@
 #include "common/contract/layout.h"
 #include "common/platform/atomic.h"
 
-/* Debts a device keeps at once, all streams together: a few communicators' calls in flight
- * on a stream or two. */
-#define OWED_MAX 32u
+/* Streams of a device that owe something at once, and tasks each may owe: a loop of calls
+ * keeps up to 15 waits owed on the stream it runs on (host/coll/coll_launch.c). */
+#define OWING_STREAMS 4u
+#define OWED_PER_STREAM 16u
 
-struct debt {
-    bool used;
-    uint32_t slot;
-    uint64_t seq; /* order of owing: a stream pays its debts oldest first */
-    struct emu_stream_owed o;
+/* What one stream owes, oldest at `first`: a ring. */
+struct owing {
+    uint32_t slot, n, first;
+    struct emu_stream_owed o[OWED_PER_STREAM];
 };
 
 struct device_debts {
-    _Atomic uint32_t n; /* debts kept: a submission reads it without the lock */
-    uint64_t next_seq;
-    struct debt d[OWED_MAX];
+    _Atomic uint32_t n; /* tasks owed on the device: a submission reads it without the lock */
+    struct owing s[OWING_STREAMS];
 };
 
 /* One lock for every device: it is taken only while some stream owes something. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct device_debts debts[EMU_MAX_DEVICES];
 
-static struct device_debts *of(uint32_t dev)
+/* What stream `slot` of `dev` owes (NULL: nothing, or `dev` out of range); with `make`, a
+ * free entry for it when it owes nothing yet (NULL when none is free). Locked. */
+static struct owing *find(uint32_t dev, uint32_t slot, bool make)
 {
-    return dev < EMU_MAX_DEVICES ? &debts[dev] : NULL;
+    struct owing *free_one = NULL;
+
+    if (dev >= EMU_MAX_DEVICES)
+        return NULL;
+    for (uint32_t i = 0; i < OWING_STREAMS; i++) {
+        struct owing *w = &debts[dev].s[i];
+        if (w->n > 0 && w->slot == slot)
+            return w;
+        if (w->n == 0 && free_one == NULL)
+            free_one = w;
+    }
+    if (!make || free_one == NULL)
+        return NULL;
+    *free_one = (struct owing){.slot = slot};
+    return free_one;
 }
 
-/* The oldest (or with `newest`, the latest) debt of stream `slot`, NULL if none. Locked. */
-static struct debt *find(struct device_debts *dd, uint32_t slot, bool newest, uint32_t *count)
+static bool none_owed(uint32_t dev)
 {
-    struct debt *best = NULL;
-    uint32_t n = 0;
-
-    for (uint32_t i = 0; i < OWED_MAX; i++) {
-        struct debt *t = &dd->d[i];
-        if (!t->used || t->slot != slot)
-            continue;
-        n++;
-        if (best == NULL || (newest ? t->seq > best->seq : t->seq < best->seq))
-            best = t;
-    }
-    if (count != NULL)
-        *count = n;
-    return best;
+    return dev >= EMU_MAX_DEVICES || emu_load_relaxed(&debts[dev].n) == 0;
 }
 
 bool emu_stream_owe(uint32_t dev, uint32_t slot, const struct emu_stream_owed *o)
 {
-    struct device_debts *dd = of(dev);
     bool kept = false;
 
-    if (dd == NULL)
-        return false;
     pthread_mutex_lock(&lock);
-    for (uint32_t i = 0; i < OWED_MAX && !kept; i++) {
-        if (!dd->d[i].used) {
-            dd->d[i] = (struct debt){.used = true, .slot = slot, .seq = dd->next_seq++, .o = *o};
-            emu_fetch_add_relaxed(&dd->n, 1);
-            kept = true;
-        }
+    struct owing *w = find(dev, slot, true);
+    if (w != NULL && w->n < OWED_PER_STREAM) {
+        w->o[(w->first + w->n++) % OWED_PER_STREAM] = *o;
+        emu_fetch_add_relaxed(&debts[dev].n, 1);
+        kept = true;
     }
     pthread_mutex_unlock(&lock);
     return kept;
@@ -72,34 +69,35 @@ bool emu_stream_owe(uint32_t dev, uint32_t slot, const struct emu_stream_owed *o
 
 uint32_t emu_stream_owed(uint32_t dev, uint32_t slot, struct emu_stream_owed *latest)
 {
-    struct device_debts *dd = of(dev);
     uint32_t n = 0;
 
-    if (dd == NULL || emu_load_relaxed(&dd->n) == 0)
-        return 0;
+    if (none_owed(dev))
+        return 0; /* the common case: one load, no lock */
     pthread_mutex_lock(&lock);
-    struct debt *t = find(dd, slot, true, &n);
-    if (t != NULL && latest != NULL)
-        *latest = t->o;
+    struct owing *w = find(dev, slot, false);
+    if (w != NULL) {
+        n = w->n;
+        if (latest != NULL)
+            *latest = w->o[(w->first + n - 1) % OWED_PER_STREAM];
+    }
     pthread_mutex_unlock(&lock);
     return n;
 }
 
 bool emu_stream_owed_take(uint32_t dev, uint32_t slot, struct emu_stream_owed *o)
 {
-    struct device_debts *dd = of(dev);
-    struct debt *t;
-
-    if (dd == NULL || emu_load_relaxed(&dd->n) == 0)
-        return false; /* the common case: one load, no lock */
+    if (none_owed(dev))
+        return false;
     pthread_mutex_lock(&lock);
-    if ((t = find(dd, slot, false, NULL)) != NULL) {
-        *o = t->o;
-        t->used = false;
-        emu_fetch_sub_acq_rel(&dd->n, 1);
+    struct owing *w = find(dev, slot, false);
+    if (w != NULL) {
+        *o = w->o[w->first];
+        w->first = (w->first + 1) % OWED_PER_STREAM;
+        w->n--;
+        emu_fetch_sub_acq_rel(&debts[dev].n, 1);
     }
     pthread_mutex_unlock(&lock);
-    return t != NULL;
+    return w != NULL;
 }
 
 uint32_t emu_stream_owed_by(const void *owner, uint32_t *devs, uint32_t *slots, uint32_t cap)
@@ -107,14 +105,16 @@ uint32_t emu_stream_owed_by(const void *owner, uint32_t *devs, uint32_t *slots, 
     uint32_t n = 0;
 
     for (uint32_t dev = 0; dev < EMU_MAX_DEVICES; dev++) {
-        struct device_debts *dd = &debts[dev];
-        if (emu_load_relaxed(&dd->n) == 0)
+        if (none_owed(dev))
             continue;
         pthread_mutex_lock(&lock);
-        for (uint32_t i = 0; i < OWED_MAX && n < cap; i++) {
-            if (dd->d[i].used && dd->d[i].o.owner == owner) {
+        for (uint32_t i = 0; i < OWING_STREAMS && n < cap; i++) {
+            const struct owing *w = &debts[dev].s[i];
+            /* A stream owes one owner's tasks at a time (coll_launch.c settles before
+             * another's), so its oldest names them all. */
+            if (w->n > 0 && w->o[w->first].owner == owner) {
                 devs[n] = dev;
-                slots[n++] = dd->d[i].slot;
+                slots[n++] = w->slot;
             }
         }
         pthread_mutex_unlock(&lock);

@@ -29,7 +29,7 @@ struct emu_stream_owed {
 };
 
 /* Stream `slot` of device `dev` now owes o too, after what it owed already. false when the
- * device keeps as many debts as it can: nothing is kept. */
+ * device keeps as many debts as it can (16 on each of 4 streams): nothing is kept. */
 bool emu_stream_owe(uint32_t dev, uint32_t slot, const struct emu_stream_owed *o);
 /* How many tasks the stream owes; the latest into *latest (when not NULL and any). */
 uint32_t emu_stream_owed(uint32_t dev, uint32_t slot, struct emu_stream_owed *latest);

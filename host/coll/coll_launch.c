@@ -744,7 +744,9 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
         rhd_eager_plan(st, a);
     }
     pthread_once(&overlap_once, overlap_decide);
-    snprintf(a->tag, sizeof(a->tag), "%s", fn);
+    size_t tag_len = strnlen(fn, sizeof(a->tag) - 1); /* snprintf took 700 instructions */
+    memcpy(a->tag, fn, tag_len);
+    a->tag[tag_len] = '\0';
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */
     emu_devctl_hold(NULL);
