@@ -27,6 +27,24 @@ static const struct {
 /* The lists and every entry's `next` and `magic` are protected by `lock`. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emu_registry_entry *heads[EMU_REG_KINDS];
+
+/* Bumped (under `lock`) by every removal: an object this thread found live stays live while
+ * the count has not moved, so a call that checks the same stream five times (a collective:
+ * its capture, its thread, its launch, its wait) takes the lock once. */
+static _Atomic uint64_t removals;
+#define FOUND_MEMO 4u
+struct found {
+    const void *user;
+    int kind;
+    uint64_t at; /* `removals` when found, plus one (0: empty) */
+};
+static _Thread_local struct found found_memo[FOUND_MEMO];
+static _Thread_local uint32_t found_next;
+
+static void removed_locked(void)
+{
+    atomic_fetch_add_explicit(&removals, 1, memory_order_release);
+}
 static _Atomic(emu_registry_release_fn) releases[EMU_REG_KINDS];
 
 void emu_registry_on_release(enum emu_registry_kind k, emu_registry_release_fn fn)
@@ -56,6 +74,7 @@ static void device_lost_cb(struct emu_hdev *d)
                 emu_registry_release_fn release = atomic_load(&releases[k]);
                 *p = e->next;
                 e->magic = 0;
+                removed_locked();
                 if (release != NULL)
                     release(e);
                 if (finalizing && retired_kind[k] != 0)
@@ -101,6 +120,7 @@ bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k)
         if (*p == e) {
             *p = e->next;
             e->magic = 0;
+            removed_locked();
             found = true;
             break;
         }
@@ -110,12 +130,21 @@ bool emu_registry_remove(struct emu_registry_entry *e, enum emu_registry_kind k)
 
 bool emu_registry_has(const void *user, enum emu_registry_kind k)
 {
+    uint64_t now = atomic_load_explicit(&removals, memory_order_acquire) + 1;
     bool found = false;
 
+    for (uint32_t i = 0; i < FOUND_MEMO; i++)
+        if (found_memo[i].at == now && found_memo[i].user == user && found_memo[i].kind == (int)k)
+            return true;
     pthread_mutex_lock(&lock);
     for (struct emu_registry_entry *e = heads[k]; e != NULL && !found; e = e->next)
         found = (const void *)e == user && e->magic == kinds[k].magic;
+    now = atomic_load_explicit(&removals, memory_order_relaxed) + 1; /* as of this walk */
     pthread_mutex_unlock(&lock);
+    if (found) {
+        found_memo[found_next % FOUND_MEMO] = (struct found){user, (int)k, now};
+        found_next++;
+    }
     return found;
 }
 
@@ -135,9 +164,10 @@ void emu_registry_visit(enum emu_registry_kind k, emu_registry_visit_cb cb, void
     pthread_mutex_lock(&lock);
     for (struct emu_registry_entry **p = &heads[k]; *p != NULL;) {
         struct emu_registry_entry *e = *p, *next = e->next;
-        if (cb(e, arg))
+        if (cb(e, arg)) {
             *p = next; /* e may be freed already: not touched again */
-        else
+            removed_locked();
+        } else
             p = &e->next;
     }
     pthread_mutex_unlock(&lock);

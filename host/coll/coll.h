@@ -12,6 +12,7 @@
 #include "collectives/coll_abi.h"
 #include "common/contract/hcomm_check.h"
 #include "common/contract/status.h"
+#include "common/platform/machine.h"
 #include "hccl/hccl.h"
 
 struct emu_function;
@@ -58,6 +59,20 @@ struct emu_coll_op {
 
 /* Per-communicator state of the collectives, kept in the comm's CPU_TS engine context. */
 struct emu_coll_state;
+
+/* What the planner (coll_plan.c) keeps in that state between a communicator's calls: a loop
+ * of calls asks the same questions each time, and answering them from the environment and
+ * the cost model was a tenth of a small call's host instructions. */
+struct emu_coll_plan_memo {
+    bool machine_read; /* `wall` and `m` hold this communicator's answer */
+    bool wall;         /* the wall clock chooses, by the figures `m` */
+    struct emu_machine m;
+    bool pick_valid; /* the last choice of the cost model or the card's rule */
+    bool pick_in_place;
+    uint32_t pick_kind, pick_algo;
+    uint64_t pick_bytes;
+};
+struct emu_coll_plan_memo *emu_coll_plan_memo(struct emu_coll_state *st);
 
 /* The servers of a communicator: the instances of layer 0 of its rank graph. */
 struct emu_coll_servers {

@@ -78,6 +78,7 @@ struct emu_coll_state {
     uint32_t copy_mode; /* of the call being planned (emu_coll_set_copy_mode) */
     struct hcoll_res res;
     struct emu_coll_servers servers;
+    struct emu_coll_plan_memo plan; /* coll_plan.c's */
 };
 
 /* Per-peer bit sets of the state and the launch arguments (read with hcoll_bit). */
@@ -395,6 +396,11 @@ uint32_t emu_coll_size(const struct emu_coll_state *st)
 const struct emu_coll_servers *emu_coll_servers_of(const struct emu_coll_state *st)
 {
     return &st->servers;
+}
+
+struct emu_coll_plan_memo *emu_coll_plan_memo(struct emu_coll_state *st)
+{
+    return &st->plan;
 }
 
 /* ---- launches ----------------------------------------------------------------------------- */

@@ -41,9 +41,10 @@ static bool read_wall_machine(struct emu_machine *m)
     return src == EMU_MACHINE_SETTING || *emu_settings_str(EMU_SET_ROOT) == '\0';
 }
 
-/* The answer of read_wall_machine for the call being planned on this thread, read once by
- * emu_coll_execute: the plan asks up to four times a call, and each read looks settings up in
- * the environment (a sixth of a 2-rank 1 KiB call's host CPU). */
+/* The answer of read_wall_machine for the call being planned on this thread: the
+ * communicator's, which emu_coll_execute reads at its first call and puts here for every call
+ * (the plan asks up to four times a call, and each read looked settings up in the
+ * environment: a sixth of a 2-rank 1 KiB call's host CPU). */
 static _Thread_local struct {
     bool wall;
     struct emu_machine m;
@@ -187,10 +188,11 @@ static emu_status mesh_reduce(struct emu_coll_state *st, aclrtStream stream,
 /* HCEMU_ALGO; else the card's rule when the time is modelled or hier applies (several equal
  * servers: the inter-server ports bound the card's time, coll_hier.c); else this machine's
  * cost model (coll_cost.c). `bytes`: the buffer (allgather: output, reduce-scatter: input). */
-static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_coll_state *st,
+static enum emu_coll_algo pick(const struct emu_coll_op *op, struct emu_coll_state *st,
                                uint64_t bytes, bool in_place)
 {
     enum emu_coll_algo a = emu_coll_algo_setting(op->kind);
+    struct emu_coll_plan_memo *pm = emu_coll_plan_memo(st);
     uint32_t n = emu_coll_size(st);
     bool hier = emu_coll_hier_applies(emu_coll_servers_of(st)) &&
                 (op->kind == EMU_COLL_ALLREDUCE || op->kind == EMU_COLL_ALLGATHER);
@@ -200,6 +202,11 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_co
         a = EMU_ALGO_DEFAULT; /* one server, or servers of unequal sizes: the usual choice */
     if (a != EMU_ALGO_DEFAULT)
         return a;
+    /* The same question as the call before: everything else it depends on is the
+     * communicator's (its size, servers, eager slots and mailboxes, its clock). */
+    if (pm->pick_valid && pm->pick_kind == (uint32_t)op->kind && pm->pick_bytes == bytes &&
+        pm->pick_in_place == in_place)
+        return (enum emu_coll_algo)pm->pick_algo;
     bool wall = wall_machine(&m);
     struct emu_coll_shape sh = {.kind = op->kind, .n = n, .bytes = bytes,
                                 .eager = emu_coll_eager_len(st), .chunk = reduce_slot(st),
@@ -209,6 +216,10 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, const struct emu_co
     a = emu_coll_default_pick(&sh, hier, wall ? &m : NULL);
     EMU_LOG_DEBUG("%s: %u ranks, %llu bytes: %s (%s)", op->fn, n, (unsigned long long)bytes,
                   emu_coll_algo_name(a), wall && !hier ? "wall-clock cost model" : "card's rule");
+    *pm = (struct emu_coll_plan_memo){.machine_read = pm->machine_read, .wall = pm->wall,
+                                      .m = pm->m, .pick_valid = true, .pick_in_place = in_place,
+                                      .pick_kind = (uint32_t)op->kind, .pick_algo = (uint32_t)a,
+                                      .pick_bytes = bytes};
     return a;
 }
 
@@ -430,7 +441,15 @@ emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_c
 
     if ((s = emu_coll_state_get(c, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
         return s;
-    call_machine.wall = read_wall_machine(&call_machine.m);
+    /* The clock and the machine's figures, read at the communicator's first call: its
+     * executors took the clock when they started, and the figures are the process's. */
+    struct emu_coll_plan_memo *pm = emu_coll_plan_memo(st);
+    if (!pm->machine_read) {
+        pm->wall = read_wall_machine(&pm->m);
+        pm->machine_read = true;
+    }
+    call_machine.wall = pm->wall;
+    call_machine.m = pm->m;
     emu_coll_set_copy_mode(st, copy_mode_of(st, op));
     switch (op->kind) {
     case EMU_COLL_ALLREDUCE:
