@@ -176,16 +176,22 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
         return s;
     if ((s = emu_device_check(d)) != EMU_OK)
         return s;
-    uint64_t off = addr - emu_window_base((uint32_t)dev);
+    uint64_t off = addr - emu_window_base((uint32_t)dev), version;
     s = EMU_EINVAL;
-    emu_devctl_lock(&d->ctl->alloc.lock);
-    int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
-    if (i >= 0) {
-        out->rec = d->ctl->alloc.recs[i];
-        if (emu_range_holds(&out->rec, off, len))
-            s = EMU_OK;
+    /* Without the table's lock (a shared robust mutex, taken twice a collective call) unless a
+     * writer is at work: the seqlock read gives one version's record. */
+    int i = emu_range_read(&d->ctl->alloc.set, d->ctl->alloc.recs, off, &out->rec, &version);
+    if (i < 0) {
+        emu_devctl_lock(&d->ctl->alloc.lock);
+        i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
+        if (i >= 0)
+            out->rec = d->ctl->alloc.recs[i];
+        emu_devctl_unlock(&d->ctl->alloc.lock);
+    } else {
+        i = i > 0 ? 0 : -1; /* found (at some index) or not */
     }
-    emu_devctl_unlock(&d->ctl->alloc.lock);
+    if (i >= 0 && emu_range_holds(&out->rec, off, len))
+        s = EMU_OK;
     if (s != EMU_OK) {
         if (i < 0)
             EMU_LOG_ERR("%s %p is not inside memory allocated on device %d (aclrtMalloc)", what,
