@@ -1067,6 +1067,42 @@ static void eager_and_slot_exchanges_alternate_on_one_comm(void **state)
     run_at(5, alternate_body);
 }
 
+/* More allgathers queued back to back than may be in flight, each from its own buffers: by
+ * default their pairs go eager and the calls overlap; with HCEMU_DIRECT_KB=1
+ * (collectives_direct) they read directly, and each waits for the one before it. */
+static void gather_chain(struct cu_rank *r, aclrtStream s)
+{
+    enum { CALLS = 18, COUNT = 1000 };
+    struct dbuf in[CALLS], out[CALLS];
+
+    for (int k = 0; k < CALLS; k++) {
+        dalloc(r, &in[k], COUNT * sizeof(int32_t));
+        dalloc(r, &out[k], (uint64_t)r->n * COUNT * sizeof(int32_t));
+        for (uint64_t i = 0; i < COUNT; i++)
+            ((int32_t *)(void *)in[k].h)[i] = (int32_t)(k * 100000 + r->rank * 1000 + (int)i);
+        upload(r, &in[k]);
+        poison(r, &out[k]);
+    }
+    for (int k = 0; k < CALLS; k++)
+        CU_CHECK(r, HcclAllGather(in[k].d, out[k].d, COUNT, HCCL_DATA_TYPE_INT32, r->comm, s) ==
+                        HCCL_SUCCESS);
+    sync(r, s);
+    for (int k = 0; k < CALLS; k++) {
+        download(r, &out[k]);
+        for (uint64_t j = 0; j < (uint64_t)r->n * COUNT && r->failures == 0; j++) {
+            int32_t got = ((int32_t *)(void *)out[k].h)[j];
+            int32_t want = (int32_t)(k * 100000 + (int)(j / COUNT) * 1000 + (int)(j % COUNT));
+            if (got != want) {
+                fprintf(stderr, "rank %d: allgather %d of %d: element %llu is %d, want %d\n",
+                        r->rank, k, CALLS, (unsigned long long)j, got, want);
+                r->failures++;
+            }
+        }
+        dfree(&in[k]);
+        dfree(&out[k]);
+    }
+}
+
 /* Queued calls overlap (host/coll/coll_launch.c, "Overlapping calls"): each call's input is
  * the one before's output, more calls are queued than may be in flight at once, and a copy
  * queued between them on the same stream must see the call before it done and none after. */
@@ -1116,6 +1152,7 @@ static void chain_body(struct cu_rank *r)
     }
     dfree(&a);
     dfree(&snap);
+    gather_chain(r, s);
     aclrtDestroyStream(s);
 }
 
