@@ -21,10 +21,8 @@ static int32_t published(struct emu_hcomm_call *c, ThreadHandle thread, ChannelH
 {
     struct emu_task *t = NULL;
     uint32_t slot, ch;
-    emu_status st = emu_dp_check_thread(c, thread, &slot);
+    emu_status st = emu_dp_check_thread_channel(c, thread, channel, &slot, &ch);
 
-    if (st == EMU_OK)
-        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_read_published(c, ch, reduce, dst, mailbox, off, n, dtype, op, &t);
     return emu_dp_submit_built(c, slot, st, t);

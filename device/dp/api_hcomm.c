@@ -155,10 +155,8 @@ static int32_t remote(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHand
 {
     struct emu_task *t = NULL;
     uint32_t slot, ch;
-    emu_status st = emu_dp_check_thread(c, thread, &slot);
+    emu_status st = emu_dp_check_thread_channel(c, thread, channel, &slot, &ch);
 
-    if (st == EMU_OK)
-        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_remote(c, ch, kind, dst, src, n, dtype, op, idx, &t);
     return emu_dp_submit_built(c, slot, st, t);
@@ -394,10 +392,8 @@ EMU_DP_API int32_t HcommChannelNotifyRecordOnThread(ThreadHandle thread, Channel
     EMU_DP_CALL("HcommChannelNotifyRecordOnThread");
     struct emu_task *t = NULL;
     uint32_t slot, ch;
-    emu_status st = emu_dp_check_thread(&c, thread, &slot);
+    emu_status st = emu_dp_check_thread_channel(&c, thread, channel, &slot, &ch);
 
-    if (st == EMU_OK)
-        st = emu_hcomm_check_channel(&c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_record(&c, ch, remoteNotifyIdx, &t);
     return emu_dp_submit_built(&c, slot, st, t);
@@ -408,10 +404,8 @@ static int32_t channel_wait(struct emu_hcomm_call *c, ThreadHandle thread, Chann
 {
     struct emu_task *t = NULL;
     uint32_t slot, ch;
-    emu_status st = emu_dp_check_thread(c, thread, &slot);
+    emu_status st = emu_dp_check_thread_channel(c, thread, channel, &slot, &ch);
 
-    if (st == EMU_OK)
-        st = emu_hcomm_check_channel(c, channel, &ch);
     if (st == EMU_OK)
         st = emu_dp_build_channel_wait(c, ch, idx, timeout_s, &t);
     return emu_dp_submit_built(c, slot, st, t);

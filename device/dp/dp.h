@@ -86,6 +86,11 @@ emu_status emu_dp_check_not_supported(const struct emu_hcomm_call *c,
 /* The executing AICPU_TS thread of a call: a live, non-exported AICPU_TS thread of this
  * device. Sets c->thread. EMU_ENULL for 0, EMU_EHANDLE otherwise. */
 emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot) EMU_MUST_CHECK;
+/* A channel call's thread (as emu_dp_check_thread) and its channel (emu_hcomm_check_channel):
+ * the first that fails names the call's error. */
+emu_status emu_dp_check_thread_channel(struct emu_hcomm_call *c, uint64_t thread,
+                                       uint64_t channel, uint32_t *slot,
+                                       uint32_t *ch) EMU_MUST_CHECK;
 /* The destination of a thread-notify record: an AICPU_TS thread of this device or a CPU_TS
  * thread exported to AICPU_TS. Outputs its notify base and count. */
 emu_status emu_dp_check_dst_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot,

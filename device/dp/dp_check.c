@@ -131,6 +131,14 @@ emu_status emu_dp_check_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *s
     return EMU_OK;
 }
 
+emu_status emu_dp_check_thread_channel(struct emu_hcomm_call *c, uint64_t thread,
+                                       uint64_t channel, uint32_t *slot, uint32_t *ch)
+{
+    emu_status st = emu_dp_check_thread(c, thread, slot);
+
+    return st != EMU_OK ? st : emu_hcomm_check_channel(c, channel, ch);
+}
+
 emu_status emu_dp_check_dst_thread(struct emu_hcomm_call *c, uint64_t h, uint32_t *slot,
                                    uint32_t *notify_base, uint32_t *notify_num)
 {

@@ -493,8 +493,8 @@ void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
  *
  * Only the kernel's start moves earlier, and it only queues tasks, except for direct pairs,
  * whose outbox it stores at once: a launch with direct pairs lets the wait go first. With
- * two calls' "done" outstanding at once, they alternate between two notifies of the host
- * stream's thread (done_idx). The modelled clock, the race detector, provenance, injected
+ * several calls' "done" outstanding at once, call k records notify k mod OVERLAP_CALLS of the
+ * host stream's thread (done_idx). The modelled clock, the race detector, provenance, injected
  * faults, seeded schedules and graph capture keep one call at a time, as does
  * HCEMU_OVERLAP=0. */
 #define OVERLAP_CALLS 16u /* calls of a communicator in flight on a stream at most */
@@ -735,8 +735,8 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     ThreadHandle host;
     emu_status s;
 
-    /* The user's stream as a CPU_TS thread with two notifies ("done", alternating while
-     * calls overlap), named in the kernel. */
+    /* The user's stream as a CPU_TS thread with a "done" notify per call in flight, named in
+     * the kernel. */
     STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, OVERLAP_CALLS,
                                           &host, fn));
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));

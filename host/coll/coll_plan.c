@@ -41,30 +41,31 @@ static bool read_wall_machine(struct emu_machine *m)
     return src == EMU_MACHINE_SETTING || *emu_settings_str(EMU_SET_ROOT) == '\0';
 }
 
-/* The answer of read_wall_machine for the call being planned on this thread: the
- * communicator's, which emu_coll_execute reads at its first call and puts here for every call
- * (the plan asks up to four times a call, and each read looked settings up in the
- * environment: a sixth of a 2-rank 1 KiB call's host CPU). */
-static _Thread_local struct {
-    bool wall;
-    struct emu_machine m;
-} call_machine;
-
-static bool wall_machine(struct emu_machine *m)
+/* The answer of read_wall_machine for the communicator, read at its first call and kept in
+ * its state: its executors took the clock when they started, and the figures are the
+ * process's. The plan asks up to four times a call, and each read looked settings up in the
+ * environment (a sixth of a 2-rank 1 KiB call's host CPU). */
+static bool wall_machine(struct emu_coll_state *st, struct emu_machine *m)
 {
-    *m = call_machine.m;
-    return call_machine.wall;
+    struct emu_coll_plan_memo *pm = emu_coll_plan_memo(st);
+
+    if (!pm->machine_read) {
+        pm->wall = read_wall_machine(&pm->m);
+        pm->machine_read = true;
+    }
+    *m = pm->m;
+    return pm->wall;
 }
 
 /* The round size of a reducing launch: on the wall clock below the size the data plane streams
  * from, so each reduction reads the lines its write just left in the cache (a 2-rank 1 MiB
  * allreduce streamed its write to memory and read it back: 3x the time of 512 KiB). The
  * modelled clock keeps the slot. */
-static uint64_t reduce_slot(const struct emu_coll_state *st)
+static uint64_t reduce_slot(struct emu_coll_state *st)
 {
     struct emu_machine m;
 
-    if (!wall_machine(&m))
+    if (!wall_machine(st, &m))
         return emu_coll_slot(st);
     return emu_coll_reduce_chunk(emu_coll_slot(st), emu_copy_stream_min());
 }
@@ -207,7 +208,7 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, struct emu_coll_sta
     if (pm->pick_valid && pm->pick_kind == (uint32_t)op->kind && pm->pick_bytes == bytes &&
         pm->pick_in_place == in_place)
         return (enum emu_coll_algo)pm->pick_algo;
-    bool wall = wall_machine(&m);
+    bool wall = wall_machine(st, &m);
     struct emu_coll_shape sh = {.kind = op->kind, .n = n, .bytes = bytes,
                                 .eager = emu_coll_eager_len(st), .chunk = reduce_slot(st),
                                 .direct = emu_coll_direct_usable(st, NULL) ? emu_coll_direct_min()
@@ -216,10 +217,11 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, struct emu_coll_sta
     a = emu_coll_default_pick(&sh, hier, wall ? &m : NULL);
     EMU_LOG_DEBUG("%s: %u ranks, %llu bytes: %s (%s)", op->fn, n, (unsigned long long)bytes,
                   emu_coll_algo_name(a), wall && !hier ? "wall-clock cost model" : "card's rule");
-    *pm = (struct emu_coll_plan_memo){.machine_read = pm->machine_read, .wall = pm->wall,
-                                      .m = pm->m, .pick_valid = true, .pick_in_place = in_place,
-                                      .pick_kind = (uint32_t)op->kind, .pick_algo = (uint32_t)a,
-                                      .pick_bytes = bytes};
+    pm->pick_valid = true;
+    pm->pick_kind = (uint32_t)op->kind;
+    pm->pick_bytes = bytes;
+    pm->pick_in_place = in_place;
+    pm->pick_algo = (uint32_t)a;
     return a;
 }
 
@@ -403,7 +405,7 @@ static emu_status barrier(struct emu_coll_state *st, aclrtStream stream, struct 
  * 32 MiB cache) streaming stayed ahead. So a call keeps its transfers cached when its ranks'
  * input and output buffers together take at most half the cache the machine's figures give.
  * The modelled clock and a machine without figures keep the size rule. */
-static uint32_t copy_mode_of(const struct emu_coll_state *st, const struct emu_coll_op *op)
+static uint32_t copy_mode_of(struct emu_coll_state *st, const struct emu_coll_op *op)
 {
     uint32_t n = emu_coll_size(st);
     const struct emu_coll_servers *sv = emu_coll_servers_of(st);
@@ -411,7 +413,7 @@ static uint32_t copy_mode_of(const struct emu_coll_state *st, const struct emu_c
     uint64_t bytes = op->count * op->esz, in = bytes, out = bytes;
     struct emu_machine m;
 
-    if (!wall_machine(&m) || m.cache_mib == 0)
+    if (!wall_machine(st, &m) || m.cache_mib == 0)
         return EMU_COPY_AUTO;
     switch (op->kind) {
     case EMU_COLL_ALLREDUCE:
@@ -441,15 +443,6 @@ emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_c
 
     if ((s = emu_coll_state_get(c, op->peers, op->npeers, op->fn, &st)) != EMU_OK)
         return s;
-    /* The clock and the machine's figures, read at the communicator's first call: its
-     * executors took the clock when they started, and the figures are the process's. */
-    struct emu_coll_plan_memo *pm = emu_coll_plan_memo(st);
-    if (!pm->machine_read) {
-        pm->wall = read_wall_machine(&pm->m);
-        pm->machine_read = true;
-    }
-    call_machine.wall = pm->wall;
-    call_machine.m = pm->m;
     emu_coll_set_copy_mode(st, copy_mode_of(st, op));
     switch (op->kind) {
     case EMU_COLL_ALLREDUCE:
