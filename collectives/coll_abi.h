@@ -41,6 +41,14 @@ int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, 
 /* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
  * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
 int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);
+/* HcommChannelNotifyWaitOnThread, then HcommLocalCopyOnThread (or HcommLocalReduceOnThread,
+ * count elements) on the same thread, as one task: half the tasks of an eager exchange's
+ * receiving side, and one hand-off fewer through the job-wide run queue. */
+int32_t hcemu_wait_copy(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
+                        uint32_t timeOut, void *dst, const void *src, uint64_t len);
+int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
+                          uint32_t timeOut, void *dst, const void *src, uint64_t count,
+                          HcommDataType dataType, HcommReduceOp reduceOp);
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
@@ -127,7 +135,10 @@ struct hcoll_args {
      * communicator on a stream take successive notifies, since while calls overlap later
      * calls' "done" may come before the stream consumed this one (coll_launch.c). */
     uint32_t done_idx;
-    uint32_t reserved;
+    /* 1: the receiving side of an eager exchange waits and moves in one task (hcemu_wait_copy,
+     * hcemu_wait_reduce); 0: the two vendor calls, where the modelled clock or a diagnostic
+     * follows the card's tasks one by one (coll_launch.c). */
+    uint32_t fused_waits;
     char tag[64];      /* batch-mode tag */
     /* PAIRS, COPY or REDUCE: the pairs that go eager (bit p of eager_mask; one round, each
      * direction at most eager_len bytes). Peer p's bytes then land in my HCCL buffer at

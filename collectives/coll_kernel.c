@@ -223,6 +223,33 @@ static int eager_wait(const struct run *g, uint32_t p)
                                           HCOLL_TIMEOUT_S) != 0;
 }
 
+/* On thread t, wait for notify `notify` of p's channel, then copy `len` bytes from src to dst
+ * (reduce: reduce them into dst): one task where the host allows it (args.fused_waits). */
+static int wait_take(const struct run *g, ThreadHandle t, uint32_t p, uint32_t notify, bool reduce,
+                     uint8_t *dst, const uint8_t *src, uint64_t len)
+{
+    ChannelHandle c = g->r->chans[p];
+    uint64_t count = len / g->a->esz;
+    HcommDataType dt = (HcommDataType)g->a->dtype;
+    HcommReduceOp op = (HcommReduceOp)g->a->op;
+
+    if (g->a->fused_waits && len > 0)
+        return (reduce ? hcemu_wait_reduce(t, c, notify, HCOLL_TIMEOUT_S, dst, src, count, dt, op)
+                       : hcemu_wait_copy(t, c, notify, HCOLL_TIMEOUT_S, dst, src, len)) != 0;
+    TRY(HcommChannelNotifyWaitOnThread(t, c, notify, HCOLL_TIMEOUT_S));
+    if (len == 0)
+        return 0;
+    return (reduce ? HcommLocalReduceOnThread(t, dst, src, count, dt, op)
+                   : HcommLocalCopyOnThread(t, dst, src, len)) != 0;
+}
+
+/* Eager peer p's bytes, once they landed, copied (or reduced) into dst. */
+static int eager_take(const struct run *g, uint32_t p, bool reduce, uint8_t *dst, uint64_t len)
+{
+    return wait_take(g, eager_thread(g, p), p, HCOLL_EAGER + hcoll_bit(g->a->eager_parity, p),
+                     reduce, dst, eager_landed(g, p), len);
+}
+
 /* Queue every eager pair's send. Main-thread form: all sends go out before the first wait,
  * so every peer's bytes are on their way while I wait for theirs (the waits come with the
  * copies or reductions). Thread form: each peer's thread is started, sends and waits; the
@@ -381,8 +408,8 @@ static int pairs_copy(const struct run *g)
         if (!eager(g, p))
             continue;
         if (!g->a->eager_threads)
-            TRY(eager_wait(g, p));
-        if (pr->recv_len > 0)
+            TRY(eager_take(g, p, false, g->a->out + pr->recv_off, pr->recv_len));
+        else if (pr->recv_len > 0) /* its thread waited */
             TRY(HcommLocalCopyOnThread(eager_thread(g, p), g->a->out + pr->recv_off,
                                        eager_landed(g, p), pr->recv_len));
     }
@@ -435,8 +462,10 @@ static int reduce_round(const struct run *g, uint64_t k)
     for (uint32_t q = first; q < g->n; q++) {
         if (!takes_part(g, q))
             continue;
-        if (eager(g, q) && !g->a->eager_threads)
-            TRY(eager_wait(g, q));
+        if (eager(g, q) && !g->a->eager_threads) { /* the first copied, the others reduced */
+            TRY(eager_take(g, q, q > first, dst, rl));
+            continue;
+        }
         if (direct(g, q)) { /* straight from q's buffer, where it published its part */
             if (q == first)
                 TRY(hcemu_read_published(g->main, g->r->chans[q], dst, mailbox(g, g->r->buf, q),
@@ -692,9 +721,9 @@ static int eager_step(const struct run *g, const struct step *s, struct parity *
                          HCOLL_EAGER + par));
     else
         TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_EAGER + par));
-    TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_EAGER + par, HCOLL_TIMEOUT_S));
     q->bits[p / 8] ^= (uint8_t)(1u << (p % 8));
-    return s->rl > 0 ? take(g, s, s->dst, eager_at(g, g->r->buf, p, par), s->rl) : 0;
+    return wait_take(g, g->main, p, HCOLL_EAGER + par, s->reduce, s->dst,
+                     eager_at(g, g->r->buf, p, par), s->rl);
 }
 
 static int run_step(const struct run *g, const struct step *s)

@@ -58,11 +58,8 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
                                 .callsite = t->callsite, .kind = t->kind,
                                 .dst_dev = EMU_RUNQ_NODEV, .src_dev = EMU_RUNQ_NODEV,
                                 .dtype = o->dtype, .op = o->op, .notify_dev = EMU_RUNQ_NODEV,
-                                .notify_slot = EMU_RUNQ_NODEV};
-    if (f & EMU_DPF_MOVE)
-        d->copy_mode = o->copy_mode;
-    else
-        d->timeout_s = o->timeout_s;
+                                .notify_slot = EMU_RUNQ_NODEV, .timeout_s = o->timeout_s,
+                                .copy_mode = o->copy_mode};
     if ((f & EMU_DPF_MOVE) && o->len > 0) {
         if (!in_job(o->dst_map) || !in_job(o->src_map))
             return false;
@@ -132,48 +129,53 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
     return m != NULL && (len == 0 || emu_devmap_reaches(m, addr, len)) ? m : NULL;
 }
 
-/* Run descriptor d of stream s of device `ctl` as a task of this process: the same run
- * function, with this process's mappings. STEP_HOME when it cannot run here (a device or a
- * range this process does not map yet: the device runs it itself). */
-static enum step run_one(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d,
-                         struct emu_runq_seg *g, bool behind)
+/* Build in t descriptor d of stream s of device `ctl` as a task of this process, with this
+ * process's mappings; false when it cannot run here (a device or a range this process does
+ * not map yet: the device runs it itself). */
+static bool build(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d, bool behind,
+                  struct emu_task *t)
 {
-    struct emu_task t;
-    struct emu_dp_op *o = emu_dp_op_of(&t);
+    struct emu_dp_op *o = emu_dp_op_of(t);
     struct emu_devmap *m;
 
-    memset(&t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
+    memset(t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
     /* The copy stands alone; `next` says only whether tasks follow it on the stream (a lazy
      * record reads that, dp_task.c). */
-    t.next = behind ? &t : NULL;
-    t.kind = (uint16_t)d->kind;
-    t.stream = s;
-    t.callsite = d->callsite;
+    t->next = behind ? t : NULL;
+    t->kind = (uint16_t)d->kind;
+    t->stream = s;
+    t->callsite = d->callsite;
     *o = (struct emu_dp_op){.dst = d->dst, .src = d->src, .len = d->len, .count = d->count,
                             .dtype = d->dtype, .op = d->op, .notify_dev = d->notify_dev,
-                            .notify_slot = d->notify_slot, .channel = EMU_DP_NONE,
+                            .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
+                            .channel = EMU_DP_NONE, .copy_mode = (uint16_t)d->copy_mode,
                             .home_ctl = ctl};
-    if (emu_dp_kinds_flags(d->kind) & EMU_DPF_MOVE)
-        o->copy_mode = d->copy_mode;
-    else
-        o->timeout_s = d->timeout_s;
     if ((d->dst_dev != EMU_RUNQ_NODEV &&
          (o->dst_map = reached(d->dst_dev, d->dst, d->len)) == NULL) ||
         (d->src_dev != EMU_RUNQ_NODEV &&
          (o->src_map = reached(d->src_dev, d->src, d->len)) == NULL))
-        return STEP_HOME;
+        return false;
     if (d->notify_slot != EMU_RUNQ_NODEV) {
         if ((m = reached(d->notify_dev, 0, 0)) == NULL)
-            return STEP_HOME;
+            return false;
         o->notify_ctl = m->ctl;
     }
-    enum emu_run_result r = emu_dp_task_run(&t);
+    return true;
+}
+
+/* Run t, built by build(): the same run function as its device's; `waited`: only the move of
+ * a wait-then-move task (dp_kinds.h, WAIT_COPY and WAIT_REDUCE) whose notify the runner has
+ * just consumed. */
+static enum step run_built(struct emu_task *t, struct emu_runq_seg *g, bool waited)
+{
+    enum emu_run_result r = waited ? emu_dp_task_run_moved(t) : emu_dp_task_run(t);
+
     if (r == EMU_RUN_DONE)
         return STEP_DONE;
     if (r == EMU_RUN_PARK)
         return STEP_HOME;
-    g->status = (int32_t)t.status;
-    snprintf(g->note, sizeof(g->note), "%s", t.note);
+    g->status = (int32_t)t->status;
+    snprintf(g->note, sizeof(g->note), "%s", t->note);
     return STEP_FAIL;
 }
 
@@ -219,8 +221,17 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
     g->runner = emu_exec_g.dev;
     while (k < g->n && emu_load_acquire(&ctl->streams[s].error) == 0) {
         const struct emu_runq_task *d = &g->tasks[k];
-        if (emu_dp_kinds_flags(d->kind) & EMU_DPF_WAIT) {
+        bool behind = k + 1 < g->n || atomic_load(&g->more) != 0;
+        uint32_t f = emu_dp_kinds_flags(d->kind);
+        struct emu_task t;
+        if (f & EMU_DPF_WAIT) {
+            /* A move after the wait is built first: once its notify is consumed, the
+             * device could not run the task again. */
+            if ((f & EMU_DPF_MOVE) && !build(ctl, s, d, behind, &t))
+                break;
             if (emu_task_host_notify_consume(ctl, d->notify_slot)) {
+                if ((f & EMU_DPF_MOVE) && run_built(&t, g, true) != STEP_DONE)
+                    break;
                 k++;
                 emu_fetch_add_relaxed(&ctl->progress, 1);
                 continue;
@@ -232,8 +243,7 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
                 break; /* its recorder failed: the device fails the wait at home */
             continue;
         }
-        enum step r = run_one(ctl, s, d, g, k + 1 < g->n || atomic_load(&g->more) != 0);
-        if (r != STEP_DONE)
+        if (!build(ctl, s, d, behind, &t) || run_built(&t, g, false) != STEP_DONE)
             break;
         k++;
         emu_fetch_add_relaxed(&ctl->progress, 1);

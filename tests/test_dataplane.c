@@ -412,6 +412,52 @@ static void read_published_reads_where_the_mailbox_points(void **state)
         assert_int_equal(r[i], HCCL_E_PARA);
 }
 
+/* hcemu's own wait-then-move calls (device/dp/api_hcemu.c): device 1's copy or reduction of
+ * what device 0 wrote into its HCCL buffer runs only once device 0's notify came, as one
+ * task; a wait with several tasks behind it on both sides goes through the job-wide run
+ * queue's runners as well as the devices' own workers. A notify index past the channel's, a
+ * destination past its allocation and an unknown reduction are refused when queued. */
+static void wait_copy_and_wait_reduce_move_after_the_notify(void **state)
+{
+    float a[64], b[64], got[64];
+
+    (void)state;
+    for (int i = 0; i < 64; i++)
+        a[i] = (float)i, b[i] = 0.25f * (float)i;
+    for (int rep = 0; rep < 20; rep++) {
+        struct prog p0 = {.n = 0}, p1 = {.n = 0};
+        int32_t r0[16], r1[16];
+        fill(UB[0], 4097, 7 + (uint32_t)rep);
+        zero(UB[1], 8192);
+        dpf_put(UB[0] + 8192, a, sizeof(a));
+        dpf_put(UB[1] + 8192, b, sizeof(b));
+        chan_op(&p1, DPF_WAIT_COPY, T[1][0], CH[1], UB[1], HB[1], 4097, 0, 0, 1);
+        chan_op(&p1, DPF_WAIT_REDUCE, T[1][0], CH[1], UB[1] + 8192, HB[1] + 8192, 64,
+                HCOMM_DATA_TYPE_FP32, HCOMM_REDUCE_SUM, 2);
+        chan_op(&p1, DPF_CREC, T[1][0], CH[1], NULL, NULL, 0, 0, 0, 0); /* DONE */
+        chan_op(&p0, DPF_WRITE_NOTIFY, T[0][0], CH[0], HB[1], UB[0], 4097, 0, 0, 1);
+        chan_op(&p0, DPF_WRITE_NOTIFY, T[0][0], CH[0], HB[1] + 8192, UB[0] + 8192, 256, 0, 0, 2);
+        chan_op(&p0, DPF_CWAIT, T[0][0], CH[0], NULL, NULL, 0, 0, 0, 0);
+        assert_int_equal(run2(&p0, &p1, r0, r1), 0);
+        expect_ok(&p0, r0);
+        expect_ok(&p1, r1);
+        expect_same(UB[1], UB[0], 4097);
+        assert_int_equal(peek(UB[1] + 4097), 0);
+        dpf_get(got, UB[1] + 8192, sizeof(got));
+        for (int i = 0; i < 64; i++)
+            assert_true(got[i] == 1.25f * (float)i);
+    }
+
+    struct prog p = {.n = 0};
+    int32_t r[16];
+    chan_op(&p, DPF_WAIT_COPY, T[1][0], CH[1], UB[1], HB[1], 8, 0, 0, 99);
+    chan_op(&p, DPF_WAIT_COPY, T[1][0], CH[1], UB[1] + BUF - 4, HB[1], 8, 0, 0, 1);
+    chan_op(&p, DPF_WAIT_REDUCE, T[1][0], CH[1], UB[1], HB[1], 8, HCOMM_DATA_TYPE_FP32, 99, 1);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(r[i], HCCL_E_PARA);
+}
+
 /* The P2P pattern of docs/FLOW.md §6, push variant and read variant. */
 static void write_with_notify_makes_data_visible_before_the_notify(void **state)
 {
@@ -1024,6 +1070,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(thread_notifies_order_work_across_threads),
         cmocka_unit_test(write_and_read_move_exact_bytes),
         cmocka_unit_test(read_published_reads_where_the_mailbox_points),
+        cmocka_unit_test(wait_copy_and_wait_reduce_move_after_the_notify),
         cmocka_unit_test(write_with_notify_makes_data_visible_before_the_notify),
         cmocka_unit_test(read_after_ready_notify_gets_the_peer_data),
         cmocka_unit_test(channel_ping_pong_keeps_order_across_devices),

@@ -208,10 +208,8 @@ struct emu_runq_task {
     uint32_t dst_dev, src_dev;     /* devices owning dst/src, EMU_RUNQ_NODEV when unused */
     int32_t dtype, op;
     uint32_t notify_dev, notify_slot; /* the notify recorded or waited for, or NODEV */
-    union {
-        uint32_t timeout_s; /* waits: seconds, 0 = forever */
-        uint32_t copy_mode; /* moves: enum emu_copy_mode (common/platform/copy.h) */
-    };
+    uint32_t timeout_s;               /* waits: seconds, 0 = forever */
+    uint32_t copy_mode;               /* moves: enum emu_copy_mode (common/platform/copy.h) */
 };
 
 struct emu_runq_seg {

@@ -1,6 +1,6 @@
 /* api_hcemu.c - the device calls of hcemu's own, beside the vendor's Hcomm* functions: a read
  * and a read-reduce whose source the peer names when the task runs, not when it is queued,
- * and a lazy "done" record.
+ * a lazy "done" record, and a channel wait fused with the local copy or reduce behind it.
  *
  * The built-in collectives (collectives/coll_kernel.c, "Direct reads") use it to read a peer's
  * user buffer straight into their output: each side writes the address of the bytes it sends
@@ -54,4 +54,39 @@ EMU_DP_API int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread
 {
     EMU_DP_CALL("hcemu_record_done");
     return emu_dp_record_on_thread(&c, EMU_DP_DONE_RECORD, thread, dstThread, dstNotifyIdx);
+}
+
+/* A channel notify wait and the local copy or reduce that follows it on `thread`, as one
+ * task (dp_kinds.h, WAIT_COPY and WAIT_REDUCE): what an eager exchange's receiving side
+ * queues per peer (collectives/coll_kernel.c), the same checks as the two calls it stands
+ * for, with one task to build, queue, publish and retire instead of two. */
+static int32_t wait_move(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
+                         uint32_t idx, uint32_t timeout_s, bool reduce, void *dst, const void *src,
+                         uint64_t n, int dtype, int op)
+{
+    struct emu_task *t = NULL;
+    uint32_t slot, ch;
+    emu_status st = emu_dp_check_thread_channel(c, thread, channel, &slot, &ch);
+
+    if (st == EMU_OK)
+        st = emu_dp_build_wait_move(c, ch, idx, timeout_s, reduce, dst, src, n, dtype, op, &t);
+    return emu_dp_submit_built(c, slot, st, t);
+}
+
+EMU_DP_API int32_t hcemu_wait_copy(ThreadHandle thread, ChannelHandle channel,
+                                   uint32_t localNotifyIdx, uint32_t timeOut, void *dst,
+                                   const void *src, uint64_t len)
+{
+    EMU_DP_CALL("hcemu_wait_copy");
+    return wait_move(&c, thread, channel, localNotifyIdx, timeOut, false, dst, src, len, 0, 0);
+}
+
+EMU_DP_API int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel,
+                                     uint32_t localNotifyIdx, uint32_t timeOut, void *dst,
+                                     const void *src, uint64_t count, HcommDataType dataType,
+                                     HcommReduceOp reduceOp)
+{
+    EMU_DP_CALL("hcemu_wait_reduce");
+    return wait_move(&c, thread, channel, localNotifyIdx, timeOut, true, dst, src, count,
+                     (int)dataType, (int)reduceOp);
 }

@@ -126,6 +126,9 @@ struct emu_task *emu_dp_task_new(uint32_t kind);
 void emu_dp_task_describe(struct emu_task *t);
 /* The run function of every data-plane task (what its kind's row says). */
 enum emu_run_result emu_dp_task_run(struct emu_task *t);
+/* The move alone of a wait-then-move task whose notify the caller has consumed (the job-wide
+ * run queue's runner, runq.c): DONE or FAIL, never PARK. */
+enum emu_run_result emu_dp_task_run_moved(struct emu_task *t);
 /* Called by a record after it set notify `slot` of another device's `ctl`, instead of
  * ringing it: true when the hand-off needs no ring (the job-wide run queue, runq.c, sets
  * it; NULL: always ring). */
@@ -161,6 +164,12 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
                                        const void *dst, const void *mailbox, uint64_t off,
                                        uint64_t n, int dtype, int op,
                                        struct emu_task **out) EMU_MUST_CHECK;
+/* A wait for notify idx of channel `ch`, then a local copy (reduce false: n = bytes) or
+ * reduce (n = elements of dtype), as one task (hcemu_wait_copy, hcemu_wait_reduce). */
+emu_status emu_dp_build_wait_move(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                  uint32_t timeout_s, bool reduce, const void *dst,
+                                  const void *src, uint64_t n, int dtype, int op,
+                                  struct emu_task **out) EMU_MUST_CHECK;
 /* Runtime notify by aclrtGetNotifyId id: record (any device of the job) or wait (ours). */
 emu_status emu_dp_build_acl(const struct emu_hcomm_call *c, uint64_t id, bool wait,
                             uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;

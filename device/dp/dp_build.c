@@ -12,6 +12,17 @@
 #include "device/kernel/kernel.h"
 #include "device/net/net.h"
 
+/* The payload's channel `ch` and where its peer is. */
+static void set_channel(struct emu_dp_op *o, uint32_t ch)
+{
+    const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
+
+    o->channel = ch;
+    o->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
+    o->net_dev = p->dev;
+    o->net_diag = o->net && strcmp(p->job_dir, emu_exec_g.job_dir) == 0;
+}
+
 /* A task of `kind`; `ch` is kept for the kinds that go through a channel (dp_kinds.h). */
 static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
 {
@@ -20,14 +31,8 @@ static emu_status alloc(uint32_t kind, uint32_t ch, struct emu_task **out)
         return EMU_EINTERNAL;
     const struct emu_kernel_ctx *k = emu_kernel_current();
     emu_dp_op_of(*out)->copy_mode = k != NULL ? k->copy_mode : EMU_COPY_AUTO;
-    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL) {
-        struct emu_dp_op *o = emu_dp_op_of(*out);
-        const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
-        o->channel = ch;
-        o->net = emu_net_is_remote(emu_exec_ctl()->channels[ch].peer);
-        o->net_dev = p->dev;
-        o->net_diag = o->net && strcmp(p->job_dir, emu_exec_g.job_dir) == 0;
-    }
+    if (emu_dp_kinds_flags(kind) & EMU_DPF_CHANNEL)
+        set_channel(emu_dp_op_of(*out), ch);
     return EMU_OK;
 }
 
@@ -243,6 +248,28 @@ emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch
     if (st != EMU_OK)
         return st;
     return wait_task(EMU_DP_CHANNEL_WAIT, ch, cc->local_notify_base + idx, timeout_s, out);
+}
+
+/* The channel wait's checks, then the local move's: the move's task becomes the fused one,
+ * with the wait's channel and notify (dp_kinds.h, WAIT_COPY and WAIT_REDUCE). */
+emu_status emu_dp_build_wait_move(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,
+                                  uint32_t timeout_s, bool reduce, const void *dst,
+                                  const void *src, uint64_t n, int dtype, int op,
+                                  struct emu_task **out)
+{
+    const struct emu_channel_ctl *cc = &emu_exec_ctl()->channels[ch];
+    emu_status st = emu_hcomm_check_index(c, "localNotifyIdx", idx, cc->notify_num);
+
+    if (st != EMU_OK || (st = emu_dp_build_local(c, reduce, dst, src, n, dtype, op, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    (*out)->kind = reduce ? EMU_DP_WAIT_REDUCE : EMU_DP_WAIT_COPY;
+    set_channel(o, ch);
+    o->notify_ctl = emu_exec_ctl();
+    o->notify_dev = emu_exec_g.dev;
+    o->notify_slot = cc->local_notify_base + idx;
+    o->timeout_s = timeout_s;
+    return EMU_OK;
 }
 
 /* A runtime notify id (aclrtGetNotifyId) is (device << 24) | slot in that device's pool. */

@@ -23,7 +23,9 @@
 #define EMU_DPF_REMOTE_DST 0x04u /* dst is memory of the channel's peer (a write) */
 #define EMU_DPF_REMOTE_SRC 0x08u /* src is memory of the channel's peer (a read) */
 #define EMU_DPF_RECORD 0x10u     /* sets a notify (after the move, if any) */
-#define EMU_DPF_WAIT 0x20u       /* consumes a notify, parking until it is set or times out */
+#define EMU_DPF_WAIT 0x20u       /* consumes a notify, parking until it is set or times out;
+                                  * with MOVE, the move follows the wait (a local src and dst:
+                                  * hcemu's own collectives, one task where two were) */
 #define EMU_DPF_CHANNEL 0x40u    /* goes through a channel (payload's channel is its slot) */
 #define EMU_DPF_PUBLISHED 0x80u  /* src is not known at the call: the peer writes its address
                                   * into 8 bytes of my memory (payload's mailbox) before the
@@ -56,6 +58,10 @@
     X(THREAD_WAIT, "thread notify wait", EMU_DPF_WAIT) /* [WithDefaultTimeout] */              \
     X(CHANNEL_RECORD, "channel notify record", EMU_DPF_RECORD | EMU_DPF_CHANNEL)               \
     X(CHANNEL_WAIT, "channel notify wait", EMU_DPF_WAIT | EMU_DPF_CHANNEL)                     \
+    X(WAIT_COPY, "channel notify wait, then local copy",                                       \
+      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE) /* hcemu_wait_copy */                     \
+    X(WAIT_REDUCE, "channel notify wait, then local reduce",                                   \
+      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE | EMU_DPF_REDUCE) /* hcemu_wait_reduce */  \
     X(ACL_RECORD, "runtime notify record", EMU_DPF_RECORD) /* HcommAclrtNotify*, A2/A3 */      \
     X(ACL_WAIT, "runtime notify wait", EMU_DPF_WAIT)
 

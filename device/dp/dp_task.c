@@ -104,12 +104,14 @@ static bool resolve_published(struct emu_task *t, struct emu_dp_op *o)
     return false;
 }
 
-/* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts. */
-static enum emu_run_result move(struct emu_task *t, bool reduce)
+/* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts
+ * (never after a wait of the same task, which the next run would repeat). */
+static enum emu_run_result move(struct emu_task *t, uint32_t f)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
+    bool reduce = (f & EMU_DPF_REDUCE) != 0;
 
-    if (deferred(t, o))
+    if (!(f & EMU_DPF_WAIT) && deferred(t, o))
         return EMU_RUN_PARK;
     if (o->len == 0)
         return EMU_RUN_DONE;
@@ -229,18 +231,25 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
 
     if (v == EMU_INJECT_FAIL)
         return EMU_RUN_FAIL;
-    if (f & EMU_DPF_WAIT)
-        return wait_notify(t);
+    if (f & EMU_DPF_WAIT) {
+        enum emu_run_result r = wait_notify(t);
+        return r == EMU_RUN_DONE && (f & EMU_DPF_MOVE) ? move(t, f) : r;
+    }
     if (emu_dp_op_of(t)->net)
         return emu_net_run(t);
     if ((f & EMU_DPF_PUBLISHED) && !resolve_published(t, emu_dp_op_of(t)))
         return EMU_RUN_FAIL;
     if (f & EMU_DPF_MOVE) {
-        enum emu_run_result r = move(t, (f & EMU_DPF_REDUCE) != 0);
+        enum emu_run_result r = move(t, f);
         if (r != EMU_RUN_DONE || !(f & EMU_DPF_RECORD))
             return r;
     }
     return v == EMU_INJECT_SKIP_RECORD ? EMU_RUN_DONE : record(t);
+}
+
+enum emu_run_result emu_dp_task_run_moved(struct emu_task *t)
+{
+    return move(t, emu_dp_kinds_flags(t->kind));
 }
 
 void emu_dp_task_init(void)
