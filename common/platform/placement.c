@@ -1,5 +1,5 @@
-/* placement.c - binding an executor's workers to one core while the job has at least as many
- * executors as the machine has cores (see placement.h). */
+/* placement.c - binding an executor's workers to one core while the job oversubscribes the
+ * machine (see placement.h). */
 #include "placement.h"
 
 #include <pthread.h>
@@ -45,7 +45,7 @@ void emu_place_worker(unsigned dev)
     pthread_once(&once, find_allowed);
     if (n_allowed < 2)
         return; /* off, or one core: nothing to choose */
-    bool want = emu_spin_executors() >= n_allowed;
+    bool want = emu_spin_executors() > n_allowed;
     if (want == bound)
         return;
     cpu_set_t one, *set = &allowed;
