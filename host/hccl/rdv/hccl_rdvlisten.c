@@ -282,8 +282,11 @@ static bool on_proof(struct conn *c, uint64_t now)
     struct net_who *w = &p->who;
     w->host[sizeof(w->host) - 1] = '\0';
     w->job_dir[sizeof(w->job_dir) - 1] = '\0';
-    if (w->nranks == 0 || w->nranks > EMU_COMM_MAX_RANKS || w->rank >= w->nranks)
-        return refuse(c, "it names no rank of a communicator hcemu can make");
+    if (w->nranks == 0 || w->nranks > EMU_COMM_MAX_RANKS || w->rank >= w->nranks) {
+        refuse(c, "it names no rank of a communicator hcemu can make");
+        c->close_after = true; /* answered: a connection closed unanswered is tried again */
+        return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
+    }
     struct served_file *f = served(w->comm, w->nranks);
     if (f == NULL) {
         answer = NET_FULL;
@@ -390,8 +393,27 @@ static bool on_readable(struct conn *c, uint64_t now)
 
 /* ---- accepting ---------------------------------------------------------------------------- */
 
-/* Connections from `addr`, those of them not authenticated yet, and the oldest of all
- * unauthenticated connections (its index, UINT32_MAX for none) with their count. */
+/* How far an unauthenticated connection got: nothing received, part of a greeting, or a
+ * greeting answered with our challenge (a rank sends its proof at once). */
+static int progress(const struct conn *c)
+{
+    return c->state == CS_PROOF ? 2 : c->have > 0 ? 1 : 0;
+}
+
+/* Whether unauthenticated connection a goes before b when one must be dropped: the one that
+ * got least far, then the older. A flood of silent connections (reconnected as soon as they
+ * are dropped) then takes its own places, not those of ranks between their greeting and
+ * their proof; a rank's greeting that was dropped all the same is sent again. */
+static bool drops_before(const struct conn *a, const struct conn *b)
+{
+    int pa = progress(a), pb = progress(b);
+
+    return pa != pb ? pa < pb : a->born < b->born;
+}
+
+/* Connections from `addr`, those of them not authenticated yet, and the unauthenticated
+ * connection to drop first when there are too many (its index, UINT32_MAX for none) with
+ * their count. */
 static void count_from(uint32_t addr, uint32_t *all, uint32_t *pending, uint32_t *pending_all,
                        uint32_t *oldest)
 {
@@ -400,7 +422,7 @@ static void count_from(uint32_t addr, uint32_t *all, uint32_t *pending, uint32_t
     for (uint32_t i = 0; i < srv.n; i++) {
         bool p = srv.conns[i]->state != CS_SERVED;
         *pending_all += p;
-        if (p && (*oldest == UINT32_MAX || srv.conns[i]->born < srv.conns[*oldest]->born))
+        if (p && (*oldest == UINT32_MAX || drops_before(srv.conns[i], srv.conns[*oldest])))
             *oldest = i;
         if (srv.conns[i]->addr == addr) {
             (*all)++;
@@ -451,8 +473,8 @@ static void accept_some(uint64_t now)
                           : pending >= MAX_PENDING_PER_ADDR   ? "too many greetings from it"
                                                               : NULL;
         if (why == NULL && pending_all >= MAX_PENDING && oldest != UINT32_MAX) {
-            note(EMU_LOG_LEVEL_WARN, "%u greetings at once: dropped the oldest (from %s) for "
-                 "a new one", MAX_PENDING, srv.conns[oldest]->who);
+            note(EMU_LOG_LEVEL_WARN, "%u greetings at once: dropped the least advanced (from "
+                 "%s) for a new one", MAX_PENDING, srv.conns[oldest]->who);
             drop(oldest);
         }
         struct conn *c = why == NULL ? calloc(1, sizeof(*c)) : NULL;

@@ -98,8 +98,9 @@ static int try_connect(uint32_t ip, uint16_t port)
 }
 
 /* One attempt of the greeting on a connected socket. EMU_EAGAIN: the listener is busy or
- * closed before its challenge (try again); EMU_EREMOTE (after one line): it refused us or
- * could not prove the key. */
+ * closed the connection before its answer (try again: under a flood of greetings it drops
+ * some unanswered); EMU_EREMOTE (after one line): it refused us or could not prove the
+ * key. */
 static emu_status greet(int fd, const uint8_t *key, const struct emu_rdvnet_who *me,
                         const char *where)
 {
@@ -124,8 +125,9 @@ static emu_status greet(int fd, const uint8_t *key, const struct emu_rdvnet_who 
     snprintf(p.who.host, sizeof(p.who.host), "%s", me->host);
     snprintf(p.who.job_dir, sizeof(p.who.job_dir), "%s", me->job_dir);
     emu_rdv_proof(key, "rank", ch.nonce, h.nonce, &p.who, sizeof(p.who), p.proof);
-    if (!io_all(fd, &p, sizeof(p), true) || !io_all(fd, &answer, sizeof(answer), false) ||
-        answer != NET_SERVED) {
+    if (!io_all(fd, &p, sizeof(p), true) || !io_all(fd, &answer, sizeof(answer), false))
+        return EMU_EAGAIN;
+    if (answer != NET_SERVED) {
         EMU_LOG_ERR("%s: rank %u: the root's listener at %s %s", me->fn, me->rank, where,
                     answer == NET_FULL ? "serves too many communicators at once (see its log)"
                                        : "refused our proof of the job's key");
