@@ -12,11 +12,10 @@
  *     wakes per 8-rank 1 KiB allreduce, whatever the algorithm's exchanges),
  *   - bytes copied and reduced by all ranks together (a reduced byte costs REDUCE_WEIGHT of a
  *     copied one: it reads two lines per line written), at RANK_COPY_SHARE of one core's copy rate,
- *   - hand-offs in sequence on the call's critical path: a hand-off of latency each (with more
- *     ranks than cores a peer's tasks may run in place, but a step still waits for the peer's
- *     turn on a core: priced at a task's CPU, halving-doubling's eager steps made 8-rank 1 KiB
- *     allreduces choose it at 104-144 us against mesh's 62-85); a launch LAUNCH_HOPS x the
- *     ranks per core,
+ *   - hand-offs in sequence on the call's critical path: HOP_SHARE of a hand-off's latency
+ *     each (with more ranks than cores a peer's tasks may run in place, but a step still
+ *     waits for the peer's turn on a core; queued calls overlap the rest); a launch
+ *     LAUNCH_HOPS x the ranks per core,
  * and takes time = max(CPU of all ranks / usable cores, CPU of the busiest rank) + hand-offs
  * in sequence. The machine's figures (copy rate, hand-off, cores: machine.h) are measured, so
  * the same counts choose differently on another machine.
@@ -47,6 +46,13 @@
 #define LAUNCH_TASKS 12.0
 #define LAUNCH_WAKES 1.0
 #define LAUNCH_HOPS 2.0
+/* What a call's exchanges in sequence cost of a hand-off each: half, since queued calls of a
+ * communicator overlap (coll_launch.c), and the next call's first steps fill the wait for
+ * this one's last. At the full figure halving-doubling's 6 steps kept the 8-rank 1 KiB
+ * allreduce on mesh, which then measured slower (52.1 against 47.8 us, and 68.7 against
+ * 52.2 us in another series of alternating runs); before calls overlapped it was the
+ * other way round (mesh 62-85 us, halving-doubling 104-144). */
+#define HOP_SHARE 0.5
 
 /* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
 #define CARD_SMALL (256u << 10) /* at or below: mesh one-shot (fewest steps) */
@@ -325,7 +331,7 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
-    double seq = t.hops * h + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
+    double seq = t.hops * h * HOP_SHARE + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
 
     return (all > busiest ? all : busiest) + seq;
 }
