@@ -1067,6 +1067,19 @@ static void eager_and_slot_exchanges_alternate_on_one_comm(void **state)
     run_at(5, alternate_body);
 }
 
+/* Element j of allgather k's output in gather_chain: rank j / count's element j % count. */
+struct chain_gather {
+    int k, count;
+};
+
+static double want_chain_gathered(void *p, uint64_t j)
+{
+    const struct chain_gather *c = p;
+    uint64_t n = (uint64_t)c->count;
+
+    return c->k * 100000 + (double)(j / n) * 1000 + (double)(j % n);
+}
+
 /* More allgathers queued back to back than may be in flight, each from its own buffers: by
  * default their pairs go eager and the calls overlap; with HCEMU_DIRECT_KB=1
  * (collectives_direct) they read directly, and each waits for the one before it. */
@@ -1088,19 +1101,20 @@ static void gather_chain(struct cu_rank *r, aclrtStream s)
                         HCCL_SUCCESS);
     sync(r, s);
     for (int k = 0; k < CALLS; k++) {
+        struct chain_gather c = {k, COUNT};
         download(r, &out[k]);
-        for (uint64_t j = 0; j < (uint64_t)r->n * COUNT && r->failures == 0; j++) {
-            int32_t got = ((int32_t *)(void *)out[k].h)[j];
-            int32_t want = (int32_t)(k * 100000 + (int)(j / COUNT) * 1000 + (int)(j % COUNT));
-            if (got != want) {
-                fprintf(stderr, "rank %d: allgather %d of %d: element %llu is %d, want %d\n",
-                        r->rank, k, CALLS, (unsigned long long)j, got, want);
-                r->failures++;
-            }
-        }
+        if (r->failures == 0)
+            expect_elems(r, "chained allgather", HCCL_DATA_TYPE_INT32, out[k].h,
+                         (uint64_t)r->n * COUNT, want_chain_gathered, &c);
         dfree(&in[k]);
         dfree(&out[k]);
     }
+}
+
+static double want_constant(void *p, uint64_t i)
+{
+    (void)i;
+    return *(const double *)p;
 }
 
 /* Queued calls overlap (host/coll/coll_launch.c, "Overlapping calls"): each call's input is
@@ -1111,7 +1125,7 @@ static void chain_body(struct cu_rank *r)
     enum { COUNT = 1000, BEFORE = 12, AFTER = 7 };
     struct dbuf a, snap;
     aclrtStream s;
-    int64_t want = 1;
+    double want = 1; /* exact: at most 3^19 */
 
     CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
     dalloc(r, &a, COUNT * sizeof(int32_t));
@@ -1132,24 +1146,13 @@ static void chain_body(struct cu_rank *r)
     download(r, &snap);
     for (int k = 0; k < BEFORE; k++)
         want *= r->n;
-    for (uint64_t i = 0; i < COUNT && r->failures == 0; i++) {
-        int64_t got = ((int32_t *)(void *)snap.h)[i];
-        if (got != want) {
-            fprintf(stderr, "rank %d: copy after %d calls: element %llu is %lld, want %lld\n",
-                    r->rank, BEFORE, (unsigned long long)i, (long long)got, (long long)want);
-            r->failures++;
-        }
-    }
+    expect_elems(r, "copy queued between chained allreduces", HCCL_DATA_TYPE_INT32, snap.h,
+                 COUNT, want_constant, &want);
     for (int k = 0; k < AFTER; k++)
         want *= r->n;
-    for (uint64_t i = 0; i < COUNT && r->failures == 0; i++) {
-        int64_t got = ((int32_t *)(void *)a.h)[i];
-        if (got != want) {
-            fprintf(stderr, "rank %d: after %d calls: element %llu is %lld, want %lld\n", r->rank,
-                    BEFORE + AFTER, (unsigned long long)i, (long long)got, (long long)want);
-            r->failures++;
-        }
-    }
+    if (r->failures == 0)
+        expect_elems(r, "chained allreduces", HCCL_DATA_TYPE_INT32, a.h, COUNT, want_constant,
+                     &want);
     dfree(&a);
     dfree(&snap);
     gather_chain(r, s);
