@@ -129,19 +129,20 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
     return m != NULL && (len == 0 || emu_devmap_reaches(m, addr, len)) ? m : NULL;
 }
 
-/* Build in t descriptor d of stream s of device `ctl` as a task of this process, with this
- * process's mappings; false when it cannot run here (a device or a range this process does
- * not map yet: the device runs it itself). */
-static bool build(struct emu_devctl *ctl, uint32_t s, const struct emu_runq_task *d, bool behind,
+/* Build in t descriptor k of entry g (stream s of device `ctl`) as a task of this process,
+ * with this process's mappings; false when it cannot run here (a device or a range this
+ * process does not map yet: the device runs it itself). */
+static bool build(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, uint32_t k,
                   struct emu_task *t)
 {
+    const struct emu_runq_task *d = &g->tasks[k];
     struct emu_dp_op *o = emu_dp_op_of(t);
     struct emu_devmap *m;
 
     memset(t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
     /* The copy stands alone; `next` says only whether tasks follow it on the stream (a lazy
      * record reads that, dp_task.c). */
-    t->next = behind ? t : NULL;
+    t->next = k + 1 < g->n || atomic_load(&g->more) != 0 ? t : NULL;
     t->kind = (uint16_t)d->kind;
     t->stream = s;
     t->callsite = d->callsite;
@@ -221,13 +222,12 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
     g->runner = emu_exec_g.dev;
     while (k < g->n && emu_load_acquire(&ctl->streams[s].error) == 0) {
         const struct emu_runq_task *d = &g->tasks[k];
-        bool behind = k + 1 < g->n || atomic_load(&g->more) != 0;
         uint32_t f = emu_dp_kinds_flags(d->kind);
         struct emu_task t;
         if (f & EMU_DPF_WAIT) {
             /* A move after the wait is built first: once its notify is consumed, the
              * device could not run the task again. */
-            if ((f & EMU_DPF_MOVE) && !build(ctl, s, d, behind, &t))
+            if ((f & EMU_DPF_MOVE) && !build(ctl, s, g, k, &t))
                 break;
             if (emu_task_host_notify_consume(ctl, d->notify_slot)) {
                 if ((f & EMU_DPF_MOVE) && run_built(&t, g, true) != STEP_DONE)
@@ -243,7 +243,7 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
                 break; /* its recorder failed: the device fails the wait at home */
             continue;
         }
-        if (!build(ctl, s, d, behind, &t) || run_built(&t, g, false) != STEP_DONE)
+        if (!build(ctl, s, g, k, &t) || run_built(&t, g, false) != STEP_DONE)
             break;
         k++;
         emu_fetch_add_relaxed(&ctl->progress, 1);

@@ -198,6 +198,15 @@ emu_status emu_dp_build_thread_record(const struct emu_hcomm_call *c, uint32_t k
     return EMU_OK;
 }
 
+/* The waiting part of a payload: notify `slot` of this device, within timeout_s. */
+static void set_wait(struct emu_dp_op *o, uint32_t slot, uint32_t timeout_s)
+{
+    o->notify_ctl = emu_exec_ctl();
+    o->notify_dev = emu_exec_g.dev;
+    o->notify_slot = slot;
+    o->timeout_s = timeout_s;
+}
+
 static emu_status wait_task(uint32_t kind, uint32_t ch, uint32_t slot, uint32_t timeout_s,
                             struct emu_task **out)
 {
@@ -205,11 +214,7 @@ static emu_status wait_task(uint32_t kind, uint32_t ch, uint32_t slot, uint32_t 
 
     if (st != EMU_OK)
         return st;
-    struct emu_dp_op *o = emu_dp_op_of(*out);
-    o->notify_ctl = emu_exec_ctl();
-    o->notify_dev = emu_exec_g.dev;
-    o->notify_slot = slot;
-    o->timeout_s = timeout_s;
+    set_wait(emu_dp_op_of(*out), slot, timeout_s);
     return EMU_OK;
 }
 
@@ -265,10 +270,7 @@ emu_status emu_dp_build_wait_move(const struct emu_hcomm_call *c, uint32_t ch, u
     struct emu_dp_op *o = emu_dp_op_of(*out);
     (*out)->kind = reduce ? EMU_DP_WAIT_REDUCE : EMU_DP_WAIT_COPY;
     set_channel(o, ch);
-    o->notify_ctl = emu_exec_ctl();
-    o->notify_dev = emu_exec_g.dev;
-    o->notify_slot = cc->local_notify_base + idx;
-    o->timeout_s = timeout_s;
+    set_wait(o, cc->local_notify_base + idx, timeout_s);
     return EMU_OK;
 }
 

@@ -167,7 +167,7 @@ static enum emu_run_result record(struct emu_task *t)
      * host/coll/coll_launch.c): the host stream's wait needs no wake-up now. The last of
      * those calls' records wakes the device, which then retires every wait it finds set;
      * the doorbell moves, so an awake worker of the device takes it at its next look. A
-     * runner marks a task with more published behind it the same way (runq.c, run_one).
+     * runner marks a task with more published behind it the same way (runq.c, build).
      * The last one always rings: the host stream may be parked on an earlier call's wait,
      * not on this notify, which the job-wide run queue would take for "nobody waits". */
     if (emu_dp_kinds_flags(t->kind) & EMU_DPF_LAZY) {
