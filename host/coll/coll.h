@@ -143,7 +143,11 @@ struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite);
  * use) on stream. */
 emu_status emu_coll_launch_notify(aclrtStream stream, const struct hcoll_thread_notify *a,
                                   bool wait, const char *fn) EMU_MUST_CHECK;
-/* coll_direct.c: whether the settings let the built-in collectives read peers' buffers
+/* coll_direct.c: whether something follows the collectives' tasks one by one (the modelled
+ * clock, the race detector, provenance, injected faults): then they keep the card's forms,
+ * not hcemu's own (direct reads, fused waits, overlapping calls). */
+bool emu_coll_tasks_followed(void);
+/* Whether the settings let the built-in collectives read peers' buffers
  * directly (the wall clock, no diagnostic following transfers' sources, HCEMU_DIRECT_KB not
  * 0), and from how many bytes a pair does. */
 bool emu_coll_direct_allowed(void);

@@ -19,7 +19,7 @@
 #include "host/acl/model_time.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static bool allowed;
+static bool followed, allowed;
 static uint64_t min_bytes;
 
 static void decide(void)
@@ -27,8 +27,15 @@ static void decide(void)
     uint64_t kb = emu_settings_u64(EMU_SET_DIRECT_KB);
 
     min_bytes = kb << 10;
-    allowed = kb != 0 && !emu_model_time_on() && !emu_settings_bool(EMU_SET_RACECHECK) &&
-              !emu_settings_bool(EMU_SET_PROVENANCE) && *emu_settings_str(EMU_SET_FAULT) == '\0';
+    followed = emu_model_time_on() || emu_settings_bool(EMU_SET_RACECHECK) ||
+               emu_settings_bool(EMU_SET_PROVENANCE) || *emu_settings_str(EMU_SET_FAULT) != '\0';
+    allowed = kb != 0 && !followed;
+}
+
+bool emu_coll_tasks_followed(void)
+{
+    pthread_once(&once, decide);
+    return followed;
 }
 
 bool emu_coll_direct_allowed(void)

@@ -505,15 +505,13 @@ void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
 static pthread_once_t overlap_once = PTHREAD_ONCE_INIT;
 static bool overlap_on, fused_on;
 
-/* Whether the calls may take hcemu's own forms: the modelled clock, the race detector,
- * provenance, injected faults and seeded schedules follow the card's tasks one by one. Then
- * calls overlap (unless HCEMU_OVERLAP=0), and an eager exchange's receiving side is one
- * task (hcemu_wait_copy: 16 tasks a device for an 8-rank mesh allgather instead of 23). */
+/* Whether the calls may take hcemu's own forms: not while something follows the card's
+ * tasks one by one (emu_coll_tasks_followed), nor under a seeded schedule. Then calls overlap
+ * (unless HCEMU_OVERLAP=0), and an eager exchange's receiving side is one task
+ * (hcemu_wait_copy: 16 tasks a device for an 8-rank mesh allgather instead of 23). */
 static void overlap_decide(void)
 {
-    fused_on = !emu_model_time_on() && !emu_settings_bool(EMU_SET_RACECHECK) &&
-               !emu_settings_bool(EMU_SET_PROVENANCE) && *emu_settings_str(EMU_SET_FAULT) == '\0' &&
-               emu_settings_u64(EMU_SET_SEED) == 0;
+    fused_on = !emu_coll_tasks_followed() && emu_settings_u64(EMU_SET_SEED) == 0;
     overlap_on = fused_on && emu_settings_bool(EMU_SET_OVERLAP);
 }
 
