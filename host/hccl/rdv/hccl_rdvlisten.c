@@ -2,9 +2,9 @@
  * rdvnet_wire.h): one thread, one poll() loop over non-blocking sockets, so no peer can hold
  * it up. Whoever connects must greet and prove the job's key within NET_HELLO_LIMIT_MS per
  * step, or is dropped; unauthenticated connections are capped per address (over it a new
- * one is turned away "busy", and a rank tries again) and in total (over it the oldest is
- * dropped: a rank greets within a round trip, so a flood must outrun that to push it out),
- * authenticated ones too. A started request
+ * one is turned away "busy", and a rank tries again) and in total (over it the one that got
+ * least far is dropped, silent ones before a rank's between its greeting and its proof; a
+ * rank whose connection closes unanswered greets again), authenticated ones too. A started request
  * must arrive, and its answer leave, within NET_IO_LIMIT_S. A communicator's file is
  * forgotten once no rank of another host is connected for it and none of this folder uses
  * it. Only authenticated ranks keep the root's process alive at exit. */
@@ -267,39 +267,41 @@ static bool on_hello(struct conn *c, uint64_t now)
     return queue(c, &ch, sizeof(ch)) && flush_out(c, now);
 }
 
+/* Send `answer` and close once it is sent: a refusal the rank reads, so it does not greet
+ * again as it does after a connection closed unanswered. */
+static bool answer_and_close(struct conn *c, uint32_t answer, uint64_t now)
+{
+    c->close_after = true;
+    return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
+}
+
 static bool on_proof(struct conn *c, uint64_t now)
 {
     struct net_proof *p = &c->small.proof;
     uint8_t want[EMU_RDV_PROOF_BYTES];
-    uint32_t answer = NET_REFUSED;
+    uint32_t answer = NET_SERVED;
 
     emu_rdv_proof(srv.key, "rank", c->my_nonce, c->peer_nonce, &p->who, sizeof(p->who), want);
     if (!emu_rdv_proof_equal(want, p->proof)) {
         refuse(c, "it does not know the job's key (or answered another challenge)");
-        c->close_after = true;
-        return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
+        return answer_and_close(c, NET_REFUSED, now);
     }
     struct net_who *w = &p->who;
     w->host[sizeof(w->host) - 1] = '\0';
     w->job_dir[sizeof(w->job_dir) - 1] = '\0';
     if (w->nranks == 0 || w->nranks > EMU_COMM_MAX_RANKS || w->rank >= w->nranks) {
         refuse(c, "it names no rank of a communicator hcemu can make");
-        c->close_after = true; /* answered: a connection closed unanswered is tried again */
-        return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
+        return answer_and_close(c, NET_REFUSED, now);
     }
     struct served_file *f = served(w->comm, w->nranks);
-    if (f == NULL) {
-        answer = NET_FULL;
-        c->close_after = true;
-        return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
-    }
+    if (f == NULL)
+        return answer_and_close(c, NET_FULL, now);
     c->id = *w;
     c->file = f;
     f->conns++;
     c->state = CS_SERVED;
     c->deadline = 0;
     atomic_fetch_add(&srv.members, 1);
-    answer = NET_SERVED;
     return queue(c, &answer, sizeof(answer)) && flush_out(c, now);
 }
 
@@ -415,15 +417,16 @@ static bool drops_before(const struct conn *a, const struct conn *b)
  * connection to drop first when there are too many (its index, UINT32_MAX for none) with
  * their count. */
 static void count_from(uint32_t addr, uint32_t *all, uint32_t *pending, uint32_t *pending_all,
-                       uint32_t *oldest)
+                       uint32_t *drop_first)
 {
     *all = *pending = *pending_all = 0;
-    *oldest = UINT32_MAX;
+    *drop_first = UINT32_MAX;
     for (uint32_t i = 0; i < srv.n; i++) {
         bool p = srv.conns[i]->state != CS_SERVED;
         *pending_all += p;
-        if (p && (*oldest == UINT32_MAX || drops_before(srv.conns[i], srv.conns[*oldest])))
-            *oldest = i;
+        if (p && (*drop_first == UINT32_MAX ||
+                  drops_before(srv.conns[i], srv.conns[*drop_first])))
+            *drop_first = i;
         if (srv.conns[i]->addr == addr) {
             (*all)++;
             *pending += p;
@@ -466,16 +469,16 @@ static void accept_some(uint64_t now)
             return;
         char who[32];
         snprintf(who, sizeof(who), "%s:%u", inet_ntoa(a.sin_addr), (unsigned)ntohs(a.sin_port));
-        uint32_t all, pending, pending_all, oldest;
-        count_from(a.sin_addr.s_addr, &all, &pending, &pending_all, &oldest);
+        uint32_t all, pending, pending_all, drop_first;
+        count_from(a.sin_addr.s_addr, &all, &pending, &pending_all, &drop_first);
         const char *why = srv.n >= MAX_CONNS                  ? "too many connections"
                           : all >= MAX_CONNS_PER_ADDR         ? "too many connections from it"
                           : pending >= MAX_PENDING_PER_ADDR   ? "too many greetings from it"
                                                               : NULL;
-        if (why == NULL && pending_all >= MAX_PENDING && oldest != UINT32_MAX) {
+        if (why == NULL && pending_all >= MAX_PENDING && drop_first != UINT32_MAX) {
             note(EMU_LOG_LEVEL_WARN, "%u greetings at once: dropped the least advanced (from "
-                 "%s) for a new one", MAX_PENDING, srv.conns[oldest]->who);
-            drop(oldest);
+                 "%s) for a new one", MAX_PENDING, srv.conns[drop_first]->who);
+            drop(drop_first);
         }
         struct conn *c = why == NULL ? calloc(1, sizeof(*c)) : NULL;
         if (c == NULL) {
