@@ -180,20 +180,20 @@ emu_status emu_mem_resolve(const void *ptr, uint64_t len, const char *what,
     s = EMU_EINVAL;
     /* Without the table's lock (a shared robust mutex, taken twice a collective call) unless a
      * writer is at work: the seqlock read gives one version's record. */
-    int i = emu_range_read(&d->ctl->alloc.set, d->ctl->alloc.recs, off, &out->rec, &version);
-    if (i < 0) {
+    int read = emu_range_read(&d->ctl->alloc.set, d->ctl->alloc.recs, off, &out->rec, &version);
+    bool found = read > 0;
+    if (read < 0) {
         emu_devctl_lock(&d->ctl->alloc.lock);
-        i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
-        if (i >= 0)
+        int i = emu_range_find(&d->ctl->alloc.set, d->ctl->alloc.recs, off);
+        found = i >= 0;
+        if (found)
             out->rec = d->ctl->alloc.recs[i];
         emu_devctl_unlock(&d->ctl->alloc.lock);
-    } else {
-        i = i > 0 ? 0 : -1; /* found (at some index) or not */
     }
-    if (i >= 0 && emu_range_holds(&out->rec, off, len))
+    if (found && emu_range_holds(&out->rec, off, len))
         s = EMU_OK;
     if (s != EMU_OK) {
-        if (i < 0)
+        if (!found)
             EMU_LOG_ERR("%s %p is not inside memory allocated on device %d (aclrtMalloc)", what,
                         ptr, dev);
         else
