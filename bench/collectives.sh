@@ -6,10 +6,14 @@
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
-# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, MPI_TIMEOUT override)
-# Cliffs: sizes step by FACTOR (default 4; 2 for the cliff sweep), and a row whose time is more
-# than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread of an 8-rank small
-# call between runs on a quiet 2-core machine) is marked CLIFF; the last line counts them.
+# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, REPEAT, MPI_TIMEOUT override)
+# Cliffs: sizes step by FACTOR (default 4; 2 for the cliff sweep). A row breaks the rule when
+# its time is more than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread
+# of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
+# copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
+# with sizes, copying what the job's outputs hold), more than that step. Such a row is timed
+# again, both sizes in jobs of their own, REPEAT (2) more times: it is marked CLIFF when the
+# medians still break the rule, "steep once" when they do not; the last line counts both.
 # `make bench` runs the long sweep: FACTOR=2, 1 KiB-256 MiB, 2-16 ranks, every tool.
 # Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
 # and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
@@ -30,6 +34,7 @@ RANKS=${RANKS:-"2 4 8"}
 FACTOR=${FACTOR:-4}
 TOOLS=${TOOLS:-"all_reduce_test all_gather_test"}
 CLIFF_US=${CLIFF_US:-30}
+REPEAT=${REPEAT:-2}
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -49,6 +54,64 @@ fi
 maxbytes=$(bytes_of "$MAXB")
 smallmax=$(bytes_of "$SMALL_MAX")
 
+# The machine's own step: the time two threads take to copy what the job's outputs hold
+# (ranks x bytes), per size, from coll_copy_bound; "copy_us BYTES" reads it (empty: none).
+copy_us() {
+    awk -v b="$1" '$1 == b { print $2 }' "$TMP/copy.txt"
+}
+
+# steep PREV_US US PREV_BYTES BYTES: whether the row breaks the rule: more than FACTOR x the
+# previous size's time, or the machine's copy step if that is steeper, plus CLIFF_US.
+steep() {
+    awk -v p="$1" -v u="$2" -v f="$FACTOR" -v k="$CLIFF_US" -v mp="$(copy_us $((n * $3)))" \
+        -v m="$(copy_us $((n * $4)))" 'BEGIN {
+            step = f;
+            if (mp != "" && m != "" && mp > 0 && m / mp > step)
+                step = m / mp;
+            exit !(u + 0 > step * p + k);
+        }'
+}
+
+# Calls and warm-up calls for a job of one size, as the sweep times them.
+iters_for() {
+    if [ "$1" -le "$smallmax" ]; then
+        echo "$SMALL_ITERS $SMALL_WARMUP"
+    else
+        i=$((ITERS * 16777216 / $1))
+        [ "$i" -ge "$ITERS" ] || i=$ITERS
+        echo "$i $WARMUP"
+    fi
+}
+
+# pair_times N TOOL SMALL BIG: "SMALL_US BIG_US", each size in a job of its own.
+pair_times() {
+    out=""
+    for b in "$3" "$4"; do
+        # shellcheck disable=SC2046
+        set -- "$1" "$2" $(iters_for "$b")
+        t=$("$BIN/hcemu-run" -n "$1" -- "$BIN/$2" -b "$b" -e "$b" -n "$3" -w "$4" -c 0 -B 1 2>&1 |
+            awk -F'|' '/^\[rank 0\] [0-9]+ +\|/ { print $2 + 0; exit }')
+        out="$out ${t:-0}"
+    done
+    echo "${out# }"
+}
+
+# median_pair FILE: the medians of the two columns of FILE ("SMALL_US BIG_US" lines).
+median_pair() {
+    for c in 1 2; do
+        awk -v c=$c '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { printf("%s ", v[int((NR + 1) / 2)]) }'
+    done
+}
+
+# mpi_too US_PREV US MPI MPI_PREV: ", OpenMPI too: xR" when OpenMPI's time rose within a
+# quarter as steeply over the same sizes in the same run.
+mpi_too() {
+    awk -v p="$1" -v u="$2" -v m="$3" -v mp="$4" 'BEGIN {
+        if (m != "" && mp != "" && mp > 0 && (m / mp) * 1.25 >= u / p)
+            printf(", OpenMPI too: x%.1f", m / mp);
+    }'
+}
+
 printf '\n%-13s %5s %10s %11s %11s %10s %8s %9s %11s %11s %9s %s\n' collective ranks bytes hcemu_us \
     busbw_GB/s bound_GB/s of_bound of_stream mpi_us mpi_busbw hcemu/mpi cliff
 {
@@ -57,6 +120,13 @@ for n in $RANKS; do
     set -- $("$BIN/coll_copy_bound")
     copy=$1 stream=$2
     echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
+    sizes="" b=1024
+    while [ "$b" -le "$maxbytes" ]; do
+        sizes="$sizes $((n * b))"
+        b=$((b * FACTOR))
+    done
+    # shellcheck disable=SC2086
+    "$BIN/coll_copy_bound" $sizes >"$TMP/copy.txt" || true
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! mpi_run "$MPI_TIMEOUT" "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" "$FACTOR" \
@@ -91,13 +161,30 @@ $big $big $iters $WARMUP"
             fi
             cat "$TMP/sweep.txt" >>"$TMP/out.txt"
         done
-        prev="" prevm=""
+        prev="" prevm="" prevb=""
         grep -E '^\[rank 0\] [0-9]+ +\|' "$TMP/out.txt" | sed 's/^\[rank 0\] //' |
         while IFS='|' read -r bytes us alg bus res; do
+            bytes=$((bytes + 0))
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
+            verdict=""
+            if [ -n "$prev" ] && steep "$prev" "$us" "$prevb" "$bytes"; then
+                # Steeper than the machine's copy: a cliff only if it repeats. The two sizes
+                # again, in jobs of their own, REPEAT times; the medians decide.
+                echo "$prev $us" >"$TMP/again.txt"
+                for _ in $(seq "$REPEAT"); do
+                    pair_times "$n" "$tool" "$prevb" "$bytes" >>"$TMP/again.txt" </dev/null
+                done
+                set -- $(median_pair "$TMP/again.txt")
+                if steep "$1" "$2" "$prevb" "$bytes"; then
+                    verdict=$(mpi_too "$1" "$2" "$m" "$prevm")
+                    verdict=" CLIFF ($(awk -v a="$1" -v b="$2" 'BEGIN { printf("x%.2f", b / a) }')"\
+" in the median of $((REPEAT + 1)) runs$verdict)"
+                else
+                    verdict=" steep once (median of $((REPEAT + 1)) runs: $1 -> $2 us)"
+                fi
+            fi
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
-                -v st="$stream" -v m="${m:-}" -v prev="$prev" -v prevm="$prevm" -v fac="$FACTOR" \
-                -v k="$CLIFF_US" 'BEGIN {
+                -v st="$stream" -v m="${m:-}" -v v="$verdict" 'BEGIN {
                     bound = cp / n;
                     sbound = st / n;
                     f = c == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
@@ -107,18 +194,14 @@ $big $big $iters $WARMUP"
                         printf("%11.1f %11.4f %9.2f", m, b / (m * 1000) * f, us / m);
                     else
                         printf("%11s %11s %9s", "-", "-", "-");
-                    # a cliff: more than FACTOR x the time of the previous size, plus CLIFF_US;
-                    # "(OpenMPI too)" when OpenMPI'"'"'s time rose as steeply in the same run (within
-                    # a quarter): a step the machine takes, where the buffers leave its caches
-                    cliff = prev != "" && us + 0 > fac * prev + k;
-                    peer = cliff && m != "" && prevm != "" && prevm > 0 &&
-                           (m / prevm) * 1.25 >= us / prev;
-                    printf("%s\n", cliff ? (peer ? sprintf(" CLIFF (OpenMPI too: x%.1f)", m / prevm) : " CLIFF") : "");
+                    printf("%s\n", v);
                 }'
-            prev=$us prevm=$m
+            prev=$us prevm=$m prevb=$bytes
         done
     done
 done
 } | tee "$TMP/table.txt"
-echo "cliffs (a row over $FACTOR x the previous size's time + $CLIFF_US us): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
-    "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF (OpenMPI too' "$TMP/table.txt" || true)"
+echo "cliffs (a row over $FACTOR x the previous size's time, or the machine's copy step if steeper," \
+    "+ $CLIFF_US us, in the median of $((REPEAT + 1)) runs): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
+    "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF.*OpenMPI too' "$TMP/table.txt" || true);" \
+    "steep once, not repeated: $(grep -c ' steep once' "$TMP/table.txt" || true)"

@@ -1,10 +1,19 @@
-/* copy_bound.c - the machine's copy limits for bench/collectives.sh: the aggregate rate of
- * two threads each copying its own 64 MiB buffer (best of five), in GB/s, once with memcpy
- * and once with the streaming copy of hcemu's data plane (emu_copy_stream, non-temporal
- * stores). A collective's bus bandwidth on n emulated devices sharing two cores cannot beat
- * rate / n. Prints "MEMCPY STREAM". The memcpy figure is the bound the latency work's
- * targets name; the streaming one is the faster copy this machine can do, which glibc's
- * memcpy does not use at 64 MiB where the CPU reports a huge last-level cache (common/platform/copy.h). */
+/* copy_bound.c - the machine's copy limits for bench/collectives.sh.
+ *
+ * Without arguments: the aggregate rate of two threads each copying its own 64 MiB buffer
+ * (best of five), in GB/s, once with memcpy and once with the streaming copy of hcemu's data
+ * plane (emu_copy_stream, non-temporal stores). A collective's bus bandwidth on n emulated
+ * devices sharing two cores cannot beat rate / n. Prints "MEMCPY STREAM". The memcpy figure
+ * is the bound the latency work's targets name; the streaming one is the faster copy this
+ * machine can do, which glibc's memcpy does not use at 64 MiB where the CPU reports a huge
+ * last-level cache (common/platform/copy.h).
+ *
+ * With sizes (`coll_copy_bound BYTES...`): for each, the time in microseconds of two threads
+ * copying BYTES between two buffers of that size, half each (best of at least five runs and
+ * 20 ms), one "BYTES US" line per size. The cliff test of collectives.sh compares a
+ * collective's time step between two sizes with this copy's step over the bytes the job's
+ * outputs hold: where the machine's own copy more than doubles its time for twice the bytes
+ * (the buffers leave a cache), the collective may too. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,21 +24,23 @@
 #include "common/platform/copy.h"
 
 #define BYTES (64u << 20)
+#define STEP_MIN_S 0.02 /* a size's runs take at least this long */
 
 struct job {
-    char *buf;
+    char *dst;
+    const char *src;
+    size_t len;
     bool stream;
 };
 
 static void *copy(void *p)
 {
     struct job *j = p;
-    char *src = j->buf, *dst = src + BYTES;
 
     if (j->stream)
-        emu_copy_stream(dst, src, BYTES);
+        emu_copy_stream(j->dst, j->src, j->len);
     else
-        memcpy(dst, src, BYTES);
+        memcpy(j->dst, j->src, j->len);
     return NULL;
 }
 
@@ -40,27 +51,79 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Jobs j[0] and j[1] on two threads at once; the seconds it took. */
+static double run_pair(struct job j[2])
+{
+    pthread_t t;
+    double t0 = now();
+
+    if (pthread_create(&t, NULL, copy, &j[1]) != 0) {
+        copy(&j[1]); /* no second thread: the figure comes out slower, never wrong */
+        copy(&j[0]);
+        return now() - t0;
+    }
+    copy(&j[0]);
+    pthread_join(t, NULL);
+    return now() - t0;
+}
+
 static double best_rate(char *buf[2], bool stream)
 {
     double best = 0;
 
     for (int rep = 0; rep < 5; rep++) {
-        pthread_t t[2];
-        struct job j[2] = {{buf[0], stream}, {buf[1], stream}};
-        double t0 = now();
-        for (int i = 0; i < 2; i++)
-            pthread_create(&t[i], NULL, copy, &j[i]);
-        for (int i = 0; i < 2; i++)
-            pthread_join(t[i], NULL);
-        double rate = 2.0 * BYTES / (now() - t0) / 1e9;
+        struct job j[2] = {{buf[0] + BYTES, buf[0], BYTES, stream},
+                           {buf[1] + BYTES, buf[1], BYTES, stream}};
+        double rate = 2.0 * BYTES / run_pair(j) / 1e9;
         best = rate > best ? rate : best;
     }
     return best;
 }
 
-int main(void)
+/* The best time of two threads copying `bytes` (half each) from one buffer to another. */
+static int copy_step(size_t bytes)
+{
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    size_t half = bytes / 2;
+    double best = 1e30, spent = 0;
+
+    if (src == NULL || dst == NULL) { /* that size has no figure; the smaller ones stand */
+        fprintf(stderr, "coll_copy_bound: no memory for two buffers of %zu bytes\n", bytes);
+        free(src);
+        free(dst);
+        return 1;
+    }
+    memset(src, 1, bytes); /* fault both in: the collectives' loops time warm buffers */
+    memset(dst, 2, bytes);
+    for (int rep = 0; rep < 5 || spent < STEP_MIN_S; rep++) {
+        struct job j[2] = {{dst, src, half, false}, {dst + half, src + half, bytes - half, false}};
+        double t = run_pair(j);
+        best = t < best ? t : best;
+        spent += t;
+    }
+    printf("%zu %.2f\n", bytes, best * 1e6);
+    free(src);
+    free(dst);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     char *buf[2];
+
+    if (argc > 1) {
+        for (int i = 1; i < argc; i++) {
+            char *end;
+            unsigned long long b = strtoull(argv[i], &end, 10);
+            if (*end != '\0' || b < 2) {
+                fprintf(stderr, "coll_copy_bound: not a byte count: %s\n", argv[i]);
+                return 2;
+            }
+            if (copy_step((size_t)b) != 0)
+                return 1; /* the larger sizes would not fit either */
+        }
+        return 0;
+    }
 
     for (int i = 0; i < 2; i++) {
         buf[i] = malloc(2 * (size_t)BYTES);

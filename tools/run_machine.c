@@ -61,8 +61,8 @@ int run_machine_print(void)
         printf(" (%s/machine)", path);
     printf("\n# default algorithm on the wall clock, one server (HCEMU_TIME=model keeps the card's"
            " rule; HCEMU_ALGO forces one)\n%-14s %5s", "operator", "ranks");
-    for (uint64_t b = 1024; b <= (256ull << 20); b *= 4)
-        printf(" %8llu%c", (unsigned long long)(b >= (1u << 20) ? b >> 20 : b >> 10),
+    for (uint64_t b = 1024; b <= (256ull << 20); b *= 2) /* the cliff sweep's sizes */
+        printf(" %6llu%c", (unsigned long long)(b >= (1u << 20) ? b >> 20 : b >> 10),
                b >= (1u << 20) ? 'M' : 'K');
     printf("\n");
     for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
@@ -71,12 +71,12 @@ int run_machine_print(void)
             slots(n, &eager, &slot);
             bool red = kinds[k].kind != EMU_COLL_ALLGATHER && kinds[k].kind != EMU_COLL_BROADCAST;
             printf("%-14s %5u", kinds[k].name, n);
-            for (uint64_t b = 1024; b <= (256ull << 20); b *= 4) {
+            for (uint64_t b = 1024; b <= (256ull << 20); b *= 2) {
                 struct emu_coll_shape s = {
                     .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
                     .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
                     .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
-                printf(" %9s", algo[emu_coll_default_pick(&s, false,
+                printf(" %7s", algo[emu_coll_default_pick(&s, false,
                                                           src == EMU_MACHINE_CARD ? NULL : &m)]);
             }
             printf("\n");

@@ -54,6 +54,19 @@
  * other way round (mesh 62-85 us, halving-doubling 104-144). */
 #define HOP_SHARE 0.5
 
+/* A launch with direct pairs cannot overlap the call before it: the host waits for that
+ * call's "done" first (coll_launch.c), so with more ranks than cores each rank's host and
+ * executor find each other asleep, and the launch's start is in sequence again. Fitted at 4
+ * ranks on the 2-core machine, where two such launches made a 128 KiB two-shot allreduce
+ * 138-180 us against 83-93 with the same algorithm through the slots (HCEMU_DIRECT_KB=0) and
+ * 85-109 for halving-doubling (14 context switches a call against 3: bench/wakes.sh); the
+ * 4-rank 128 KiB allgather moves to halving-doubling with it (47-86 against mesh's direct
+ * 85-121 us), while the 8-rank 256 KiB allgather stays mesh (222-307 against 269-620) and
+ * the 4-rank 512 KiB two-shot stays direct (154-184 against 227-241). With a core per rank
+ * nothing sleeps: 2-rank pairs read directly from 32 KiB as before. */
+#define SOLO_WAKES 2.0
+#define SOLO_HOPS 1.0
+
 /* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
 #define CARD_SMALL (256u << 10) /* at or below: mesh one-shot (fewest steps) */
 /* Several servers: past these (allreduce buffer, allgather output) the hierarchical forms
@@ -90,6 +103,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
  * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
 struct tally {
     double tasks, wakes, xwakes, hops, launches, work, crit; /* xwakes: of exchanges */
+    double solo; /* launches that cannot overlap the call before (direct pairs) */
 };
 
 static double rounds(uint64_t bytes, uint64_t chunk)
@@ -126,6 +140,7 @@ static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint
                    (d ? (red ? REDUCE_WEIGHT : 1.0) : 1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
     launch(t);
+    t->solo += d ? 1 : 0;
     t->tasks += d ? peers * (4 + r) : r * peers * (e ? 3 : 5);
     t->xwakes += d ? 2 * peers : r * peers * (e ? 1 : 2);
     t->hops += d ? 2 : r * (e ? 1 : 2);
@@ -145,6 +160,7 @@ static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, uint
     double peers = n - 1, copies = (d ? peers : e ? 2.0 * peers : n) + (own ? 1 : 0);
 
     launch(t);
+    t->solo += d ? 1 : 0;
     t->tasks += peers * (d ? 5 : e ? 3 : 4);
     t->xwakes += peers * (e ? 1 : 2);
     t->hops += e ? 1 : 2;
@@ -216,6 +232,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
             gather(&g, n, b, 0, 0, false); /* staged by the kernel's schedule */
             t->tasks += g.tasks - LAUNCH_TASKS, t->wakes += g.wakes - LAUNCH_WAKES;
             t->xwakes += g.xwakes, t->hops += g.hops, t->work += g.work, t->crit += g.crit;
+            t->solo += g.solo;
         }
         return true;
     default:
@@ -262,6 +279,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
     switch (algo) {
     case EMU_ALGO_MESH: /* the root writes to every peer, each copies out; or each reads */
         launch(t);
+        t->solo += d ? 1 : 0;
         t->tasks += r * peers * (e ? 2 : 3);
         t->xwakes += r * peers * (e ? 1 : 2);
         t->hops += r * (e ? 1 : 2);
@@ -272,7 +290,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         struct tally sc = {0};
         mesh(&sc, n, b, s->eager, s->chunk, s->direct, false);
         t->tasks += sc.tasks, t->wakes += sc.wakes, t->xwakes += sc.xwakes, t->hops += sc.hops;
-        t->launches += sc.launches;
+        t->launches += sc.launches, t->solo += sc.solo;
         t->work += sc.work / n * 2, t->crit += sc.crit; /* only the root sends */
         gather(t, n, b, s->eager, s->direct, false);
         return true;
@@ -328,10 +346,12 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     double h = m->handoff_us, B = m->copy_gbps * 1000.0 * RANK_COPY_SHARE; /* bytes per us */
     double task = TASK_US;
     bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
-    double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h;
+    double per_rank =
+        t.tasks * task + (t.wakes + (own_cores ? t.xwakes : t.solo * SOLO_WAKES)) * h;
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
-    double seq = t.hops * h * HOP_SHARE + t.launches * LAUNCH_HOPS * (s->n / cores) * h;
+    double seq = t.hops * h * HOP_SHARE + t.launches * LAUNCH_HOPS * (s->n / cores) * h +
+                 (own_cores ? 0 : t.solo * SOLO_HOPS * (s->n / cores) * h);
 
     return (all > busiest ? all : busiest) + seq;
 }

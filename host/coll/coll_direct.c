@@ -47,7 +47,10 @@ bool emu_coll_direct_allowed(void)
 /* HCEMU_DIRECT_KB, 16 by default. The pair is one rank's block of an allgather (a 2-rank
  * allgather of 64 KiB has 32 KiB pairs). Two ranks: pairs of 1 KiB took 12 us direct against
  * 5 through the eager slots, 4 KiB came out even, 8-64 KiB 0.35-0.55x the time; 4 and 8
- * ranks: 4-64 KiB even within the noise, from 256 KiB 0.65-0.8x (bench/direct.sh). */
+ * ranks: 4-64 KiB even within the noise, from 256 KiB 0.65-0.8x (bench/direct.sh). Those
+ * figures are of calls one at a time; since calls overlap, a launch with direct pairs also
+ * gives up overlapping the call before it, which the wall-clock cost model prices when it
+ * picks the algorithm (coll_cost.c, SOLO_WAKES). */
 uint64_t emu_coll_direct_min(void)
 {
     pthread_once(&once, decide);
