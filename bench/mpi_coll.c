@@ -2,10 +2,12 @@
  * MPI_Allgather at the sizes of the hccl_test sweep (1 KiB, x4, up to maxbytes), timed the
  * way the tools time (a barrier, then the iterations after the warm-up). Compiled by the
  * script with mpicc when OpenMPI is installed; never part of the CMake build.
- * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP [FACTOR]]
+ * Usage: mpirun -n N mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP [FACTOR
+ * [MINBYTES]]]
  * (sizes up to SMALLMAX: SMALLITERS timed calls after SMALLWARMUP, as collectives.sh runs them;
  * above it ITERS, or more for sizes below 16 MiB: big_iters)
- * (sizes step by FACTOR, default 4)
+ * (sizes step by FACTOR, default 4, from MINBYTES, default 1 KiB: versus.sh times one size,
+ * which need not be 1 KiB times a power of 4)
  * Prints on rank 0: "allreduce|allgather BYTES MICROSECONDS" per size, where BYTES is what
  * hccl_test reports as data_size (allgather: the gathered output). */
 #include <mpi.h>
@@ -44,13 +46,14 @@ int main(int argc, char **argv)
 {
     int me, n;
 
-    if (argc != 4 && argc != 7 && argc != 8) {
+    if (argc != 4 && argc != 7 && argc != 8 && argc != 9) {
         fprintf(stderr, "usage: mpi_coll MAXBYTES ITERS WARMUP [SMALLMAX SMALLITERS SMALLWARMUP "
-                        "[FACTOR]]\n");
+                        "[FACTOR [MINBYTES]]]\n");
         return 2;
     }
     bool per_size = argc >= 7; /* the collectives.sh form: iterations per size class */
-    long factor = argc == 8 ? atol(argv[7]) : 4;
+    long factor = argc >= 8 ? atol(argv[7]) : 4;
+    long minb = argc == 9 ? atol(argv[8]) : 1024;
     long maxb = atol(argv[1]), small_max = per_size ? atol(argv[4]) : 0;
     int iters = atoi(argv[2]), warmup = atoi(argv[3]);
     int small_iters = per_size ? atoi(argv[5]) : iters;
@@ -60,10 +63,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     float *a = calloc((size_t)maxb / 4 + 1, 4), *b = calloc((size_t)maxb / 4 + 1, 4);
     if (a == NULL || b == NULL || iters < 1 || warmup < 0 || small_iters < 1 || small_warmup < 0 ||
-        factor < 2)
+        factor < 2 || minb < 4)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int op = 0; op < 2; op++)
-        for (long bytes = 1024; bytes <= maxb; bytes *= factor) {
+        for (long bytes = minb; bytes <= maxb; bytes *= factor) {
             bool small = bytes <= small_max;
             /* The 3-argument form times every size ITERS times, as before. */
             int it = small ? small_iters : per_size ? big_iters(iters, bytes) : iters;
