@@ -163,7 +163,17 @@ bool emu_spin_core_free(void)
  * while a burst of the job's own (a host refilling its argument ring for 2-4 ms, at 8 ranks
  * one every 50 ms or so) pauses them for a few milliseconds. A fixed 100-ms pause turned
  * polls off for over half of a long 4-rank loop, whose hosts refill their rings every
- * ~200 ms: 53-77 us a 1 KiB allreduce with the cores 37-49 % idle, against 26-31 us. */
+ * ~200 ms: 53-77 us a 1 KiB allreduce with the cores 37-49 % idle, against 26-31 us.
+ *
+ * With no more executors than cores, one long yield proves nothing: the scheduler itself
+ * sometimes keeps a yielding thread off its core for a slice while only the job's threads
+ * run (six threads doing nothing but sched_yield() on the 2-core machine saw 5-11 yields of
+ * 250 us or more each in 2 s, up to 6 ms), and a 2-rank 64 KiB allgather loop met seven in
+ * 35 ms, so polls were off for most of it (12.3 us a call against 9.2 when only two long
+ * yields in a row count, alternating 20,000-call runs; beside two busy loops 11-22 us against
+ * 21-29). There two in a row are the proof. With more executors than cores one still is:
+ * beside two busy loops the 4-rank 1 KiB allreduce took 87-101 us under the two-in-a-row
+ * rule against 17-23. */
 #define LONG_YIELD_NS 250000ull
 #define BACKOFF_MIN_NS 1000000ull
 #define BACKOFF_MAX_NS 100000000ull
@@ -221,6 +231,9 @@ static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
      * spends most of its turns reading the clock otherwise: 3.5 % of a 4-rank 1 KiB
      * allgather's samples were clock_gettime). */
     uint64_t before = emu_os_now_ns();
+    /* Long yields in a row that prove the cores taken (see "Polling pays only..."). */
+    uint32_t proof = emu_load_relaxed(&job->executors) > (int32_t)emu_os_cpu_count() ? 1 : 2;
+    uint32_t long_ones = 0;
 
     for (;;) {
         /* Pairs with the writer's release (a ring's doorbell, a retirement's `completed`). */
@@ -232,7 +245,8 @@ static bool poll_loop(_Atomic uint32_t *word, uint32_t seen, uint64_t end)
          * returns at once when there are none): it costs them one short turn, not a slice. */
         sched_yield();
         uint64_t after = emu_os_now_ns();
-        if (after - before >= LONG_YIELD_NS) {
+        long_ones = after - before >= LONG_YIELD_NS ? long_ones + 1 : 0;
+        if (long_ones >= proof) {
             back_off(after, after - before);
             return emu_load_acquire(word) != seen;
         }
