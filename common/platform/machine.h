@@ -18,7 +18,7 @@ struct emu_machine {
     double handoff_us; /* one cross-thread futex hand-off: half a ping-pong, microseconds */
     uint32_t cores;    /* cores this process may run on */
     /* The last-level cache the CPU reports, MiB; 0 = unknown. A collective whose buffers fit
-     * in half of it keeps its transfers cached (coll_plan.c, "cached transfers"). */
+     * in three quarters of it keeps its transfers cached (coll_plan.c, "cached transfers"). */
     uint32_t cache_mib;
 };
 

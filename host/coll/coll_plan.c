@@ -399,12 +399,17 @@ static emu_status barrier(struct emu_coll_state *st, aclrtStream stream, struct 
 
 /* Cached transfers. The data plane streams large transfers past the caches (copy.h), which
  * pays when the call's buffers leave the last-level cache anyway. When the buffers of every
- * rank on this machine fit in half of it, the next reader finds a cached block there instead,
- * and streaming would send it to memory and back: a 2-rank 4 MiB allgather took 460-620 us
- * streamed and 190-300 cached, against OpenMPI's 175-215; at 4 ranks (24 MiB of buffers in a
- * 32 MiB cache) streaming stayed ahead. So a call keeps its transfers cached when its ranks'
- * input and output buffers together take at most half the cache the machine's figures give.
- * The modelled clock and a machine without figures keep the size rule. */
+ * rank on this machine fit in it with room to spare, the next reader finds a cached block
+ * there instead, and streaming would send it to memory and back: a 2-rank 4 MiB allgather
+ * took 460-620 us streamed and 190-300 cached, against OpenMPI's 175-215. On the machine with
+ * a 32 MiB cache, cached transfers won up to 24 MiB of buffers (2-rank 8 MiB allgather, 24
+ * MiB: 518-547 us against 755-780 streamed, a x4.8 step from 4 MiB in the cliff sweep when
+ * streamed; 4-rank 4 MiB, 20 MiB: 429-493 against 685-701; at 24 MiB a 4-rank allgather ran
+ * even and a 2-rank allreduce was faster streamed), and streaming from 32 MiB (2-rank 8 MiB
+ * allreduce; 2-rank 16 MiB allgather, 48 MiB: 1.35-1.5 ms against 1.85-2.28 cached). So a
+ * call keeps its transfers cached when its ranks' input and output buffers together take at
+ * most three quarters of the cache the machine's figures give. The modelled clock and a
+ * machine without figures keep the size rule. */
 static uint32_t copy_mode_of(struct emu_coll_state *st, const struct emu_coll_op *op)
 {
     uint32_t n = emu_coll_size(st);
@@ -432,8 +437,8 @@ static uint32_t copy_mode_of(struct emu_coll_state *st, const struct emu_coll_op
             out += op->pairs[p].recv_len;
         }
     }
-    uint64_t half = (uint64_t)m.cache_mib << 19;
-    return (in + out) <= half / here ? EMU_COPY_CACHED : EMU_COPY_AUTO;
+    uint64_t room = ((uint64_t)m.cache_mib << 20) / 4 * 3;
+    return (in + out) <= room / here ? EMU_COPY_CACHED : EMU_COPY_AUTO;
 }
 
 emu_status emu_coll_execute(struct emu_comm *c, aclrtStream stream, struct emu_coll_op *op)
