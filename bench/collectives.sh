@@ -12,8 +12,9 @@
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
 # with sizes, copying what the job's outputs hold), more than that step. Such a row is timed
-# again, both sizes in jobs of their own, REPEAT (2) more times: it is marked CLIFF when the
-# medians still break the rule, "steep once" when they do not; the last line counts both.
+# again, both sizes in jobs of their own, REPEAT (2) more times: it is marked CLIFF when even
+# the fastest run of the larger size breaks the rule against the slowest of the smaller (the
+# step is larger than the runs' spread), "steep once" otherwise; the last line counts both.
 # `make bench` runs the long sweep: FACTOR=2, 1 KiB-256 MiB, 2-16 ranks, every tool.
 # Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
 # and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
@@ -96,8 +97,11 @@ pair_times() {
     echo "${out# }"
 }
 
-# median_pair FILE: the medians of the two columns of FILE ("SMALL_US BIG_US" lines).
-median_pair() {
+# runs_of FILE: of FILE's "SMALL_US BIG_US" lines, the slowest small run, the fastest big
+# run and the two medians.
+runs_of() {
+    awk -v c=1 '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { printf("%s ", v[NR]) }'
+    awk -v c=2 '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { printf("%s ", v[1]) }'
     for c in 1 2; do
         awk -v c=$c '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { printf("%s ", v[int((NR + 1) / 2)]) }'
     done
@@ -168,19 +172,21 @@ $big $big $iters $WARMUP"
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
             verdict=""
             if [ -n "$prev" ] && steep "$prev" "$us" "$prevb" "$bytes"; then
-                # Steeper than the machine's copy: a cliff only if it repeats. The two sizes
-                # again, in jobs of their own, REPEAT times; the medians decide.
+                # Steeper than the rule: a cliff only if the step is larger than the spread of
+                # the runs. The two sizes again, in jobs of their own, REPEAT times: a cliff
+                # when even the fastest run of the larger size breaks the rule against the
+                # slowest of the smaller.
                 echo "$prev $us" >"$TMP/again.txt"
                 for _ in $(seq "$REPEAT"); do
                     pair_times "$n" "$tool" "$prevb" "$bytes" >>"$TMP/again.txt" </dev/null
                 done
-                set -- $(median_pair "$TMP/again.txt")
+                # shellcheck disable=SC2046
+                set -- $(runs_of "$TMP/again.txt")
+                step=$(awk -v a="$3" -v b="$4" 'BEGIN { printf("x%.2f", b / a) }')
                 if steep "$1" "$2" "$prevb" "$bytes"; then
-                    verdict=$(mpi_too "$1" "$2" "$m" "$prevm")
-                    verdict=" CLIFF ($(awk -v a="$1" -v b="$2" 'BEGIN { printf("x%.2f", b / a) }')"\
-" in the median of $((REPEAT + 1)) runs$verdict)"
+                    verdict=" CLIFF ($step in the medians of $((REPEAT + 1)) runs$(mpi_too "$3" "$4" "$m" "$prevm"))"
                 else
-                    verdict=" steep once (median of $((REPEAT + 1)) runs: $1 -> $2 us)"
+                    verdict=" steep once ($step in the medians of $((REPEAT + 1)) runs: $3 -> $4 us)"
                 fi
             fi
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
@@ -202,6 +208,6 @@ $big $big $iters $WARMUP"
 done
 } | tee "$TMP/table.txt"
 echo "cliffs (a row over $FACTOR x the previous size's time, or the machine's copy step if steeper," \
-    "+ $CLIFF_US us, in the median of $((REPEAT + 1)) runs): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
+    "+ $CLIFF_US us, in every one of $((REPEAT + 1)) runs): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
     "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF.*OpenMPI too' "$TMP/table.txt" || true);" \
     "steep once, not repeated: $(grep -c ' steep once' "$TMP/table.txt" || true)"

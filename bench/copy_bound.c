@@ -9,8 +9,9 @@
  * last-level cache (common/platform/copy.h).
  *
  * With sizes (`coll_copy_bound BYTES...`): for each, the time in microseconds of two threads
- * copying BYTES between two buffers of that size, half each (best of at least five runs and
- * 20 ms), one "BYTES US" line per size. The cliff test of collectives.sh compares a
+ * copying BYTES between two buffers of that size, half each (the median of at least five
+ * runs and 20 ms: the collectives' rows are means of their calls, not their best), one
+ * "BYTES US" line per size. The cliff test of collectives.sh compares a
  * collective's time step between two sizes with this copy's step over the bytes the job's
  * outputs hold: where the machine's own copy more than doubles its time for twice the bytes
  * (the buffers leave a cache), the collective may too. */
@@ -24,7 +25,8 @@
 #include "common/platform/copy.h"
 
 #define BYTES (64u << 20)
-#define STEP_MIN_S 0.02 /* a size's runs take at least this long */
+#define STEP_MIN_S 0.02    /* a size's runs take at least this long */
+#define STEP_RUNS_MAX 4096 /* and are at most this many */
 
 struct job {
     char *dst;
@@ -80,12 +82,20 @@ static double best_rate(char *buf[2], bool stream)
     return best;
 }
 
-/* The best time of two threads copying `bytes` (half each) from one buffer to another. */
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median time of two threads copying `bytes` (half each) from one buffer to another. */
 static int copy_step(size_t bytes)
 {
     char *src = malloc(bytes), *dst = malloc(bytes);
     size_t half = bytes / 2;
-    double best = 1e30, spent = 0;
+    double runs[STEP_RUNS_MAX], spent = 0;
+    int n = 0;
 
     if (src == NULL || dst == NULL) { /* that size has no figure; the smaller ones stand */
         fprintf(stderr, "coll_copy_bound: no memory for two buffers of %zu bytes\n", bytes);
@@ -95,13 +105,13 @@ static int copy_step(size_t bytes)
     }
     memset(src, 1, bytes); /* fault both in: the collectives' loops time warm buffers */
     memset(dst, 2, bytes);
-    for (int rep = 0; rep < 5 || spent < STEP_MIN_S; rep++) {
+    while (n < STEP_RUNS_MAX && (n < 5 || spent < STEP_MIN_S)) {
         struct job j[2] = {{dst, src, half, false}, {dst + half, src + half, bytes - half, false}};
-        double t = run_pair(j);
-        best = t < best ? t : best;
-        spent += t;
+        runs[n] = run_pair(j);
+        spent += runs[n++];
     }
-    printf("%zu %.2f\n", bytes, best * 1e6);
+    qsort(runs, (size_t)n, sizeof(runs[0]), by_value);
+    printf("%zu %.2f\n", bytes, runs[n / 2] * 1e6);
     free(src);
     free(dst);
     return 0;
