@@ -11,7 +11,8 @@
 # its time is more than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
-# with sizes, copying what the job's outputs hold), more than that step. Such a row is timed
+# with sizes, copying half of a footprint as large as the job's buffers into the other
+# half), more than that step. Such a row is timed
 # again, both sizes in jobs of their own, REPEAT (2) more times: it is marked CLIFF when even
 # the fastest run of the larger size breaks the rule against the slowest of the smaller (the
 # step is larger than the runs' spread), "steep once" otherwise; the last line counts both.
@@ -55,8 +56,17 @@ fi
 maxbytes=$(bytes_of "$MAXB")
 smallmax=$(bytes_of "$SMALL_MAX")
 
-# The machine's own step: the time two threads take to copy what the job's outputs hold
-# (ranks x bytes), per size, from coll_copy_bound; "copy_us BYTES" reads it (empty: none).
+# The machine's own step: the time two threads take to copy half the bytes of the job's
+# buffers into the other half, the same footprint as the job's, per size, from
+# coll_copy_bound. "half_of TOOL BYTES": that half at n ranks (allgather, reduce-scatter and
+# scatter: an input of BYTES / n and an output of BYTES per rank, or the other way round;
+# the others about BYTES each way). "copy_us BYTES" reads the time (empty: none).
+half_of() {
+    case $1 in
+    all_gather_test | reduce_scatter_test | scatter_test) echo $(((n + 1) * $2 / 2)) ;;
+    *) echo $((n * $2)) ;;
+    esac
+}
 copy_us() {
     awk -v b="$1" '$1 == b { print $2 }' "$TMP/copy.txt"
 }
@@ -64,8 +74,9 @@ copy_us() {
 # steep PREV_US US PREV_BYTES BYTES: whether the row breaks the rule: more than FACTOR x the
 # previous size's time, or the machine's copy step if that is steeper, plus CLIFF_US.
 steep() {
-    awk -v p="$1" -v u="$2" -v f="$FACTOR" -v k="$CLIFF_US" -v mp="$(copy_us $((n * $3)))" \
-        -v m="$(copy_us $((n * $4)))" 'BEGIN {
+    awk -v p="$1" -v u="$2" -v f="$FACTOR" -v k="$CLIFF_US" \
+        -v mp="$(copy_us "$(half_of "$tool" "$3")")" \
+        -v m="$(copy_us "$(half_of "$tool" "$4")")" 'BEGIN {
             step = f;
             if (mp != "" && m != "" && mp > 0 && m / mp > step)
                 step = m / mp;
@@ -124,13 +135,6 @@ for n in $RANKS; do
     set -- $("$BIN/coll_copy_bound")
     copy=$1 stream=$2
     echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
-    sizes="" b=1024
-    while [ "$b" -le "$maxbytes" ]; do
-        sizes="$sizes $((n * b))"
-        b=$((b * FACTOR))
-    done
-    # shellcheck disable=SC2086
-    "$BIN/coll_copy_bound" $sizes >"$TMP/copy.txt" || true
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! mpi_run "$MPI_TIMEOUT" "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" "$FACTOR" \
@@ -138,7 +142,14 @@ for n in $RANKS; do
         echo "mpirun -n $n failed or timed out (rows it finished are kept): $(head -c 300 "$TMP/mpi.err")"
     fi
     for tool in $TOOLS; do
-        name=$(echo $tool | sed 's/_test$//;s/_//g')
+        name=$(echo "$tool" | sed 's/_test$//;s/_//g')
+        sizes="" b=1024
+        while [ "$b" -le "$maxbytes" ]; do
+            sizes="$sizes $(half_of "$tool" "$b")"
+            b=$((b * FACTOR))
+        done
+        # shellcheck disable=SC2086
+        "$BIN/coll_copy_bound" $sizes >"$TMP/copy.txt" || true
         : >"$TMP/out.txt"
         # The sizes from 1 KiB, x FACTOR: the small ones in one sweep, then each larger one in a job
         # of its own, so that no row depends on the sizes before it (one such dependence, a
