@@ -221,7 +221,8 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         launch(t);
         for (uint32_t k = 1; k <= log2u(n); k++) {
             uint64_t half = S >> k;
-            t->work += (double)half * n, t->crit += (double)half; /* the half I keep */
+            if (k == 1) /* the half I keep, input to output; later steps reduce in place */
+                t->work += (double)half * n, t->crit += (double)half;
             step(t, n, half, s->chunk, s->eager, true);
         }
         if (s->eager != 0 && b <= s->eager) {
