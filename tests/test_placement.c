@@ -1,7 +1,8 @@
 /* test_placement.c - core placement (common/platform/placement.c): a worker is bound to its device's
- * core exactly while the job has more executors than the cores the process may use, devices
- * spread over those cores, and is given all of them back when the count falls; with
- * HCEMU_BIND=0 (run as placement_off) nothing is ever bound. The process first restricts
+ * core while the job has more executors than the cores the process may use, or as many and
+ * no other worker of its device is busy; devices spread over those cores; a worker is given
+ * all of them back when the count falls below the cores; with HCEMU_BIND=0 (run as
+ * placement_off) nothing is ever bound. The process first restricts
  * itself to two CPUs, so the expectations do not depend on the machine's size; on a
  * one-CPU machine there is nothing to place and the tests say so. */
 #include <setjmp.h>
@@ -21,6 +22,7 @@ static int cpu_a = -1, cpu_b = -1; /* the two CPUs this process keeps */
 
 struct probe {
     unsigned dev;
+    bool crowded; /* another worker of the device is busy */
     cpu_set_t set; /* the worker's CPU set after emu_place_worker() */
     bool bound;
     int rc; /* of reading the set (cmocka's asserts belong to the test's own thread) */
@@ -31,16 +33,16 @@ static void *probe_main(void *arg)
 {
     struct probe *p = arg;
 
-    emu_place_worker(p->dev);
+    emu_place_worker(p->dev, p->crowded);
     p->bound = emu_place_bound();
     CPU_ZERO(&p->set);
     p->rc = pthread_getaffinity_np(pthread_self(), sizeof(p->set), &p->set);
     return NULL;
 }
 
-static struct probe run_probe(unsigned dev)
+static struct probe run_probe(unsigned dev, bool crowded)
 {
-    struct probe p = {.dev = dev, .rc = -1};
+    struct probe p = {.dev = dev, .crowded = crowded, .rc = -1};
     pthread_t t;
 
     assert_int_equal(pthread_create(&t, NULL, probe_main, &p), 0);
@@ -82,7 +84,7 @@ static void test_bound_while_oversubscribed(void **state)
     if (cpu_b < 0)
         skip();
     emu_spin_executor(3);
-    struct probe p0 = run_probe(0), p1 = run_probe(1), p2 = run_probe(2);
+    struct probe p0 = run_probe(0, false), p1 = run_probe(1, true), p2 = run_probe(2, false);
     emu_spin_executor(-3);
 
     if (!emu_settings_bool(EMU_SET_BIND)) {
@@ -96,15 +98,36 @@ static void test_bound_while_oversubscribed(void **state)
     assert_true(only(&p2.set, cpu_a));
 }
 
-/* As many executors as cores: nothing to share, nobody bound. */
-static void test_unbound_within_the_cores(void **state)
+/* As many executors as cores: a device's lone busy worker on the device's core, a second busy
+ * worker of the same device free to use the other core. */
+static void test_a_core_each_at_as_many(void **state)
 {
     (void)state;
     if (cpu_b < 0)
         skip();
     emu_spin_executor(2);
-    struct probe p = run_probe(1);
+    struct probe alone = run_probe(1, false), second = run_probe(1, true);
     emu_spin_executor(-2);
+    assert_false(second.bound);
+    assert_true(both(&second.set));
+    if (!emu_settings_bool(EMU_SET_BIND)) {
+        assert_false(alone.bound);
+        assert_true(both(&alone.set));
+        return;
+    }
+    assert_true(alone.bound);
+    assert_true(only(&alone.set, cpu_b));
+}
+
+/* Fewer executors than cores: nothing to share, nobody bound. */
+static void test_unbound_within_the_cores(void **state)
+{
+    (void)state;
+    if (cpu_b < 0)
+        skip();
+    emu_spin_executor(1);
+    struct probe p = run_probe(1, false);
+    emu_spin_executor(-1);
     assert_false(p.bound);
     assert_true(both(&p.set));
 }
@@ -116,20 +139,20 @@ struct follow {
 };
 
 /* One thread across a change of the count: bound while 3 executors run, given both CPUs back
- * once 2 remain (the next call, as after a worker's next wake-up). */
+ * once 1 remains (the next call, as after a worker's next wake-up). */
 static void *follow_main(void *arg)
 {
     struct follow *f = arg;
 
     emu_spin_executor(3);
-    emu_place_worker(1);
+    emu_place_worker(1, false);
     f->bound_during = emu_place_bound();
     f->rc = pthread_getaffinity_np(pthread_self(), sizeof(f->during), &f->during);
-    emu_spin_executor(-1);
-    emu_place_worker(1);
+    emu_spin_executor(-2);
+    emu_place_worker(1, false);
     f->bound_after = emu_place_bound();
     f->rc |= pthread_getaffinity_np(pthread_self(), sizeof(f->after), &f->after);
-    emu_spin_executor(-2);
+    emu_spin_executor(-1);
     return NULL;
 }
 
@@ -154,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_while_oversubscribed),
+        cmocka_unit_test(test_a_core_each_at_as_many),
         cmocka_unit_test(test_unbound_within_the_cores),
         cmocka_unit_test(test_binding_follows_the_count),
     };

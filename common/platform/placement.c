@@ -1,5 +1,5 @@
-/* placement.c - binding an executor's workers to one core while the job oversubscribes the
- * machine (see placement.h). */
+/* placement.c - binding an executor's workers to one core while the job fills or
+ * oversubscribes the machine (see placement.h). */
 #include "placement.h"
 
 #include <pthread.h>
@@ -40,12 +40,13 @@ static int core_of(unsigned dev)
     return -1;
 }
 
-void emu_place_worker(unsigned dev)
+void emu_place_worker(unsigned dev, bool crowded)
 {
     pthread_once(&once, find_allowed);
     if (n_allowed < 2)
         return; /* off, or one core: nothing to choose */
-    bool want = emu_spin_executors() > n_allowed;
+    int32_t executors = emu_spin_executors();
+    bool want = executors > n_allowed || (executors == n_allowed && !crowded);
     if (want == bound)
         return;
     cpu_set_t one, *set = &allowed;

@@ -856,13 +856,18 @@ static void wake_another(void)
     pthread_mutex_lock(&lock);
 }
 
+/* This device's workers out of their idle wait: a worker that wakes while another runs is
+ * `crowded` for its core placement (common/platform/placement.h). */
+static _Atomic int32_t busy_workers;
+
 static void *worker_main(void *arg)
 {
     struct emu_devctl *ctl = dc;
     unsigned me = (unsigned)(uintptr_t)arg;
 
     on_worker = true;
-    emu_place_worker(ctl->dev);
+    emu_place_worker(ctl->dev, emu_load_relaxed(&busy_workers) > 0);
+    emu_fetch_add_relaxed(&busy_workers, 1);
     emu_spin_busy(1);
     pthread_mutex_lock(&lock);
     while (!stopping) {
@@ -900,10 +905,12 @@ static void *worker_main(void *arg)
             deadline = now + IDLE_MAX_NS;
         idle_until[me] = deadline;
         pthread_mutex_unlock(&lock);
+        emu_fetch_sub_acq_rel(&busy_workers, 1);
         emu_spin_busy(-1);
         idle_wait(bell, deadline);
         /* The job's executor count moves while this worker sleeps (ranks start and end). */
-        emu_place_worker(ctl->dev);
+        emu_place_worker(ctl->dev, emu_load_relaxed(&busy_workers) > 0);
+        emu_fetch_add_relaxed(&busy_workers, 1);
         emu_spin_busy(1);
         pthread_mutex_lock(&lock);
         idle_until[me] = 0;
