@@ -51,6 +51,15 @@ static struct probe run_probe(unsigned dev, bool crowded)
     return p;
 }
 
+/* A probe while the job counts `executors` executors. */
+static struct probe probe_at(int executors, unsigned dev, bool crowded)
+{
+    emu_spin_executor(executors);
+    struct probe p = run_probe(dev, crowded);
+    emu_spin_executor(-executors);
+    return p;
+}
+
 static bool only(const cpu_set_t *s, int cpu)
 {
     return CPU_COUNT(s) == 1 && CPU_ISSET(cpu, s);
@@ -59,6 +68,13 @@ static bool only(const cpu_set_t *s, int cpu)
 static bool both(const cpu_set_t *s)
 {
     return CPU_COUNT(s) == 2 && CPU_ISSET(cpu_a, s) && CPU_ISSET(cpu_b, s);
+}
+
+/* Not bound: the thread keeps both CPUs. */
+static void expect_free(const struct probe *p)
+{
+    assert_false(p->bound);
+    assert_true(both(&p->set));
 }
 
 static int setup(void **state)
@@ -77,19 +93,19 @@ static int setup(void **state)
     return sched_setaffinity(0, sizeof(two), &two);
 }
 
-/* Three executors on two cores: devices 0, 1, 2 go to the first, second and first CPU. */
+/* Three executors on two cores: devices 0, 1, 2 go to the first, second and first CPU, a
+ * crowded worker (device 1's) too. */
 static void test_bound_while_oversubscribed(void **state)
 {
     (void)state;
     if (cpu_b < 0)
         skip();
-    emu_spin_executor(3);
-    struct probe p0 = run_probe(0, false), p1 = run_probe(1, true), p2 = run_probe(2, false);
-    emu_spin_executor(-3);
+    struct probe p0 = probe_at(3, 0, false), p1 = probe_at(3, 1, true), p2 = probe_at(3, 2, false);
 
     if (!emu_settings_bool(EMU_SET_BIND)) {
-        assert_false(p0.bound || p1.bound || p2.bound);
-        assert_true(both(&p0.set) && both(&p1.set) && both(&p2.set));
+        expect_free(&p0);
+        expect_free(&p1);
+        expect_free(&p2);
         return;
     }
     assert_true(p0.bound && p1.bound && p2.bound);
@@ -105,14 +121,10 @@ static void test_a_core_each_at_as_many(void **state)
     (void)state;
     if (cpu_b < 0)
         skip();
-    emu_spin_executor(2);
-    struct probe alone = run_probe(1, false), second = run_probe(1, true);
-    emu_spin_executor(-2);
-    assert_false(second.bound);
-    assert_true(both(&second.set));
+    struct probe alone = probe_at(2, 1, false), second = probe_at(2, 1, true);
+    expect_free(&second);
     if (!emu_settings_bool(EMU_SET_BIND)) {
-        assert_false(alone.bound);
-        assert_true(both(&alone.set));
+        expect_free(&alone);
         return;
     }
     assert_true(alone.bound);
@@ -125,11 +137,8 @@ static void test_unbound_within_the_cores(void **state)
     (void)state;
     if (cpu_b < 0)
         skip();
-    emu_spin_executor(1);
-    struct probe p = run_probe(1, false);
-    emu_spin_executor(-1);
-    assert_false(p.bound);
-    assert_true(both(&p.set));
+    struct probe p = probe_at(1, 1, false);
+    expect_free(&p);
 }
 
 struct follow {
