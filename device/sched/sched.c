@@ -860,15 +860,29 @@ static void wake_another(void)
  * `crowded` for its core placement (common/platform/placement.h). */
 static _Atomic int32_t busy_workers;
 
+/* A worker starts or leaves its idle wait: placed for the job's executor count (which moves
+ * while it sleeps: ranks start and end) and for its device's other busy workers, then
+ * counted busy. */
+static void worker_up(const struct emu_devctl *ctl)
+{
+    emu_place_worker(ctl->dev, emu_load_relaxed(&busy_workers) > 0);
+    emu_fetch_add_relaxed(&busy_workers, 1);
+    emu_spin_busy(1);
+}
+
+static void worker_down(void)
+{
+    emu_fetch_sub_acq_rel(&busy_workers, 1);
+    emu_spin_busy(-1);
+}
+
 static void *worker_main(void *arg)
 {
     struct emu_devctl *ctl = dc;
     unsigned me = (unsigned)(uintptr_t)arg;
 
     on_worker = true;
-    emu_place_worker(ctl->dev, emu_load_relaxed(&busy_workers) > 0);
-    emu_fetch_add_relaxed(&busy_workers, 1);
-    emu_spin_busy(1);
+    worker_up(ctl);
     pthread_mutex_lock(&lock);
     while (!stopping) {
         /* Pairs with the release increment in emu_devctl_ring(). */
@@ -905,13 +919,9 @@ static void *worker_main(void *arg)
             deadline = now + IDLE_MAX_NS;
         idle_until[me] = deadline;
         pthread_mutex_unlock(&lock);
-        emu_fetch_sub_acq_rel(&busy_workers, 1);
-        emu_spin_busy(-1);
+        worker_down();
         idle_wait(bell, deadline);
-        /* The job's executor count moves while this worker sleeps (ranks start and end). */
-        emu_place_worker(ctl->dev, emu_load_relaxed(&busy_workers) > 0);
-        emu_fetch_add_relaxed(&busy_workers, 1);
-        emu_spin_busy(1);
+        worker_up(ctl);
         pthread_mutex_lock(&lock);
         idle_until[me] = 0;
     }
