@@ -112,11 +112,13 @@ static double rounds(uint64_t bytes, uint64_t chunk)
     return bytes == 0 ? 1.0 : (double)((bytes + chunk - 1) / chunk);
 }
 
-static void launch(struct tally *t)
+/* A launch; `solo` when it has direct pairs, so cannot overlap the call before (SOLO_WAKES). */
+static void launch(struct tally *t, bool solo)
 {
     t->tasks += LAUNCH_TASKS;
     t->wakes += LAUNCH_WAKES;
     t->launches += 1;
+    t->solo += solo ? 1 : 0;
 }
 
 /* Whether a copying pair of `b` bytes reads the peer's buffer directly: one copy, 5 tasks
@@ -139,8 +141,7 @@ static void mesh(struct tally *t, uint32_t n, uint64_t per, uint64_t eager, uint
     double bytes = peers * (double)per *
                    (d ? (red ? REDUCE_WEIGHT : 1.0) : 1.0 + (red ? REDUCE_WEIGHT : 1.0));
 
-    launch(t);
-    t->solo += d ? 1 : 0;
+    launch(t, d);
     t->tasks += d ? peers * (4 + r) : r * peers * (e ? 3 : 5);
     t->xwakes += d ? 2 * peers : r * peers * (e ? 1 : 2);
     t->hops += d ? 2 : r * (e ? 1 : 2);
@@ -159,8 +160,7 @@ static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, uint
     bool d = direct(b, dmin), e = !d && eager != 0 && b <= eager;
     double peers = n - 1, copies = (d ? peers : e ? 2.0 * peers : n) + (own ? 1 : 0);
 
-    launch(t);
-    t->solo += d ? 1 : 0;
+    launch(t, d);
     t->tasks += peers * (d ? 5 : e ? 3 : 4);
     t->xwakes += peers * (e ? 1 : 2);
     t->hops += e ? 1 : 2;
@@ -210,7 +210,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         gather(t, n, b, s->eager, s->direct, false);
         return true;
     case EMU_ALGO_RING:
-        launch(t);
+        launch(t, false);
         t->work += (double)S * n, t->crit += (double)S; /* input to output */
         for (uint32_t j = 0; j < 2 * (n - 1); j++)
             step(t, n, b, s->chunk, 0, j < n - 1);
@@ -218,7 +218,7 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
     case EMU_ALGO_RHD:
         if (!pow2(n))
             return false;
-        launch(t);
+        launch(t, false);
         for (uint32_t k = 1; k <= log2u(n); k++) {
             uint64_t half = S >> k;
             if (k == 1) /* the half I keep, input to output; later steps reduce in place */
@@ -256,7 +256,7 @@ static bool allgather(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
          * directly from the direct reads' size on. */
         if ((algo == EMU_ALGO_RHD && !pow2(n)) || n == 2)
             return false;
-        launch(t);
+        launch(t, false);
         t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
         if (algo == EMU_ALGO_RING)
             for (uint32_t j = 0; j + 1 < n; j++)
@@ -279,8 +279,7 @@ static bool broadcast(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
 
     switch (algo) {
     case EMU_ALGO_MESH: /* the root writes to every peer, each copies out; or each reads */
-        launch(t);
-        t->solo += d ? 1 : 0;
+        launch(t, d);
         t->tasks += r * peers * (e ? 2 : 3);
         t->xwakes += r * peers * (e ? 1 : 2);
         t->hops += r * (e ? 1 : 2);
@@ -314,7 +313,7 @@ static bool reduce_scatter(const struct emu_coll_shape *s, enum emu_coll_algo al
     case EMU_ALGO_RING:
         if (s->in_place)
             return false;
-        launch(t);
+        launch(t, false);
         t->work += (double)b * n, t->crit += (double)b;
         for (uint32_t j = 0; j + 1 < n; j++) {
             step(t, n, b, s->chunk, 0, true);
