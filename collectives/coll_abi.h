@@ -72,7 +72,9 @@ struct hcoll_thread_notify {
  * every data-movement collective); a reduction round with a single peer taking part runs on
  * the main thread instead. RING/RHD: the main thread runs the ring or recursive
  * halving-doubling schedule of an allreduce (RING_AG, RHD_AG: ring and recursive-doubling
- * allgather; RING_RS: ring reduce-scatter). STAGED: pairs as in PAIRS, COPY mode, where every
+ * allgather; RING_RS: ring reduce-scatter; RD_AR: recursive doubling of the whole vector, an
+ * allreduce in log2(n) exchanges for a vector small enough that moving it whole costs less
+ * than the hand-offs halving-doubling's 2 log2(n) steps take). STAGED: pairs as in PAIRS, COPY mode, where every
  * peer taking part gets the same bytes of mine (pairs[me].send_off/len): I copy them once into
  * my HCCL buffer, stage_len bytes a round, and every peer reads them from there. */
 enum hcoll_engine {
@@ -83,6 +85,7 @@ enum hcoll_engine {
     HCOLL_ENGINE_RHD_AG = 4,
     HCOLL_ENGINE_RING_RS = 5,
     HCOLL_ENGINE_STAGED = 6,
+    HCOLL_ENGINE_RD_AR = 7,
 };
 
 /* PAIRS only: what happens to received bytes. COPY: copied to out + recv_off as they land.

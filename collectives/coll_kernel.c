@@ -285,7 +285,8 @@ static bool eager_fits(const struct run *g)
             return false;
     }
     bool engine = (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP) ||
-                  g->a->engine == HCOLL_ENGINE_RHD_AG || g->a->engine == HCOLL_ENGINE_RHD_AR;
+                  g->a->engine == HCOLL_ENGINE_RHD_AG || g->a->engine == HCOLL_ENGINE_RHD_AR ||
+                  g->a->engine == HCOLL_ENGINE_RD_AR;
     return !any || (engine && g->a->eager_off + 2 * g->n * g->a->eager_len <= g->r->buf_size);
 }
 
@@ -827,6 +828,25 @@ static int rhd_allreduce(const struct run *g)
     return 0;
 }
 
+/* Recursive doubling of the whole vector (n a power of two): each step swaps everything
+ * reduced so far with the partner and reduces it in, so log2(n) steps leave the sum of all
+ * ranks everywhere. Both partners compute the same elementwise sums (the reductions the data
+ * plane runs are commutative, element by element), so every rank gets the same bits. */
+static int rd_allreduce(const struct run *g)
+{
+    uint64_t len = g->a->count * g->a->esz;
+    uint8_t *out = g->a->out;
+    struct parity q = parity_of(g);
+
+    TRY(copy_in_to_out(g, len));
+    for (uint32_t mask = 1; mask < g->n; mask *= 2) {
+        uint32_t partner = g->me ^ mask;
+        struct step st = {partner, partner, out, len, out, len, true, ceil_div(len, g->slot)};
+        TRY(rhd_step(g, &st, &q));
+    }
+    return 0;
+}
+
 /* Ring allgather: n-1 steps, each passing one rank's block to the right. */
 static int ring_allgather(const struct run *g)
 {
@@ -903,6 +923,8 @@ static int orchestrate(const struct run *g)
         return ring_allreduce(g);
     case HCOLL_ENGINE_RHD_AR:
         return rhd_allreduce(g);
+    case HCOLL_ENGINE_RD_AR:
+        return rd_allreduce(g);
     case HCOLL_ENGINE_RING_AG:
         return ring_allgather(g);
     case HCOLL_ENGINE_RHD_AG:

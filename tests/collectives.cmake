@@ -7,7 +7,7 @@
 emu_add_test(collectives SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collectives.c
              ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c
              LIBS hcemu hcemu_common TIMEOUT 300 ENV "HCEMU_LOG_LEVEL=warn")
-foreach(algo mesh ring rhd twoshot)
+foreach(algo mesh ring rhd rd twoshot)
     add_test(NAME collectives_${algo} COMMAND test_collectives)
     set_tests_properties(collectives_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
         "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_ALGO=allreduce:${algo},allgather:${algo},broadcast:${algo},reducescatter:${algo}")
@@ -20,7 +20,7 @@ foreach(n 1 2 3 5 8)
     set_tests_properties(collectives_procs_n${n} PROPERTIES TIMEOUT 300
         ENVIRONMENT "HCCL_BUFFSIZE=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn")
 endforeach()
-foreach(algo mesh ring rhd twoshot)
+foreach(algo mesh ring rhd rd twoshot)
     add_test(NAME collectives_procs_${algo} COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
              $<TARGET_FILE:test_collectives>)
     set_tests_properties(collectives_procs_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT

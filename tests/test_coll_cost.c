@@ -113,12 +113,16 @@ static void no_figures_is_the_card_everywhere(void **state)
 static void two_core_machine_choices(void **state)
 {
     static const struct pick picks[] = {
-        /* Small calls: one-shot mesh, the fewest hand-offs in sequence, up to 4 ranks; at 8
-         * its 7 exchanges a rank cost more than halving-doubling's 6 steps, whose hand-offs
-         * in sequence queued calls overlap (47.8 against 52.1 us, alternating runs). */
+        /* Small calls: one-shot mesh at 2 ranks; at 4 and 8 recursive doubling of the whole
+         * vector, log2(n) eager steps against mesh's n - 1 exchanges a rank and
+         * halving-doubling's 2 log2(n) steps (8 ranks, 1 KiB: 32.5-40.8 us against 42.4-53.1
+         * and mesh's 53.4-58.8; 4 ranks: 10.6-16.0 against mesh's 14.5-17.9, alternating
+         * runs); halving-doubling from where the whole vector costs more to move than the
+         * steps it saves. */
         {EMU_COLL_ALLREDUCE, 2, KiB(1), false, EMU_ALGO_MESH},
-        {EMU_COLL_ALLREDUCE, 4, KiB(1), false, EMU_ALGO_MESH},
-        {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RHD},
+        {EMU_COLL_ALLREDUCE, 4, KiB(1), false, EMU_ALGO_RD},
+        {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RD},
+        {EMU_COLL_ALLREDUCE, 8, KiB(16), false, EMU_ALGO_RHD},
         /* 2 ranks, large: two-shot halves each rank's reduction for one more launch (the
          * card waits to 16 MiB): from 256 KiB with direct reads (52.8 against mesh's 56.1). */
         {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_MESH},
@@ -146,26 +150,29 @@ static void two_core_machine_choices(void **state)
 
     (void)state;
     expect_picks(picks, sizeof(picks) / sizeof(picks[0]), &vm);
-    /* Not a power of two: never halving-doubling. */
-    for (uint64_t b = KiB(1); b <= MiB(256); b *= 4)
+    /* Not a power of two: never halving-doubling or doubling. */
+    for (uint64_t b = KiB(1); b <= MiB(256); b *= 4) {
         assert_int_not_equal(wall(EMU_COLL_ALLREDUCE, 6, b, &vm), EMU_ALGO_RHD);
+        assert_int_not_equal(wall(EMU_COLL_ALLREDUCE, 6, b, &vm), EMU_ALGO_RD);
+    }
 }
 
 /* Another machine, other choices. With a core per rank and a fast hand-off, two-shot's
  * extra launch and halving-doubling's steps cost little, and two-shot's halved reduction
  * wins from 64 KiB; two shared cores keep mesh at 2 ranks and halving-doubling at 4 there
- * (4-rank 16 KiB: 29.7 against mesh's 32.0 us, alternating runs). */
+ * (4-rank 16 KiB: 29.7 against mesh's 32.0 us, alternating runs; recursive doubling of the
+ * whole vector up to 16 KiB, halving-doubling from 32 KiB). */
 static void the_machine_changes_the_choice(void **state)
 {
     static const struct pick server_picks[] = {
-        {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RHD},
+        {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RD},
         {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLREDUCE, 4, KiB(64), true, EMU_ALGO_TWOSHOT},
     };
     static const struct pick vm_picks[] = {
         {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_MESH},
         {EMU_COLL_ALLREDUCE, 4, KiB(64), true, EMU_ALGO_RHD},
-        {EMU_COLL_ALLREDUCE, 4, KiB(16), false, EMU_ALGO_RHD},
+        {EMU_COLL_ALLREDUCE, 4, KiB(32), false, EMU_ALGO_RHD},
     };
 
     (void)state;

@@ -46,8 +46,8 @@ int run_machine_print(void)
                  {EMU_COLL_ALLGATHER, "allgather"},
                  {EMU_COLL_BROADCAST, "broadcast"},
                  {EMU_COLL_REDUCE_SCATTER, "reducescatter"}};
-    static const char *const algo[EMU_ALGO_COUNT] = {"default", "mesh", "twoshot",
-                                                     "ring",    "rhd",  "hier"};
+    static const char *const algo[EMU_ALGO_COUNT] = {"default", "mesh", "twoshot", "ring",
+                                                     "rhd",     "hier", "rd"};
     struct emu_machine m;
     enum emu_machine_source src;
     char text[128], path[4096];

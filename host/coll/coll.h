@@ -39,6 +39,8 @@ enum emu_coll_algo {
     EMU_ALGO_RING,
     EMU_ALGO_RHD,         /* recursive halving-doubling (power-of-two rank counts) */
     EMU_ALGO_HIER,        /* inside each server, then across servers (coll_hier.c) */
+    EMU_ALGO_RD,          /* allreduce by recursive doubling of the whole vector (power-of-two
+                           * rank counts; an allgather's recursive doubling is rhd's) */
     EMU_ALGO_COUNT
 };
 

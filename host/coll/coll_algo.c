@@ -21,7 +21,7 @@ static const char *const kind_names[EMU_COLL_KIND_COUNT] = {
 static const char *const algo_names[EMU_ALGO_COUNT] = {
     [EMU_ALGO_DEFAULT] = "default", [EMU_ALGO_MESH] = "mesh", [EMU_ALGO_TWOSHOT] = "twoshot",
     [EMU_ALGO_RING] = "ring",       [EMU_ALGO_RHD] = "rhd",
-    [EMU_ALGO_HIER] = "hier",
+    [EMU_ALGO_HIER] = "hier",       [EMU_ALGO_RD] = "rd",
 };
 
 static pthread_once_t parsed_once = PTHREAD_ONCE_INIT;
@@ -54,7 +54,7 @@ static void parse_item(const char *s, size_t len)
     }
     if (k < 0 || a < 0) {
         EMU_LOG_WARN("HCEMU_ALGO: ignoring \"%.*s\" (want kind:algo, kind one of allreduce "
-                     "allgather reducescatter broadcast, algo one of mesh twoshot ring rhd hier)",
+                     "allgather reducescatter broadcast, algo one of mesh twoshot ring rhd rd hier)",
                      (int)len, s);
         return;
     }

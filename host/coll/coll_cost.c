@@ -236,6 +236,14 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
             t->solo += g.solo;
         }
         return true;
+    case EMU_ALGO_RD: /* the whole vector each step: half the steps of halving-doubling */
+        if (!pow2(n))
+            return false;
+        launch(t, false);
+        t->work += (double)S * n, t->crit += (double)S; /* input to output */
+        for (uint32_t k = 0; k < log2u(n); k++)
+            step(t, n, S, s->chunk, s->eager, true);
+        return true;
     default:
         return false;
     }
@@ -360,8 +368,8 @@ enum emu_coll_algo emu_coll_wall_pick(const struct emu_coll_shape *s,
                                       const struct emu_machine *m)
 {
     /* Ties go to the fewer launches and hand-offs in sequence. */
-    static const enum emu_coll_algo order[] = {EMU_ALGO_MESH, EMU_ALGO_RHD, EMU_ALGO_RING,
-                                               EMU_ALGO_TWOSHOT};
+    static const enum emu_coll_algo order[] = {EMU_ALGO_MESH, EMU_ALGO_RD, EMU_ALGO_RHD,
+                                               EMU_ALGO_RING, EMU_ALGO_TWOSHOT};
     enum emu_coll_algo best = EMU_ALGO_MESH;
     double best_us = -1;
 

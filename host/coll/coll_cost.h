@@ -36,7 +36,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
 double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo algo,
                           const struct emu_machine *m);
 
-/* The cheapest algorithm by emu_coll_wall_cost (mesh, rhd, ring, twoshot; ties to the
+/* The cheapest algorithm by emu_coll_wall_cost (mesh, rd, rhd, ring, twoshot; ties to the
  * earlier in that order). */
 enum emu_coll_algo emu_coll_wall_pick(const struct emu_coll_shape *s,
                                       const struct emu_machine *m);

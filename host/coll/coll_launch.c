@@ -658,7 +658,8 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     uint32_t x, y;
 
     if (st->eager_len == 0 ||
-        (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR) ||
+        (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR &&
+         a->engine != HCOLL_ENGINE_RD_AR) ||
         emu_model_time_on())
         return;
     a->eager_off = st->eager_off;
@@ -668,7 +669,10 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
         steps[me ^ mask] += hcoll_step_eager(hcoll_blk_len(&b, y, y + mask),
                                              hcoll_blk_len(&b, x, x + mask), a->eager_len, a->slot);
     }
-    for (uint32_t mask = 1; mask < n && (a->engine == HCOLL_ENGINE_RHD_AG || a->stage_len == 0);
+    for (uint32_t mask = 1; mask < n && a->engine == HCOLL_ENGINE_RD_AR; mask *= 2)
+        steps[me ^ mask] += hcoll_step_eager(len, len, a->eager_len, a->slot);
+    for (uint32_t mask = 1; mask < n && (a->engine == HCOLL_ENGINE_RHD_AG ||
+                                         (a->engine == HCOLL_ENGINE_RHD_AR && a->stage_len == 0));
          mask *= 2) {
         hcoll_doubling(me, mask, &x, &y);
         uint64_t sl = a->engine == HCOLL_ENGINE_RHD_AG ? mask * len

@@ -263,8 +263,8 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
     if (!emu_coll_prim_reducible(op->dtype, op->op))
         return reduce_by_compute(st, stream, op);
     enum emu_coll_algo algo = pick(op, st, bytes, false);
-    if (algo == EMU_ALGO_RHD && !pow2(n))
-        algo = EMU_ALGO_RING; /* halving-doubling needs a power of two */
+    if ((algo == EMU_ALGO_RHD || algo == EMU_ALGO_RD) && !pow2(n))
+        algo = EMU_ALGO_RING; /* halving-doubling and doubling need a power of two */
     switch (algo) {
     case EMU_ALGO_HIER:
         return emu_coll_hier_allreduce(st, stream, op, emu_coll_servers_of(st));
@@ -272,8 +272,11 @@ static emu_status allreduce(struct emu_coll_state *st, aclrtStream stream,
         return allreduce_twoshot(st, stream, op);
     case EMU_ALGO_RING:
     case EMU_ALGO_RHD:
+    case EMU_ALGO_RD:
         emu_coll_args_init(&a, op, st,
-                           algo == EMU_ALGO_RING ? HCOLL_ENGINE_RING_AR : HCOLL_ENGINE_RHD_AR,
+                           algo == EMU_ALGO_RING  ? HCOLL_ENGINE_RING_AR
+                           : algo == EMU_ALGO_RHD ? HCOLL_ENGINE_RHD_AR
+                                                  : HCOLL_ENGINE_RD_AR,
                            HCOLL_RECV_COPY);
         a.count = op->count;
         a.slot = reduce_slot(st);
@@ -296,6 +299,8 @@ static emu_status allgather(struct emu_coll_state *st, aclrtStream stream,
     struct hcoll_args a;
 
     enum emu_coll_algo algo = pick(op, st, bytes * n, false);
+    if (algo == EMU_ALGO_RD)
+        algo = EMU_ALGO_RHD; /* an allgather's recursive doubling moves whole blocks already */
     if (algo == EMU_ALGO_RHD && !pow2(n))
         algo = EMU_ALGO_RING; /* recursive doubling needs a power of two */
     if (algo == EMU_ALGO_HIER)
