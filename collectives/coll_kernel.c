@@ -675,7 +675,20 @@ struct step {
     uint64_t rl;
     bool reduce;
     uint64_t rounds;
+    /* A copy of my own bytes from the input to the output that the step needs before it takes
+     * the partner's (own_len 0: none). An eager step queues it between its send and its wait,
+     * so the partner's hand-off starts one task earlier. */
+    const uint8_t *own_src;
+    uint8_t *own_dst;
+    uint64_t own_len;
 };
+
+static int own_copy(const struct run *g, const struct step *s)
+{
+    if (s->own_len == 0)
+        return 0;
+    return HcommLocalCopyOnThread(g->main, s->own_dst, s->own_src, s->own_len) != 0;
+}
 
 /* Received bytes of a step, from where they landed into the step's dst. */
 static int take(const struct run *g, const struct step *s, uint8_t *dst, const uint8_t *landed,
@@ -723,12 +736,14 @@ static int eager_step(const struct run *g, const struct step *s, struct parity *
     else
         TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_EAGER + par));
     q->bits[p / 8] ^= (uint8_t)(1u << (p % 8));
+    TRY(own_copy(g, s));
     return wait_take(g, g->main, p, HCOLL_EAGER + par, s->reduce, s->dst,
                      eager_at(g, g->r->buf, p, par), s->rl);
 }
 
 static int run_step(const struct run *g, const struct step *s)
 {
+    TRY(own_copy(g, s));
     for (uint64_t k = 0; k < s->rounds; k++) {
         uint64_t sl = part(g, s->sl, k), rl = part(g, s->rl, k);
         uint8_t *dst = s->dst + k * g->slot;
@@ -768,8 +783,9 @@ static int ring_allreduce(const struct run *g)
         uint32_t rb = rs ? (me + 2 * n - s - 1) % n : (me + n - s) % n;
         uint8_t *send = g->a->out + hcoll_blk_off(&b, sb);
         uint8_t *recv = g->a->out + hcoll_blk_off(&b, rb);
-        struct step st = {right, left, send, hcoll_blk_len(&b, sb, sb + 1),
-                          recv, hcoll_blk_len(&b, rb, rb + 1), rs, rounds};
+        struct step st = {.to = right, .from = left, .src = send,
+                          .sl = hcoll_blk_len(&b, sb, sb + 1), .dst = recv,
+                          .rl = hcoll_blk_len(&b, rb, rb + 1), .reduce = rs, .rounds = rounds};
         TRY(run_step(g, &st));
     }
     return 0;
@@ -804,10 +820,11 @@ static int rhd_allreduce(const struct run *g)
         uint64_t koff = hcoll_blk_off(&b, klo), soff = hcoll_blk_off(&b, slo);
         /* Only the half I keep is copied to the output, to be reduced there: the half I
          * send goes from the input (half of a whole-buffer copy saved). */
+        struct step st = {.to = partner, .from = partner, .src = from + soff, .sl = sl,
+                          .dst = out + koff, .rl = rl, .reduce = true,
+                          .rounds = ceil_div(sl > rl ? sl : rl, g->slot)};
         if (from != out && rl > 0)
-            TRY(HcommLocalCopyOnThread(g->main, out + koff, from + koff, rl));
-        struct step st = {partner, partner, from + soff, sl, out + koff,
-                          rl, true, ceil_div(sl > rl ? sl : rl, g->slot)};
+            st.own_src = from + koff, st.own_dst = out + koff, st.own_len = rl;
         TRY(rhd_step(g, &st, &q));
         from = out;
     }
@@ -820,9 +837,9 @@ static int rhd_allreduce(const struct run *g)
         hcoll_doubling(me, mask, &mine, &theirs);
         uint64_t sl = hcoll_blk_len(&b, mine, mine + mask);
         uint64_t rl = hcoll_blk_len(&b, theirs, theirs + mask);
-        struct step st = {partner, partner, out + hcoll_blk_off(&b, mine), sl,
-                          out + hcoll_blk_off(&b, theirs), rl, false,
-                          ceil_div(sl > rl ? sl : rl, g->slot)};
+        struct step st = {.to = partner, .from = partner, .src = out + hcoll_blk_off(&b, mine),
+                          .sl = sl, .dst = out + hcoll_blk_off(&b, theirs), .rl = rl,
+                          .rounds = ceil_div(sl > rl ? sl : rl, g->slot)};
         TRY(rhd_step(g, &st, &q));
     }
     return 0;
@@ -838,10 +855,13 @@ static int rd_allreduce(const struct run *g)
     uint8_t *out = g->a->out;
     struct parity q = parity_of(g);
 
-    TRY(copy_in_to_out(g, len));
     for (uint32_t mask = 1; mask < g->n; mask *= 2) {
         uint32_t partner = g->me ^ mask;
-        struct step st = {partner, partner, out, len, out, len, true, ceil_div(len, g->slot)};
+        struct step st = {.to = partner, .from = partner, .src = out, .sl = len, .dst = out,
+                          .rl = len, .reduce = true, .rounds = ceil_div(len, g->slot)};
+        /* The first step sends from the input and copies it out while the partner's come. */
+        if (mask == 1 && g->a->in != out)
+            st.src = g->a->in, st.own_src = g->a->in, st.own_dst = out, st.own_len = len;
         TRY(rhd_step(g, &st, &q));
     }
     return 0;
@@ -858,7 +878,8 @@ static int ring_allgather(const struct run *g)
         TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
     for (uint32_t s = 0; s + 1 < n; s++) {
         uint32_t sb = (me + n - s) % n, rb = (me + 2 * n - s - 1) % n;
-        struct step st = {right, left, out + sb * len, len, out + rb * len, len, false, rounds};
+        struct step st = {.to = right, .from = left, .src = out + sb * len, .sl = len,
+                          .dst = out + rb * len, .rl = len, .rounds = rounds};
         TRY(run_step(g, &st));
     }
     return 0;
@@ -873,14 +894,17 @@ static int rhd_allgather(const struct run *g)
     uint8_t *out = g->a->out;
     struct parity q = parity_of(g);
 
-    if (g->a->in != out + me * len && len > 0)
-        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
     for (uint32_t mask = 1; mask < n; mask *= 2) {
         uint32_t partner = me ^ mask, mine, theirs;
         hcoll_doubling(me, mask, &mine, &theirs);
         uint64_t bytes = (uint64_t)mask * len;
-        struct step st = {partner, partner, out + mine * len, bytes, out + theirs * len, bytes,
-                          false, ceil_div(bytes, g->slot)};
+        struct step st = {.to = partner, .from = partner, .src = out + mine * len, .sl = bytes,
+                          .dst = out + theirs * len, .rl = bytes,
+                          .rounds = ceil_div(bytes, g->slot)};
+        /* The first step sends my block from the input and copies it out meanwhile. */
+        if (mask == 1 && g->a->in != out + me * len && len > 0)
+            st.src = g->a->in, st.own_src = g->a->in, st.own_dst = out + me * len,
+            st.own_len = len;
         TRY(rhd_step(g, &st, &q));
     }
     return 0;
