@@ -41,10 +41,14 @@ static struct emu_devmap *_Atomic job_maps[EMU_MAX_DEVICES]; /* this job's, by d
 static struct pin_map pins[MAX_PINS];
 static _Atomic uint32_t pin_count;
 
-static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
+/* Map `len` bytes of the file at `path` (0: all of it); `quiet`: no log line when it cannot be
+ * opened (emu_secure_dir_reopen_quiet). */
+static emu_status map_file_as(const char *path, uint64_t len, void *fixed_at, bool quiet,
+                              void **out)
 {
     int fd;
-    if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
+    if ((quiet ? emu_secure_dir_reopen_quiet(path, O_RDWR, &fd)
+               : emu_secure_dir_open_path(path, O_RDWR, 0, &fd)) != EMU_OK)
         return EMU_EFILE;
     struct stat st;
     if (fstat(fd, &st) == 0 && len == 0)
@@ -52,6 +56,11 @@ static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void 
     emu_status s = emu_os_map_shared(fd, 0, len, fixed_at, fixed_at != NULL, out);
     close(fd);
     return s;
+}
+
+static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
+{
+    return map_file_as(path, len, fixed_at, false, out);
 }
 
 emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_size)
@@ -164,7 +173,7 @@ bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len)
 
 /* Map a longer prefix of a peer's memory, covering `end` bytes. The earlier alias stays
  * mapped: tasks already running may point into it. Under map_lock. */
-static bool grow_reach(struct emu_devmap *m, uint64_t end)
+static bool grow_reach(struct emu_devmap *m, uint64_t end, bool quiet)
 {
     uint64_t want = (end + PEER_REACH_STEP - 1) / PEER_REACH_STEP * PEER_REACH_STEP;
     char path[512];
@@ -173,7 +182,7 @@ static bool grow_reach(struct emu_devmap *m, uint64_t end)
     if (want > m->mem_size)
         want = m->mem_size;
     if (emu_job_path(path, sizeof(path), m->job_dir, "dev%u.mem", m->dev) != EMU_OK ||
-        map_file(path, want, NULL, &p) != EMU_OK)
+        map_file_as(path, want, NULL, quiet, &p) != EMU_OK)
         return false;
     __atomic_store_n(&m->mem, (uint8_t *)p, __ATOMIC_RELAXED);
     /* Pairs with the acquire in emu_devmap_at(): a reader that sees the new reach sees an
@@ -198,18 +207,33 @@ static uint64_t reach_for(struct emu_devmap *m, uint64_t off, uint64_t len)
     return end;
 }
 
-void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len)
+/* Whether m reaches [off, off + len) now, growing its alias when it does not. */
+static bool reach(struct emu_devmap *m, uint64_t off, uint64_t len, bool quiet)
 {
     if (off > m->mem_size || len > m->mem_size - off)
+        return false;
+    if (off + len <= atomic_load_explicit(&m->reach, memory_order_acquire))
+        return true;
+    pthread_mutex_lock(&map_lock);
+    bool ok = off + len <= atomic_load(&m->reach) || grow_reach(m, reach_for(m, off, len), quiet);
+    pthread_mutex_unlock(&map_lock);
+    return ok;
+}
+
+void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len)
+{
+    if (!reach(m, off, len, false))
         return NULL;
-    if (off + len > atomic_load_explicit(&m->reach, memory_order_acquire)) {
-        pthread_mutex_lock(&map_lock);
-        bool ok = off + len <= atomic_load(&m->reach) || grow_reach(m, reach_for(m, off, len));
-        pthread_mutex_unlock(&map_lock);
-        if (!ok)
-            return NULL;
-    }
     return __atomic_load_n(&m->mem, __ATOMIC_RELAXED) + off;
+}
+
+bool emu_devmap_reach_quiet(struct emu_devmap *m, uint64_t addr, uint64_t len)
+{
+    uint64_t base = emu_window_base(m->dev);
+
+    if (m == &emu_exec_g.self || addr < base)
+        return emu_devmap_reaches(m, addr, len);
+    return reach(m, addr - base, len, true);
 }
 
 static void *pin_ptr(uint32_t pid, uint64_t off, uint64_t len)

@@ -49,14 +49,18 @@ bool emu_devmem_peer_exists(const char *job_dir, uint32_t dev);
 emu_status emu_devmem_peer(const char *job_dir, uint32_t dev,
                            struct emu_devmap **out) EMU_MUST_CHECK;
 /* This executor's existing mapping of device `dev` of its own job folder, or NULL when it
- * has none; never maps anything (the job-wide run queue runs only what this process already
- * reaches: no new mappings, no error lines from a folder removed at the end of the job). */
+ * has none; never maps a device anew (the job-wide run queue runs only on devices this
+ * process already maps: no error lines from a folder removed at the end of the job). */
 struct emu_devmap *emu_devmem_job_find(uint32_t dev);
 /* Whether [addr, addr+len) of m's device is inside what this process maps of it now. */
 bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len);
 /* Pointer to [off, off+len) of the memory of the device mapped by `m`, or NULL when the
  * range is outside it or cannot be mapped. */
 void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
+/* Whether m reaches [addr, addr+len) of its device, growing a peer's alias to it when it does
+ * not yet, without a log line when that fails (the job-wide run queue: a task this process
+ * cannot reach goes back to its device; the job's folder may be going away). */
+bool emu_devmap_reach_quiet(struct emu_devmap *m, uint64_t addr, uint64_t len);
 /* Pointer through which this process reaches [addr, addr+len) of device memory of this job
  * (this device: the address itself; another device: its alias), or of the pinned host
  * memory of host process `space`. Checks only that the range is inside the device memory

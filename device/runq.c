@@ -80,13 +80,13 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
 }
 
 static uint32_t emu_runq_export(const struct emu_task *head, struct emu_runq_task *out,
-                                uint32_t cap, bool *more)
+                                uint32_t cap, bool behind, bool *more)
 {
     const struct emu_task *t = head;
     uint64_t bytes = 0;
     uint32_t n = 0;
 
-    if (!(emu_dp_kinds_flags(head->kind) & EMU_DPF_WAIT))
+    if (!behind && !(emu_dp_kinds_flags(head->kind) & EMU_DPF_WAIT))
         return 0;
     for (; t != NULL && n < cap; t = t->next) {
         if (!describe(t, &out[n]) || (bytes += out[n].len) > RUNQ_BYTES)
@@ -120,13 +120,15 @@ static _Thread_local bool draining;
 
 enum step { STEP_DONE, STEP_FAIL, STEP_HOME };
 
-/* This process's mapping of `dev` when it already reaches [addr, addr+len) (len 0: any
- * mapping), NULL otherwise: a runner maps nothing new. */
+/* This process's mapping of `dev` when it reaches [addr, addr+len) (len 0: any mapping), NULL
+ * otherwise: a runner maps no device anew, but reaches further into one it maps (a kernel's
+ * copy between the device's own buffers, which the channels' reach did not cover, sent the
+ * entry home at every call: most of an 8-rank 1 KiB allgather's returns). */
 static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
 {
     struct emu_devmap *m = emu_devmem_job_find(dev);
 
-    return m != NULL && (len == 0 || emu_devmap_reaches(m, addr, len)) ? m : NULL;
+    return m != NULL && (len == 0 || emu_devmap_reach_quiet(m, addr, len)) ? m : NULL;
 }
 
 /* Build in t descriptor k of entry g (stream s of device `ctl`) as a task of this process,
@@ -142,7 +144,7 @@ static bool build(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, ui
     memset(t, 0, EMU_TASK_HOT_BYTES); /* as emu_task_create: note's tail unused */
     /* The copy stands alone; `next` says only whether tasks follow it on the stream (a lazy
      * record reads that, dp_task.c). */
-    t->next = k + 1 < g->n || atomic_load(&g->more) != 0 ? t : NULL;
+    t->next = k + 1 < emu_load_acquire(&g->n) || atomic_load(&g->more) != 0 ? t : NULL;
     t->kind = (uint16_t)d->kind;
     t->stream = s;
     t->callsite = d->callsite;
@@ -220,7 +222,8 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
 
     atomic_compare_exchange_strong(&ctl->notifies[atomic_load(&g->wait_slot)].waiter, &w, 0);
     g->runner = emu_exec_g.dev;
-    while (k < g->n && emu_load_acquire(&ctl->streams[s].error) == 0) {
+    /* Acquire: the descriptors the device wrote before it grew n (sched.c, extend). */
+    while (k < emu_load_acquire(&g->n) && emu_load_acquire(&ctl->streams[s].error) == 0) {
         const struct emu_runq_task *d = &g->tasks[k];
         uint32_t f = emu_dp_kinds_flags(d->kind);
         struct emu_task t;
@@ -249,9 +252,10 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
         emu_fetch_add_relaxed(&ctl->progress, 1);
     }
     g->done = k;
-    bool early = k < g->n;
     atomic_store(&g->state, EMU_RUNQ_RETURNED);
-    early |= atomic_load(&g->more) != 0; /* after the store: see append_locked (sched.c) */
+    /* After the store, sequentially consistent with the device's growing of the entry and
+     * its `more` (sched.c, extend): either we see them here, or it sees the entry returned. */
+    bool early = k < atomic_load(&g->n) || atomic_load(&g->more) != 0;
     /* After the store (sequentially consistent with emu_sched_wait_idle's count, which
      * rings the device itself when it counted too late). */
     if (early || atomic_load(&ctl->idle_waiters) != 0 ||

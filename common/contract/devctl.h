@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 11u
+#define EMU_DEVCTL_VERSION 12u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -186,8 +186,10 @@ struct emu_peer_ref {
  * worker of any executor of the job that records that notify takes the entry (CAS on
  * `state`) and runs the tasks itself through its own mappings, instead of waking this
  * device's workers: the hand-off is a memory write. The device's own scheduler keeps the
- * tasks' objects and retires them when it next looks (emu_sched, sched.c). */
-#define EMU_RUNQ_TASKS 64u
+ * tasks' objects and retires them when it next looks (emu_sched, sched.c). An entry grows
+ * while it is out (sched.c, extend) up to EMU_RUNQ_TASKS; a runner that reaches the end
+ * wakes the device to publish the next ones. */
+#define EMU_RUNQ_TASKS 256u
 #define EMU_RUNQ_NODEV UINT32_MAX
 /* notifies[].waiter of a slot a stream of the device waits on without publishing: a record
  * must ring the device. 0 = no stream parked on it: the record needs no ring at all (the
@@ -215,7 +217,7 @@ struct emu_runq_task {
 struct emu_runq_seg {
     _Atomic uint32_t state;      /* enum emu_runq_state */
     _Atomic uint32_t wait_slot;  /* notify slot the published head waits for */
-    uint32_t n;                  /* tasks published */
+    _Atomic uint32_t n;          /* tasks published; grows while out (sched.c, extend) */
     uint32_t done;               /* tasks of them retired by runners (owner writes) */
     _Atomic uint32_t more;       /* the stream has tasks behind the published ones */
     int32_t status;              /* a runner's failure of task `done` (emu_status), 0 = none */

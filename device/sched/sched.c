@@ -398,11 +398,11 @@ static void publish(uint32_t s, struct emu_task *t)
         t->deadline_ns == 0 || emu_os_now_ns() >= t->deadline_ns ||
         dc->streams[s].kind != EMU_STREAM_DEVICE || emu_load_acquire(&g->state) != EMU_RUNQ_FREE)
         return;
-    uint32_t n = export_fn(t, g->tasks, EMU_RUNQ_TASKS, &more);
+    uint32_t n = export_fn(t, g->tasks, EMU_RUNQ_TASKS, false, &more);
     uint32_t slot = g->tasks[0].notify_slot;
     if (n < 2 || slot >= EMU_MAX_NOTIFIES)
         return; /* a wait alone: whoever runs it would have to wake us to retire it */
-    g->n = n;
+    atomic_store(&g->n, n);
     g->done = 0;
     atomic_store(&g->more, more ? 1u : 0u);
     g->status = 0;
@@ -416,6 +416,35 @@ static void publish(uint32_t s, struct emu_task *t)
      * whose next scan finds the notify set and takes the stream back (reclaim). */
     atomic_store(&dc->notifies[slot].waiter, s + 1);
     atomic_store(&g->state, EMU_RUNQ_PUBLISHED);
+}
+
+/* Tasks just queued on stream s, whose entry is out (published or taken): describe them
+ * behind the entry's last task, so its runner goes on into them instead of returning the
+ * entry for this device to publish again (a wake-up of a device that mostly sleeps while its
+ * kernels' tasks run elsewhere). Only while the entry holds every task of the stream (not
+ * `more`) and has room; false when they stay home. Lock held. */
+static bool extend(uint32_t s, struct emu_task *head)
+{
+    struct emu_runq_seg *g = &dc->runq[s];
+    uint32_t n = atomic_load(&g->n), st = atomic_load(&g->state);
+    bool more = false;
+
+    if (atomic_load(&g->more) != 0 || (st != EMU_RUNQ_PUBLISHED && st != EMU_RUNQ_TAKEN) ||
+        n >= EMU_RUNQ_TASKS)
+        return false;
+    uint32_t add = export_fn(head, &g->tasks[n], EMU_RUNQ_TASKS - n, true, &more);
+    if (add == 0)
+        return false;
+    /* Sequentially consistent, and releases the descriptors: a runner that ends the entry
+     * reads n again after it stored RETURNED (runq.c, run_entry). */
+    atomic_store(&g->n, n + add);
+    if (more)
+        atomic_store(&g->more, 1);
+    /* Returned meanwhile: its runner may have read n before it grew, and this device's next
+     * scan takes the stream back and runs what is left. */
+    if (atomic_load(&g->state) == EMU_RUNQ_RETURNED)
+        emu_devctl_ring(dc);
+    return true;
 }
 
 enum reclaim_result { RECLAIM_LEAVE, RECLAIM_HOME };
@@ -446,7 +475,7 @@ static enum reclaim_result reclaim(uint32_t s, uint64_t now)
         emu_task_destroy(pop_head(s));
     account(s, done);
     struct emu_task *h = streams[s].head;
-    if (h != NULL && st == EMU_RUNQ_PUBLISHED && done < g->n)
+    if (h != NULL && st == EMU_RUNQ_PUBLISHED && done < atomic_load(&g->n))
         h->deadline_ns = atomic_load(&g->deadline_ns); /* the wait keeps its deadline */
     if (h != NULL && g->status != 0) {
         h->status = (emu_status)g->status;
@@ -718,7 +747,7 @@ static void append_locked(uint32_t s, struct emu_task *head)
     r->count += n;
     /* Sequentially consistent with a runner's return (runq.c): either it sees this and
      * wakes us, or our next scan (the submitter rings) sees the entry returned. */
-    if (r->published)
+    if (r->published && !extend(s, head))
         atomic_store(&dc->runq[s].more, 1);
     if (r->state == S_IDLE)
         runq_push(s);

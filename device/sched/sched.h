@@ -52,11 +52,12 @@ struct emu_sched_hooks {
 emu_status emu_sched_register(const struct emu_sched_hooks *h) EMU_MUST_CHECK;
 
 /* Job-wide run queue (docs/ARCHITECTURE.md "One job-wide run queue"): writes descriptors of
- * `head` (a parked notify wait) and of the tasks queued behind it that any executor of the
- * job may run into out[0..cap), stopping at the first that may not; returns how many, and
- * sets *more when tasks remain behind them. */
+ * `head` and of the tasks queued behind it that any executor of the job may run into
+ * out[0..cap), stopping at the first that may not; returns how many, and sets *more when
+ * tasks remain behind them. `head` is a parked notify wait (0 otherwise), unless `behind`:
+ * then the tasks go behind an entry already published. */
 typedef uint32_t (*emu_sched_export_fn)(const struct emu_task *head, struct emu_runq_task *out,
-                                        uint32_t cap, bool *more);
+                                        uint32_t cap, bool behind, bool *more);
 /* Publish parked device threads through `fn` (before emu_sched_start). Ignored when a
  * diagnostic registered task hooks (they must see every task on its own device). */
 void emu_sched_set_export(emu_sched_export_fn fn);
