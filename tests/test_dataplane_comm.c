@@ -1037,6 +1037,66 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
     dead_range_case(0, false);
 }
 
+/* An entry of the job-wide run queue grows while it is out (sched.c, extend): rank 0's
+ * thread 1 parks on rank 1's channel notify with a copy behind it, so device 0 publishes the
+ * two; rank 0's kernel then sleeps and queues a second copy on that thread, which device 0
+ * describes behind the first instead of keeping it home. Rank 1's executor, recording the
+ * notify, runs all three: both copies' bytes land, and the entry says rank 1 ran it. The
+ * copies read a buffer past the first 256 MiB of device 0, beyond what rank 1's executor maps
+ * of it for the channel, so the runner grows its alias to run them (emu_devmap_reach_quiet)
+ * instead of handing the entry back. */
+static void a_published_entry_grows_while_out(void **state)
+{
+    static struct prog p[2];
+    static const int32_t joins_ok[NT];
+    struct rk *k0 = &W.r[0], *k1 = &W.r[1];
+    char job[CU_PATH];
+    struct emu_handle th;
+    void *gap = NULL, *far = NULL;
+    (void)state;
+
+    job_folder(job, sizeof(job));
+    const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
+    assert_non_null(ctl0);
+    assert_true(emu_handle_decode(k0->t[1], EMU_HANDLE_THREAD, &th));
+    const struct emu_runq_seg *g = &ctl0->runq[th.index];
+    use(0);
+    /* Never touched: it only puts `far` past 256 MiB of device memory. */
+    assert_int_equal(aclrtMalloc(&gap, 300u << 20, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    assert_int_equal(aclrtMalloc(&far, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    prep(far, 128, SEED(8, 0));
+    prep(X(k0), 128, 0);
+    prog_init(&p[0], k0);
+    cwait(&p[0], k0->t[1], k0->ch[1], 0);
+    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0), far, 64, 0, 0);
+    op(&p[0], DPF_SLEEP, 0, 0)->n = 30000; /* thread 1 parks and is published meanwhile */
+    xfer(&p[0], DPF_COPY, k0->t[1], 0, X(k0) + 64, (uint8_t *)far + 64, 64, 0, 0);
+    prog_init(&p[1], k1);
+    op(&p[1], DPF_SLEEP, 0, 0)->n = 20000; /* device 0's workers stop spinning meanwhile */
+    op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
+    void *b0 = prog_launch(k0, &p[0], joins_ok);
+    /* A wait on a channel through the network stays home. */
+    bool runq = atomic_load(&ctl0->runq_on) != 0 && flow_protocol != -1;
+    for (int i = 0; i < 10000 && runq && atomic_load(&g->n) < 3; i++)
+        usleep(1000);
+    if (runq) {
+        assert_int_equal(atomic_load(&g->state), EMU_RUNQ_PUBLISHED);
+        assert_int_equal(atomic_load(&g->n), 3); /* the wait, the copy, the later copy */
+    }
+    void *b1 = prog_launch(k1, &p[1], joins_ok);
+    prog_check(k0, &p[0], b0, ACL_SUCCESS);
+    prog_check(k1, &p[1], b1, ACL_SUCCESS);
+    use(0);
+    expect(X(k0), 128, 0, SEED(8, 0), false, "both copies, the second queued while out");
+    if (runq) { /* rank 1's executor ran all three */
+        assert_int_equal(g->runner, 1);
+        assert_int_equal(__atomic_load_n(&g->done, __ATOMIC_ACQUIRE), 3);
+    }
+    assert_int_equal(aclrtFree(far), ACL_SUCCESS);
+    assert_int_equal(aclrtFree(gap), ACL_SUCCESS);
+    cu_ctl_unmap(ctl0);
+}
+
 /* The same with the copy's source 2056 bytes into the freed buffer and a smaller
  * allocation made in its place before the copy runs: still "no longer a live allocation". */
 static void a_dead_range_reused_by_a_smaller_allocation_fails(void **state)
@@ -1484,6 +1544,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(batch_transfer_runs_every_transfer_type),
         cmocka_unit_test(notifies_fence_drain_and_join_order_work_across_threads_and_ranks),
         cmocka_unit_test(a_taken_tasks_dead_range_fails_on_its_own_device),
+        cmocka_unit_test(a_published_entry_grows_while_out),
         cmocka_unit_test(a_dead_range_reused_by_a_smaller_allocation_fails),
         cmocka_unit_test(a_write_with_notify_ping_pong_keeps_its_order),
         cmocka_unit_test(remote_ranges_past_the_peer_memory_are_refused_with_one_line),
