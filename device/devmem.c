@@ -41,14 +41,10 @@ static struct emu_devmap *_Atomic job_maps[EMU_MAX_DEVICES]; /* this job's, by d
 static struct pin_map pins[MAX_PINS];
 static _Atomic uint32_t pin_count;
 
-/* Map `len` bytes of the file at `path` (0: all of it); `quiet`: no log line when it cannot be
- * opened (emu_secure_dir_reopen_quiet). */
-static emu_status map_file_as(const char *path, uint64_t len, void *fixed_at, bool quiet,
-                              void **out)
+static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
 {
     int fd;
-    if ((quiet ? emu_secure_dir_reopen_quiet(path, O_RDWR, &fd)
-               : emu_secure_dir_open_path(path, O_RDWR, 0, &fd)) != EMU_OK)
+    if (emu_secure_dir_open_path(path, O_RDWR, 0, &fd) != EMU_OK)
         return EMU_EFILE;
     struct stat st;
     if (fstat(fd, &st) == 0 && len == 0)
@@ -56,11 +52,6 @@ static emu_status map_file_as(const char *path, uint64_t len, void *fixed_at, bo
     emu_status s = emu_os_map_shared(fd, 0, len, fixed_at, fixed_at != NULL, out);
     close(fd);
     return s;
-}
-
-static emu_status map_file(const char *path, uint64_t len, void *fixed_at, void **out)
-{
-    return map_file_as(path, len, fixed_at, false, out);
 }
 
 emu_status emu_devmem_open_self(const char *job_dir, uint32_t dev, uint64_t mem_size)
@@ -132,10 +123,14 @@ emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap 
     }
     snprintf(m->job_dir, sizeof(m->job_dir), "%s", job_dir);
     m->dev = dev;
+    m->mem_fd = -1;
     if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.ctl", dev)) != EMU_OK ||
         (s = map_file(path, sizeof(struct emu_devctl), NULL, &p)) != EMU_OK)
         goto fail;
     m->ctl = p;
+    if ((s = emu_job_path(path, sizeof(path), job_dir, "dev%u.mem", dev)) != EMU_OK ||
+        (s = emu_secure_dir_open_path(path, O_RDWR, 0, &m->mem_fd)) != EMU_OK)
+        goto fail;
     m->mem_size = m->ctl->mem_size; /* its memory is mapped on first use: emu_devmap_at */
     maps[atomic_load(&map_count)] = m;
     /* Pairs with the acquire in find_map(): the entry is complete before it is counted. */
@@ -144,6 +139,8 @@ emu_status emu_devmem_peer(const char *job_dir, uint32_t dev, struct emu_devmap 
 fail:
     if (m->ctl != NULL)
         emu_os_unmap(m->ctl, sizeof(struct emu_devctl));
+    if (m->mem_fd >= 0)
+        close(m->mem_fd);
     free(m);
     m = NULL;
 done:
@@ -173,16 +170,14 @@ bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len)
 
 /* Map a longer prefix of a peer's memory, covering `end` bytes. The earlier alias stays
  * mapped: tasks already running may point into it. Under map_lock. */
-static bool grow_reach(struct emu_devmap *m, uint64_t end, bool quiet)
+static bool grow_reach(struct emu_devmap *m, uint64_t end)
 {
     uint64_t want = (end + PEER_REACH_STEP - 1) / PEER_REACH_STEP * PEER_REACH_STEP;
-    char path[512];
     void *p;
 
     if (want > m->mem_size)
         want = m->mem_size;
-    if (emu_job_path(path, sizeof(path), m->job_dir, "dev%u.mem", m->dev) != EMU_OK ||
-        map_file_as(path, want, NULL, quiet, &p) != EMU_OK)
+    if (m->mem_fd < 0 || emu_os_map_shared(m->mem_fd, 0, want, NULL, 0, &p) != EMU_OK)
         return false;
     __atomic_store_n(&m->mem, (uint8_t *)p, __ATOMIC_RELAXED);
     /* Pairs with the acquire in emu_devmap_at(): a reader that sees the new reach sees an
@@ -208,32 +203,32 @@ static uint64_t reach_for(struct emu_devmap *m, uint64_t off, uint64_t len)
 }
 
 /* Whether m reaches [off, off + len) now, growing its alias when it does not. */
-static bool reach(struct emu_devmap *m, uint64_t off, uint64_t len, bool quiet)
+static bool reach(struct emu_devmap *m, uint64_t off, uint64_t len)
 {
     if (off > m->mem_size || len > m->mem_size - off)
         return false;
     if (off + len <= atomic_load_explicit(&m->reach, memory_order_acquire))
         return true;
     pthread_mutex_lock(&map_lock);
-    bool ok = off + len <= atomic_load(&m->reach) || grow_reach(m, reach_for(m, off, len), quiet);
+    bool ok = off + len <= atomic_load(&m->reach) || grow_reach(m, reach_for(m, off, len));
     pthread_mutex_unlock(&map_lock);
     return ok;
 }
 
 void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len)
 {
-    if (!reach(m, off, len, false))
+    if (!reach(m, off, len))
         return NULL;
     return __atomic_load_n(&m->mem, __ATOMIC_RELAXED) + off;
 }
 
-bool emu_devmap_reach_quiet(struct emu_devmap *m, uint64_t addr, uint64_t len)
+bool emu_devmap_reach(struct emu_devmap *m, uint64_t addr, uint64_t len)
 {
     uint64_t base = emu_window_base(m->dev);
 
     if (m == &emu_exec_g.self || addr < base)
         return emu_devmap_reaches(m, addr, len);
-    return reach(m, addr - base, len, true);
+    return reach(m, addr - base, len);
 }
 
 static void *pin_ptr(uint32_t pid, uint64_t off, uint64_t len)

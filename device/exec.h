@@ -24,6 +24,10 @@ struct emu_devmap {
     uint8_t *mem;
     uint64_t mem_size;
     _Atomic uint64_t reach;
+    /* A peer's memory file, opened with its control block: the alias grows from this
+     * descriptor, never through the job's folder, which the job's end removes first (a
+     * first touch of a peer at that moment failed with a line about a missing folder). */
+    int mem_fd;
 };
 
 struct emu_exec {
@@ -58,9 +62,9 @@ bool emu_devmap_reaches(const struct emu_devmap *m, uint64_t addr, uint64_t len)
  * range is outside it or cannot be mapped. */
 void *emu_devmap_at(struct emu_devmap *m, uint64_t off, uint64_t len);
 /* Whether m reaches [addr, addr+len) of its device, growing a peer's alias to it when it does
- * not yet, without a log line when that fails (the job-wide run queue: a task this process
- * cannot reach goes back to its device; the job's folder may be going away). */
-bool emu_devmap_reach_quiet(struct emu_devmap *m, uint64_t addr, uint64_t len);
+ * not yet (the job-wide run queue: a task this process cannot reach goes back to its
+ * device). */
+bool emu_devmap_reach(struct emu_devmap *m, uint64_t addr, uint64_t len);
 /* Pointer through which this process reaches [addr, addr+len) of device memory of this job
  * (this device: the address itself; another device: its alias), or of the pinned host
  * memory of host process `space`. Checks only that the range is inside the device memory

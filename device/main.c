@@ -141,6 +141,8 @@ int main(int argc, char **argv)
     emu_log_set_role(role);
     emu_exec_g.dev = o.dev;
     snprintf(emu_exec_g.job_dir, sizeof(emu_exec_g.job_dir), "%s", o.job);
+    emu_exec_g.self.mem_fd = -1;
+    emu_os_raise_nofile(); /* a descriptor per peer device mapped (devmem.c) */
     adopt_settings(o.job, o.dev);
     if (create_file(o.job, "dev%u.ctl", o.dev, sizeof(struct emu_devctl)) != EMU_OK ||
         create_file(o.job, "dev%u.mem", o.dev, o.mem) != EMU_OK ||

@@ -128,7 +128,7 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
 {
     struct emu_devmap *m = emu_devmem_job_find(dev);
 
-    return m != NULL && (len == 0 || emu_devmap_reach_quiet(m, addr, len)) ? m : NULL;
+    return m != NULL && (len == 0 || emu_devmap_reach(m, addr, len)) ? m : NULL;
 }
 
 /* Build in t descriptor k of entry g (stream s of device `ctl`) as a task of this process,
