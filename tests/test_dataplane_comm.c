@@ -1043,7 +1043,7 @@ static void a_taken_tasks_dead_range_fails_on_its_own_device(void **state)
  * describes behind the first instead of keeping it home. Rank 1's executor, recording the
  * notify, runs all three: both copies' bytes land, and the entry says rank 1 ran it. The
  * copies read a buffer past the first 256 MiB of device 0, beyond what rank 1's executor maps
- * of it for the channel, so the runner grows its alias to run them (emu_devmap_reach_quiet)
+ * of it for the channel, so the runner grows its alias to run them (emu_devmap_reach)
  * instead of handing the entry back. */
 static void a_published_entry_grows_while_out(void **state)
 {

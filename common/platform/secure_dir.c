@@ -191,22 +191,6 @@ emu_status emu_secure_dir_open_path(const char *path, int flags, unsigned mode, 
     return emu_secure_dir_open_in(dir, slash + 1, flags, mode, fd);
 }
 
-emu_status emu_secure_dir_reopen_quiet(const char *path, int flags, int *fd)
-{
-    int f = open(path, (flags & ~O_CREAT) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-
-    if (f < 0)
-        return EMU_EFILE;
-    if (fstat(f, &st) != 0 || not_private(&st, 0) != NULL) {
-        close(f);
-        return EMU_EFILE;
-    }
-    fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK); /* as emu_secure_dir_open_at */
-    *fd = f;
-    return EMU_OK;
-}
-
 static void remove_tree_at(int dirfd, const char *name, int depth)
 {
     if (unlinkat(dirfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) ||

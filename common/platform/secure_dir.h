@@ -38,11 +38,6 @@ emu_status emu_secure_dir_open_in(const char *dir, const char *name, int flags, 
 /* The same for "<dir>/<name>" given as one path. */
 emu_status emu_secure_dir_open_path(const char *path, int flags, unsigned mode,
                                     int *fd) EMU_MUST_CHECK;
-/* Open again an existing file of a folder this process opened and checked before, with the
- * same checks on the file (no symlink, ours, private) but no log line when it fails: for a
- * caller that has another way on (the job-wide run queue hands the task back to its device),
- * where the folder may be going away at the end of its job. EMU_EFILE when it fails. */
-emu_status emu_secure_dir_reopen_quiet(const char *path, int flags, int *fd) EMU_MUST_CHECK;
 /* Remove entry `name` of folder `dirfd`, a whole tree when it is a folder; symlinks are
  * removed, never followed. Best effort. */
 void emu_secure_dir_remove_at(int dirfd, const char *name);
