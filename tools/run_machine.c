@@ -46,8 +46,6 @@ int run_machine_print(void)
                  {EMU_COLL_ALLGATHER, "allgather"},
                  {EMU_COLL_BROADCAST, "broadcast"},
                  {EMU_COLL_REDUCE_SCATTER, "reducescatter"}};
-    static const char *const algo[EMU_ALGO_COUNT] = {"default", "mesh", "twoshot", "ring",
-                                                     "rhd",     "hier", "rd"};
     struct emu_machine m;
     enum emu_machine_source src;
     char text[128], path[4096];
@@ -76,8 +74,8 @@ int run_machine_print(void)
                     .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
                     .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
                     .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
-                printf(" %7s", algo[emu_coll_default_pick(&s, false,
-                                                          src == EMU_MACHINE_CARD ? NULL : &m)]);
+                printf(" %7s", emu_coll_algo_name(emu_coll_default_pick(
+                                   &s, false, src == EMU_MACHINE_CARD ? NULL : &m)));
             }
             printf("\n");
         }

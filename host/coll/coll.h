@@ -87,7 +87,9 @@ struct emu_coll_servers {
 
 /* The algorithm HCEMU_ALGO asks for `kind` (EMU_ALGO_DEFAULT when unset or not naming it). */
 enum emu_coll_algo emu_coll_algo_setting(enum emu_coll_kind kind);
-/* "mesh", "twoshot", ... */
+/* The HCEMU_ALGO names by algorithm ("default", "mesh", ...), and one of them ("invalid" past
+ * the table). In coll_cost.c, which hcemu-run builds alone for --machine's table. */
+extern const char *const emu_coll_algo_names[EMU_ALGO_COUNT];
 const char *emu_coll_algo_name(enum emu_coll_algo a);
 
 /* Whether the data plane reduces (dtype, op) itself (SUM/MAX/MIN on int8/16/32, fp16, fp32,

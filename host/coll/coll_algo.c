@@ -18,12 +18,6 @@ static const char *const kind_names[EMU_COLL_KIND_COUNT] = {
     [EMU_COLL_BARRIER] = "barrier",
 };
 
-static const char *const algo_names[EMU_ALGO_COUNT] = {
-    [EMU_ALGO_DEFAULT] = "default", [EMU_ALGO_MESH] = "mesh", [EMU_ALGO_TWOSHOT] = "twoshot",
-    [EMU_ALGO_RING] = "ring",       [EMU_ALGO_RHD] = "rhd",
-    [EMU_ALGO_HIER] = "hier",       [EMU_ALGO_RD] = "rd",
-};
-
 static pthread_once_t parsed_once = PTHREAD_ONCE_INIT;
 static enum emu_coll_algo chosen[EMU_COLL_KIND_COUNT];
 
@@ -50,7 +44,7 @@ static void parse_item(const char *s, size_t len)
 
     if (colon != NULL) {
         k = lookup(kind_names, EMU_COLL_KIND_COUNT, s, (size_t)(colon - s));
-        a = lookup(algo_names, EMU_ALGO_COUNT, colon + 1, len - (size_t)(colon - s) - 1);
+        a = lookup(emu_coll_algo_names, EMU_ALGO_COUNT, colon + 1, len - (size_t)(colon - s) - 1);
     }
     if (k < 0 || a < 0) {
         EMU_LOG_WARN("HCEMU_ALGO: ignoring \"%.*s\" (want kind:algo, kind one of allreduce "
@@ -77,11 +71,6 @@ enum emu_coll_algo emu_coll_algo_setting(enum emu_coll_kind kind)
 {
     pthread_once(&parsed_once, parse);
     return kind < EMU_COLL_KIND_COUNT ? chosen[kind] : EMU_ALGO_DEFAULT;
-}
-
-const char *emu_coll_algo_name(enum emu_coll_algo a)
-{
-    return a < EMU_ALGO_COUNT ? algo_names[a] : "invalid";
 }
 
 bool emu_coll_prim_reducible(uint32_t dtype, uint32_t op)

@@ -78,6 +78,17 @@
  * two cross near 16 MiB (mesh 444 / twoshot 428 us at 16 MiB, 1742 / 1626 us at 64 MiB). */
 #define CARD_TWO_RANK_TWOSHOT (16u << 20)
 
+const char *const emu_coll_algo_names[EMU_ALGO_COUNT] = {
+    [EMU_ALGO_DEFAULT] = "default", [EMU_ALGO_MESH] = "mesh", [EMU_ALGO_TWOSHOT] = "twoshot",
+    [EMU_ALGO_RING] = "ring",       [EMU_ALGO_RHD] = "rhd",
+    [EMU_ALGO_HIER] = "hier",       [EMU_ALGO_RD] = "rd",
+};
+
+const char *emu_coll_algo_name(enum emu_coll_algo a)
+{
+    return a < EMU_ALGO_COUNT ? emu_coll_algo_names[a] : "invalid";
+}
+
 static bool pow2(uint32_t n)
 {
     return n != 0 && (n & (n - 1)) == 0;
