@@ -946,6 +946,25 @@ static void job_folder(char *out, size_t len)
     assert_true(out[0] != '\0');
 }
 
+/* Device 0's control block, mapped from this test's job folder (cu_ctl_unmap it), for a test
+ * that watches rank 0's thread 1: *slot gets the thread's slot (its stream and run-queue
+ * entry), *runq whether a wait of that thread on a channel may be published (the run queue
+ * is on, and the channel is not through the network, whose records come from device 0's
+ * own progress thread). */
+static const struct emu_devctl *watch_thread1(uint32_t *slot, bool *runq)
+{
+    char job[CU_PATH];
+    struct emu_handle th;
+
+    job_folder(job, sizeof(job));
+    const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
+    assert_non_null(ctl0);
+    assert_true(emu_handle_decode(W.r[0].t[1], EMU_HANDLE_THREAD, &th));
+    *slot = th.index;
+    *runq = atomic_load(&ctl0->runq_on) != 0 && flow_protocol != -1;
+    return ctl0;
+}
+
 /* The job-wide run queue (docs/ARCHITECTURE.md): rank 0's thread 1 parks on rank 1's channel
  * notify with a copy behind it, so device 0 publishes both; the host then frees the copy's
  * source. Rank 1's executor, recording the notify while device 0's workers sleep, takes the
@@ -961,15 +980,12 @@ static void dead_range_case(uint64_t off, bool reuse)
     static const int32_t joins_ok[NT];
     const int32_t join_fail[NT] = {0, HCCL_E_INTERNAL};
     struct rk *k0 = &W.r[0], *k1 = &W.r[1];
-    char job[CU_PATH];
-    struct emu_handle th;
     void *z = NULL, *again = NULL;
+    uint32_t slot;
+    bool runq;
 
-    job_folder(job, sizeof(job));
-    const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
-    assert_non_null(ctl0);
-    assert_true(emu_handle_decode(k0->t[1], EMU_HANDLE_THREAD, &th));
-    const struct emu_runq_seg *g = &ctl0->runq[th.index];
+    const struct emu_devctl *ctl0 = watch_thread1(&slot, &runq);
+    const struct emu_runq_seg *g = &ctl0->runq[slot];
     use(0);
     assert_int_equal(aclrtMalloc(&z, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     prep(z, 4095, SEED(5, 0));
@@ -981,12 +997,9 @@ static void dead_range_case(uint64_t off, bool reuse)
     op(&p[1], DPF_SLEEP, 0, 0)->n = 20000; /* device 0's workers stop spinning meanwhile */
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
     long mark = log_mark();
-    const struct emu_stream_ctl *sc = &ctl0->streams[th.index];
+    const struct emu_stream_ctl *sc = &ctl0->streams[slot];
     uint32_t base = atomic_load(&sc->submitted);
     void *b0 = prog_launch(k0, &p[0], join_fail);
-    /* A wait on a channel through the network stays home (the record comes from the
-     * network's progress thread of device 0). */
-    bool runq = atomic_load(&ctl0->runq_on) != 0 && flow_protocol != -1;
     /* The copy was accepted (its source was live at the call) once the thread counts it;
      * with the run queue, device 0 publishes the wait and the copy. */
     for (int i = 0; i < 10000 && (atomic_load(&sc->submitted) - base < 2 ||
@@ -1050,16 +1063,13 @@ static void a_published_entry_grows_while_out(void **state)
     static struct prog p[2];
     static const int32_t joins_ok[NT];
     struct rk *k0 = &W.r[0], *k1 = &W.r[1];
-    char job[CU_PATH];
-    struct emu_handle th;
     void *gap = NULL, *far = NULL;
+    uint32_t slot;
+    bool runq;
     (void)state;
 
-    job_folder(job, sizeof(job));
-    const struct emu_devctl *ctl0 = cu_ctl_map(job, 0);
-    assert_non_null(ctl0);
-    assert_true(emu_handle_decode(k0->t[1], EMU_HANDLE_THREAD, &th));
-    const struct emu_runq_seg *g = &ctl0->runq[th.index];
+    const struct emu_devctl *ctl0 = watch_thread1(&slot, &runq);
+    const struct emu_runq_seg *g = &ctl0->runq[slot];
     use(0);
     /* Never touched: it only puts `far` past 256 MiB of device memory. */
     assert_int_equal(aclrtMalloc(&gap, 300u << 20, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
@@ -1075,8 +1085,6 @@ static void a_published_entry_grows_while_out(void **state)
     op(&p[1], DPF_SLEEP, 0, 0)->n = 20000; /* device 0's workers stop spinning meanwhile */
     op(&p[1], DPF_CREC, k1->t[1], 0)->other = k1->ch[0];
     void *b0 = prog_launch(k0, &p[0], joins_ok);
-    /* A wait on a channel through the network stays home. */
-    bool runq = atomic_load(&ctl0->runq_on) != 0 && flow_protocol != -1;
     for (int i = 0; i < 10000 && runq && atomic_load(&g->n) < 3; i++)
         usleep(1000);
     if (runq) {
