@@ -276,6 +276,33 @@ static void a_bad_value_warns_once_and_reads_as_the_default(void **state)
     unsetenv("HCEMU_REDUCE_ISA");
 }
 
+/* A host remembers where each variable's value lies in the environment while the
+ * environment's entry pointers stay as they were; every way a program changes its
+ * environment must still be seen at the next read. */
+static void every_change_of_the_environment_is_seen(void **state)
+{
+    static char entry[] = "HCEMU_HANG_MS=41";
+    (void)state;
+
+    unsetenv("HCEMU_HANG_MS");
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 2000); /* absent: the default */
+    setenv("HCEMU_HANG_MS", "42", 1);                            /* added */
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 42);
+    setenv("HCEMU_HANG_MS", "43", 1); /* replaced */
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 43);
+    setenv("TEST_SETTINGS_OTHER", "1", 1); /* another one added, then removed: nothing moves */
+    unsetenv("TEST_SETTINGS_OTHER");
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 43);
+    unsetenv("HCEMU_HANG_MS"); /* removed */
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 2000);
+    assert_int_equal(putenv(entry), 0); /* the program's own buffer */
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 41);
+    entry[15] = '7'; /* changed in place: the same entry pointer */
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 47);
+    unsetenv("HCEMU_HANG_MS");
+    assert_int_equal(emu_settings_u64(EMU_SET_HANG_MS), 2000);
+}
+
 /* ---- the control block ----------------------------------------------------------------- */
 
 static void a_joining_host_that_disagrees_is_warned_once(void **state)
@@ -370,6 +397,7 @@ int main(void)
         cmocka_unit_test(numbers_honour_their_range),
         cmocka_unit_test(switches_and_choices_parse_their_spellings),
         cmocka_unit_test(a_bad_value_warns_once_and_reads_as_the_default),
+        cmocka_unit_test(every_change_of_the_environment_is_seen),
         cmocka_unit_test(a_joining_host_that_disagrees_is_warned_once),
         cmocka_unit_test(an_executor_takes_its_hosts_values_not_its_environment),
     };

@@ -28,10 +28,21 @@ struct cached {
     size_t raw_len;
     char raw[EMU_SETTING_STR_MAX];
     struct emu_setting_value v;
+    uint64_t env_gen;  /* env_gen when `text` was found */
+    const char *text;  /* its value in the environment then (NULL: unset) */
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cached cache[EMU_SET_COUNT];
+/* The environment as last seen: `environ` and a copy of its entry pointers up to the NULL.
+ * getenv() compares the name of every variable (700 instructions with 40 of them, twice per
+ * collective call), while setenv, unsetenv and putenv each change an entry pointer or the
+ * array's length. So while the pointers are those seen last, a variable's value is where it
+ * was found then (its text is still compared: a putenv()'d buffer can change in place). */
+static char **env_seen;
+static char **env_copy;
+static size_t env_len;
+static uint64_t env_gen = 1;
 static _Atomic bool adopted;
 static struct emu_setting_value adopted_v[EMU_SET_COUNT];
 
@@ -161,21 +172,64 @@ static bool same_text(const struct cached *c, const char *raw)
     return n == c->raw_len && strncmp(raw, c->raw, sizeof(c->raw) - 1) == 0;
 }
 
+/* Whether the environment's entry pointers changed since the last look; if so, take the
+ * new ones as seen (a new generation). Under cache_lock. */
+static void env_look(void)
+{
+    extern char **environ;
+    char **env = environ;
+
+    if (env != NULL && env == env_seen && env_copy != NULL &&
+        memcmp(env, env_copy, (env_len + 1) * sizeof(*env)) == 0)
+        return;
+    size_t n = 0;
+    while (env != NULL && env[n] != NULL)
+        n++;
+    char **copy = realloc(env_copy, (n + 1) * sizeof(*copy));
+    env_gen++;
+    if (copy == NULL) { /* no copy: the next look scans again */
+        free(env_copy);
+        env_copy = NULL, env_seen = NULL;
+        return;
+    }
+    if (n > 0)
+        memcpy(copy, env, n * sizeof(*copy));
+    copy[n] = NULL;
+    env_copy = copy, env_seen = env, env_len = n;
+}
+
+/* The variable's value text, from where it was found while the environment is unchanged. */
+static const char *env_text(enum emu_setting id)
+{
+    struct cached *c = &cache[id];
+
+    env_look();
+    if (c->env_gen != env_gen) {
+        c->text = getenv(rows[id].name);
+        c->env_gen = env_gen;
+    }
+    return c->text;
+}
+
 /* The host's value of `id`, parsed again only when the variable's text changed. Returns a
- * pointer into the cache; `copy` (if not NULL) gets a copy taken under the lock. */
-static const struct emu_setting_value *lookup(enum emu_setting id, struct emu_setting_value *copy)
+ * pointer into the cache; `copy` (if not NULL) gets a copy taken under the lock, `num` (if
+ * not NULL) just its number (the copy is 520 bytes). */
+static const struct emu_setting_value *lookup(enum emu_setting id, struct emu_setting_value *copy,
+                                              uint64_t *num)
 {
     const struct emu_setting_info *r = &rows[id];
 
     if (atomic_load_explicit(&adopted, memory_order_acquire)) {
         if (copy != NULL)
             *copy = adopted_v[id];
+        if (num != NULL)
+            *num = adopted_v[id].u;
         return &adopted_v[id];
     }
-    const char *raw = getenv(r->name);
     struct cached *c = &cache[id];
     bool bad = false;
     pthread_mutex_lock(&cache_lock);
+    const char *raw = env_text(id);
     if (!same_text(c, raw)) {
         c->valid = true;
         c->present = raw != NULL;
@@ -185,6 +239,8 @@ static const struct emu_setting_value *lookup(enum emu_setting id, struct emu_se
     }
     if (copy != NULL)
         *copy = c->v;
+    if (num != NULL)
+        *num = c->v.u;
     pthread_mutex_unlock(&cache_lock);
     if (bad) {
         char range[160];
@@ -197,10 +253,10 @@ static const struct emu_setting_value *lookup(enum emu_setting id, struct emu_se
 
 uint64_t emu_settings_u64(enum emu_setting id)
 {
-    struct emu_setting_value v;
+    uint64_t u;
 
-    lookup(id, &v);
-    return v.u;
+    lookup(id, NULL, &u);
+    return u;
 }
 
 bool emu_settings_bool(enum emu_setting id)
@@ -210,14 +266,14 @@ bool emu_settings_bool(enum emu_setting id)
 
 const char *emu_settings_str(enum emu_setting id)
 {
-    return lookup(id, NULL)->s;
+    return lookup(id, NULL, NULL)->s;
 }
 
 bool emu_settings_is_set(enum emu_setting id)
 {
     /* An executor has no environment: what its host wrote is what is set. */
     if (atomic_load_explicit(&adopted, memory_order_acquire))
-        return *lookup(id, NULL)->s != '\0' || rows[id].type != EMU_SET_STR;
+        return *lookup(id, NULL, NULL)->s != '\0' || rows[id].type != EMU_SET_STR;
     const char *raw = getenv(rows[id].name);
     return raw != NULL && *raw != '\0';
 }
@@ -248,7 +304,7 @@ void emu_settings_export(struct emu_settings_block *b)
     b->writer_pid = (int32_t)getpid();
     for (uint32_t i = 0; i < EMU_SET_COUNT; i++)
         if (for_executor(&rows[i]))
-            lookup((enum emu_setting)i, &b->v[i]);
+            lookup((enum emu_setting)i, &b->v[i], NULL);
 }
 
 static bool block_ok(const struct emu_settings_block *b)
@@ -295,7 +351,7 @@ void emu_settings_check_joined(const struct emu_settings_block *b, uint32_t dev)
         const struct emu_setting_info *r = &rows[i];
         if (!for_executor(r))
             continue;
-        lookup((enum emu_setting)i, &mine);
+        lookup((enum emu_setting)i, &mine, NULL);
         if (mine.u == b->v[i].u && strncmp(mine.s, b->v[i].s, sizeof(mine.s)) == 0)
             continue;
         if (atomic_flag_test_and_set(&warned))
