@@ -50,6 +50,13 @@ int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t l
                           uint32_t timeOut, void *dst, const void *src, uint64_t count,
                           HcommDataType dataType, HcommReduceOp reduceOp);
 
+/* The tasks a launch expanded into before, queued again (0), when the same `key` (`len`
+ * bytes: everything the expansion depends on) came before on this device; 1: expand it now,
+ * then call hcemu_cache_record_end(), which keeps the tasks queued meanwhile for the next
+ * launch with this key. */
+int32_t hcemu_cache_replay(const void *key, uint64_t len);
+int32_t hcemu_cache_record_end(void);
+
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"
 #define HCOLL_KERNEL_COMPUTE "hcemu_coll_compute"

@@ -26,6 +26,7 @@
 #include <hccl/hcomm_primitives.h>
 
 #include "coll_abi.h"
+#include "coll_key.h"
 #include "coll_steps.h"
 
 /* Any failing Hcomm call fails the kernel task; the host sees it at synchronisation. */
@@ -984,9 +985,18 @@ uint32_t hcemu_coll_run(void *args)
         return 1;
     /* No start wait: every task goes behind the communicator's previous call on the same
      * threads (a peer thread starts on a record of the main thread), which the launch's place
-     * on the host stream orders (coll_launch.c, "Overlapping calls"). */
-    int bad = orchestrate(&g) != 0 ||
-              hcemu_record_done(g.main, a->host, a->done_idx) != 0;
+     * on the host stream orders (coll_launch.c, "Overlapping calls"). A launch like an
+     * earlier one queues that one's tasks again (coll_key.h); the "done" is each call's own. */
+    uint8_t key[HCOLL_KEY_MAX];
+    uint32_t key_len = hcoll_launch_key(a, g.r, g.n, key);
+    bool keyed = key_len > 0;
+    int bad = 0;
+    if (!keyed || hcemu_cache_replay(key, key_len) != 0) {
+        bad = orchestrate(&g) != 0;
+        if (keyed && !bad)
+            bad = hcemu_cache_record_end() != 0;
+    }
+    bad = bad || hcemu_record_done(g.main, a->host, a->done_idx) != 0;
     bad |= HcommBatchModeEnd(a->tag) != 0;
     return bad ? 1 : 0;
 }

@@ -85,6 +85,8 @@
     X(hcemu_read_reduce_published)                                                                 \
     X(hcemu_record_done)                                                                           \
     X(hcemu_wait_copy)                                                                             \
-    X(hcemu_wait_reduce)
+    X(hcemu_wait_reduce)                                                                           \
+    X(hcemu_cache_replay)                                                                          \
+    X(hcemu_cache_record_end)
 
 #endif

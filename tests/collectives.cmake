@@ -6,7 +6,12 @@
 # (tools/hccl_test/hccl_test.cmake) as processes and as threads.
 emu_add_test(collectives SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_collectives.c
              ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c
-             LIBS hcemu hcemu_common TIMEOUT 300 ENV "HCEMU_LOG_LEVEL=warn")
+             LIBS hcemu hcemu_common TIMEOUT 300 ENV "HCEMU_LOG_LEVEL=warn;TEST_COLL_REPLAYS=on")
+# Launches that repeat queue their first expansion's tasks again (HCEMU_REPLAY, on by
+# default): the same bytes and codes with every launch expanded, and no replay.
+add_test(NAME collectives_noreplay COMMAND test_collectives)
+set_tests_properties(collectives_noreplay PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_REPLAY=0;TEST_COLL_REPLAYS=off;HCEMU_LOG_LEVEL=warn")
 foreach(algo mesh ring rhd rd twoshot)
     add_test(NAME collectives_${algo} COMMAND test_collectives)
     set_tests_properties(collectives_${algo} PROPERTIES TIMEOUT 300 ENVIRONMENT
@@ -108,7 +113,7 @@ endif()
 # rank processes.
 add_test(NAME collectives_racecheck COMMAND test_collectives)
 set_tests_properties(collectives_racecheck PROPERTIES TIMEOUT 300
-    ENVIRONMENT "HCEMU_RACECHECK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn"
+    ENVIRONMENT "HCEMU_RACECHECK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn;TEST_COLL_REPLAYS=off"
     FAIL_REGULAR_EXPRESSION "data race|race checker stopped")
 add_test(NAME collectives_procs_racecheck COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:test_collectives>)

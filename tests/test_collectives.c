@@ -1067,6 +1067,97 @@ static void eager_and_slot_exchanges_alternate_on_one_comm(void **state)
     run_at(5, alternate_body);
 }
 
+/* ---- replayed expansions (HCEMU_REPLAY, device/dp/dp_cache.c) ------------------------------ */
+
+enum { REPLAY_COUNT = 256, REPLAY_CALLS = 8 }; /* 1 KiB of int32 a rank, a loop of calls */
+
+/* Call k: rank q's element i is q * 1000 + i + 7k (allgather) or q + i + k (allreduce). */
+struct replay_ctx {
+    uint32_t n, k;
+};
+
+static double replay_gathered(void *p, uint64_t j)
+{
+    const struct replay_ctx *c = p;
+    return (double)(j / REPLAY_COUNT * 1000 + j % REPLAY_COUNT + 7 * c->k);
+}
+
+static double replay_summed(void *p, uint64_t i)
+{
+    const struct replay_ctx *c = p;
+    return (double)(c->n * (c->n - 1) / 2 + c->n * (i + c->k));
+}
+
+/* A loop of 1 KiB allgathers, then allreduces, on buffers kept between calls, new bytes each
+ * call: from the third call or so a launch repeats an earlier one, its "done" notify aside,
+ * and queues that one's tasks again; every call's bytes are checked. */
+static void replay_body(struct cu_rank *r)
+{
+    const HcclDataType t = HCCL_DATA_TYPE_INT32;
+    uint32_t n = (uint32_t)r->n, me = (uint32_t)r->rank;
+    struct dbuf in, out;
+    aclrtStream s;
+
+    CU_CHECK(r, aclrtCreateStream(&s) == ACL_SUCCESS);
+    dalloc(r, &in, REPLAY_COUNT * 4);
+    dalloc(r, &out, REPLAY_COUNT * n * 4);
+    for (uint32_t k = 0; k < 2 * REPLAY_CALLS && r->failures == 0; k++) {
+        bool gather = k < REPLAY_CALLS;
+        struct replay_ctx c = {n, k};
+        for (uint64_t i = 0; i < REPLAY_COUNT; i++)
+            put(in.h, t, i, gather ? me * 1000.0 + (double)i + 7.0 * k : me + (double)i + k);
+        upload(r, &in);
+        poison(r, &out);
+        CU_CHECK(r, (gather ? HcclAllGather(in.d, out.d, REPLAY_COUNT, t, r->comm, s)
+                            : HcclAllReduce(in.d, out.d, REPLAY_COUNT, t, HCCL_REDUCE_SUM,
+                                            r->comm, s)) == HCCL_SUCCESS);
+        sync(r, s);
+        download(r, &out);
+        expect_elems(r, gather ? "replayed allgather" : "replayed allreduce", t, out.h,
+                     gather ? REPLAY_COUNT * n : REPLAY_COUNT,
+                     gather ? replay_gathered : replay_summed, &c);
+    }
+    dfree(&in);
+    dfree(&out);
+    aclrtDestroyStream(s);
+}
+
+static uint32_t replays_of(int dev)
+{
+    const struct emu_devctl *ctl = cu_ctl_map(job, dev);
+    uint32_t n;
+
+    assert_non_null(ctl);
+    n = atomic_load(&ctl->coll_replays);
+    cu_ctl_unmap(ctl);
+    return n;
+}
+
+/* Each device replays its launches once they repeat: of 16 calls, the first exchange with
+ * each partner goes through the slots and the eager ones alternate two parities, so at least
+ * 10 replay. A second communicator, built where the first was, has new threads and channels;
+ * its bytes are checked alike. TEST_COLL_REPLAYS says what the environment implies: "on"
+ * (the default settings), "off" (HCEMU_REPLAY=0, or a diagnostic that follows every task:
+ * no launch replays); unset, only the bytes are checked. */
+static void a_repeated_launch_queues_its_tasks_again(void **state)
+{
+    enum { N = 4 };
+    const char *want = getenv("TEST_COLL_REPLAYS");
+    uint32_t before[N];
+    (void)state;
+
+    for (int d = 0; d < N; d++)
+        before[d] = replays_of(d);
+    run_at(N, replay_body);
+    for (int d = 0; d < N && want != NULL; d++) {
+        uint32_t got = replays_of(d) - before[d];
+        if (strcmp(want, "on") == 0 ? got < 2 * REPLAY_CALLS - 6 : got != 0)
+            fail_msg("device %d replayed %u of %d launches (TEST_COLL_REPLAYS=%s)", d, got,
+                     2 * REPLAY_CALLS, want);
+    }
+    run_at(N, replay_body); /* a new communicator in the old one's place */
+}
+
 /* Element j of allgather k's output in gather_chain: rank j / count's element j % count. */
 struct chain_gather {
     int k, count;
@@ -1198,6 +1289,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_get_their_code_and_one_line),
         cmocka_unit_test(an_idle_rank_first_on_a_comm),
         cmocka_unit_test(eager_and_slot_exchanges_alternate_on_one_comm),
+        cmocka_unit_test(a_repeated_launch_queues_its_tasks_again),
         cmocka_unit_test(queued_calls_keep_the_streams_order),
     };
     const char *rank = getenv("HCEMU_RANK"), *size = getenv("HCEMU_RANK_SIZE");

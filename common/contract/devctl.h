@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 12u
+#define EMU_DEVCTL_VERSION 13u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -285,6 +285,9 @@ struct emu_devctl {
      * (device/net/net_handoff.c): the parked thread's tasks went on without a worker's wake-up.
      * For tests and benchmarks. */
     _Atomic uint32_t net_served;
+    /* Launches of the built-in collectives that queued an earlier launch's tasks again
+     * (device/dp/dp_cache.c, "Own expansions"). For tests and benchmarks. */
+    _Atomic uint32_t coll_replays;
     struct emu_fault_record fault;
     /* What peers' executors touch comes first (the header above, the allocation table they
      * check remote ranges against, the notify slots they record, lowest first): in every

@@ -115,6 +115,8 @@ enum emu_setting_reader {
       "built-in collectives read a peer's buffer directly from this many KiB a pair (0 = never)") \
     X(OVERLAP, "HCEMU_OVERLAP", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_HOST,                        \
       "a built-in collective's kernel may start while the same communicator's call before it runs") \
+    X(REPLAY, "HCEMU_REPLAY", EMU_SET_BOOL, "1", 0, 1, "", EMU_SET_EXEC,                           \
+      "a built-in collective's launch like an earlier one queues that one's tasks again")          \
     X(ALGO, "HCEMU_ALGO", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                                 \
       "algorithm of the built-in collectives per operator")                                        \
     X(MACHINE, "HCEMU_MACHINE", EMU_SET_STR, "", 0, 0, "", EMU_SET_HOST,                            \

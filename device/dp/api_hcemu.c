@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "collectives/coll_abi.h"
+#include "common/contract/settings.h"
+#include "device/kernel/kernel.h"
 #include "dp.h"
 
 static int32_t published(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
@@ -89,4 +91,26 @@ EMU_DP_API int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel,
     EMU_DP_CALL("hcemu_wait_reduce");
     return wait_move(&c, thread, channel, localNotifyIdx, timeOut, true, dst, src, count,
                      (int)dataType, (int)reduceOp);
+}
+
+/* The built-in collectives' expansion of a launch, queued again when the same launch came
+ * before (dp_cache.c, "Own expansions"): 0 when queued, 1 when the kernel must expand it, and
+ * hcemu_cache_record_end() after that keeps what it queued. The key is the launch's bytes
+ * (collectives/coll_key.h); the launch's copy mode, which its tasks carry, is compared too.
+ * Only hcemu's own image may replay: a user kernel gets 1 and records nothing. */
+EMU_DP_API int32_t hcemu_cache_replay(const void *key, uint64_t len)
+{
+    EMU_DP_CALL("hcemu_cache_replay");
+    const struct emu_kernel_ctx *k = emu_kernel_current();
+
+    if (k == NULL || !k->own || key == NULL || len == 0 || len > EMU_DP_OWN_KEY_MAX ||
+        !emu_settings_bool(EMU_SET_REPLAY))
+        return 1;
+    return emu_dp_cache_own_replay(&c, key, (uint32_t)len, k->copy_mode) ? 0 : 1;
+}
+
+EMU_DP_API int32_t hcemu_cache_record_end(void)
+{
+    emu_dp_cache_own_end();
+    return 0;
 }

@@ -217,8 +217,17 @@ emu_status emu_dp_cache_end(const struct emu_hcomm_call *c, const char *tag) EMU
 emu_status emu_dp_cache_execute(const struct emu_hcomm_call *c, const char *tag, void **addrs,
                                 const uint64_t *sizes, uint64_t count) EMU_MUST_CHECK;
 emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag) EMU_MUST_CHECK;
-/* Forget this OS thread's cache context (kernel exit); true when it was mid-recording. */
+/* Forget this OS thread's cache context (kernel exit); true when it was mid-recording a
+ * kernel's tag (an own expansion being recorded is dropped without a word). */
 bool emu_dp_cache_reset(void);
+/* hcemu's own collectives kernel (hcemu_cache_replay): queue again the tasks recorded under
+ * `key` (`len` bytes, at most EMU_DP_OWN_KEY_MAX) for launches of `copy_mode` (true), or start
+ * recording them on this OS thread (false: the kernel expands the launch, then
+ * emu_dp_cache_own_end() keeps what it queued meanwhile). */
+#define EMU_DP_OWN_KEY_MAX 8192u
+bool emu_dp_cache_own_replay(const struct emu_hcomm_call *c, const void *key, uint32_t len,
+                             uint32_t copy_mode);
+void emu_dp_cache_own_end(void);
 
 /* --- dp_drain.c: blocking joins and drains; comm lock ---------------------------------- */
 

@@ -6,7 +6,10 @@
  * on this device and guarded by `lock`; the per-OS-thread context (which step we are at) is
  * _Thread_local. Recording keeps a copy of each task as emu_dp_submit_task() queues it; replay
  * patches addresses inside the recorded regions, re-validates every task (threads, channels,
- * ranges) before queuing any, and queues them in the original order. */
+ * ranges) before queuing any, and queues them in the original order.
+ *
+ * hcemu's own collectives kernel keeps its expansions here too, in a table of its own keyed
+ * by its launch (hcemu_cache_replay, api_hcemu.c): see "Own expansions" below. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,8 @@ struct entry {
     bool used;
     bool ready;
     char tag[TAG_MAX];
+    uint8_t *key; /* own entries: the launch's key, `key_len` bytes, and its copy mode */
+    uint32_t key_len, copy_mode;
     uint64_t n_regions;
     uint64_t addr[MAX_REGIONS];
     uint64_t size[MAX_REGIONS];
@@ -173,21 +178,15 @@ static uint32_t gen_of_channel(uint32_t ch)
     return ch == EMU_DP_NONE ? 0 : emu_exec_ctl()->channels[ch].gen;
 }
 
-void emu_dp_cache_note(const struct emu_task *t)
+/* Keep a copy of t in e, with the generations of its thread and channel; false when e is
+ * full (`max` tasks) or out of memory. Under `lock`. */
+static bool keep_locked(struct entry *e, const struct emu_task *t, uint32_t max)
 {
-    pthread_mutex_lock(&lock);
-    struct entry *e = &entries[cur_entry];
     if (e->n == e->cap) {
         uint32_t cap = e->cap ? e->cap * 2 : 64;
-        struct rec *r = cap <= MAX_TASKS ? realloc(e->recs, cap * sizeof(*r)) : NULL;
-        if (r == NULL) {
-            EMU_LOG_WARN("task cache tag \"%s\": more than %u tasks or out of memory; the tag "
-                         "runs uncached", e->tag, e->cap);
-            drop_locked(cur_entry);
-            cur_entry = -1;
-            pthread_mutex_unlock(&lock);
-            return;
-        }
+        struct rec *r = cap <= max ? realloc(e->recs, cap * sizeof(*r)) : NULL;
+        if (r == NULL)
+            return false;
         e->recs = r;
         e->cap = cap;
     }
@@ -198,6 +197,19 @@ void emu_dp_cache_note(const struct emu_task *t)
     r->t.diag = NULL;
     r->thread_gen = emu_exec_ctl()->streams[t->stream].gen;
     r->channel_gen = gen_of_channel(emu_dp_op_of((struct emu_task *)&r->t)->channel);
+    return true;
+}
+
+void emu_dp_cache_note(const struct emu_task *t)
+{
+    pthread_mutex_lock(&lock);
+    struct entry *e = &entries[cur_entry];
+    if (!keep_locked(e, t, MAX_TASKS)) {
+        EMU_LOG_WARN("task cache tag \"%s\": more than %u tasks or out of memory; the tag "
+                     "runs uncached", e->tag, e->cap);
+        drop_locked(cur_entry);
+        cur_entry = -1;
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -229,38 +241,66 @@ static void patch(const struct entry *e, void **addrs, struct emu_dp_op *o)
     }
 }
 
-/* Whether a patched, recorded task is still valid to queue; logs the refusal. */
-static emu_status revalidate(const struct emu_hcomm_call *c, const struct rec *r,
-                             const struct emu_task *t, uint32_t index)
+/* Why a recorded task may not be queued again: its thread or channel was released since
+ * recording, or a range it moves is no longer live memory. */
+enum staleness { FRESH, STALE_THREAD, STALE_CHANNEL, STALE_SRC, STALE_DST };
+
+static bool range_stale(const struct emu_devmap *m, uint64_t addr, uint64_t len, bool self_too)
+{
+    return m != NULL && (self_too || m != &emu_exec_g.self) &&
+           !emu_dp_check_range_alive(m, addr, len);
+}
+
+/* `self_too`: check ranges of this device too (own expansions leave them to the host). */
+static enum staleness stale(const struct rec *r, const struct emu_task *t, bool self_too)
 {
     const struct emu_dp_op *o = emu_dp_op_of((struct emu_task *)t);
     struct emu_devctl *ctl = emu_exec_ctl();
     const struct emu_stream_ctl *s = &ctl->streams[t->stream];
 
-    if (emu_load_acquire(&s->kind) != EMU_STREAM_DEVICE || s->gen != r->thread_gen) {
-        emu_hcomm_check_refuse(c, "recorded task %u: its thread (slot %u) was released since "
-                               "recording", index, t->stream);
-        return EMU_EHANDLE;
-    }
+    if (emu_load_acquire(&s->kind) != EMU_STREAM_DEVICE || s->gen != r->thread_gen)
+        return STALE_THREAD;
     if (o->channel != EMU_DP_NONE && (emu_load_acquire(&ctl->channels[o->channel].state) != 1 ||
-                                      ctl->channels[o->channel].gen != r->channel_gen)) {
-        emu_hcomm_check_refuse(c, "recorded task %u: its channel (slot %u) was released since "
-                               "recording", index, o->channel);
+                                      ctl->channels[o->channel].gen != r->channel_gen))
+        return STALE_CHANNEL;
+    if (range_stale(o->src_map, o->src, o->len, self_too))
+        return STALE_SRC;
+    if (range_stale(o->dst_map, o->dst, o->len, self_too))
+        return STALE_DST;
+    return FRESH;
+}
+
+/* Whether a patched, recorded task is still valid to queue; logs the refusal. */
+static emu_status revalidate(const struct emu_hcomm_call *c, const struct rec *r,
+                             const struct emu_task *t, uint32_t index)
+{
+    const struct emu_dp_op *o = emu_dp_op_of((struct emu_task *)t);
+    enum staleness why = stale(r, t, true);
+
+    if (why == STALE_THREAD || why == STALE_CHANNEL) {
+        emu_hcomm_check_refuse(c, "recorded task %u: its %s (slot %u) was released since "
+                               "recording", index, why == STALE_THREAD ? "thread" : "channel",
+                               why == STALE_THREAD ? t->stream : o->channel);
         return EMU_EHANDLE;
     }
-    if (o->src_map != NULL && !emu_dp_check_range_alive(o->src_map, o->src, o->len)) {
-        emu_hcomm_check_refuse(c, "recorded task %u: src [0x%llx, +%llu) is not live memory after "
+    if (why == STALE_SRC || why == STALE_DST) {
+        bool src = why == STALE_SRC;
+        emu_hcomm_check_refuse(c, "recorded task %u: %s [0x%llx, +%llu) is not live memory after "
                                "patching (regions or sizes do not match the recording?)", index,
-                               (unsigned long long)o->src, (unsigned long long)o->len);
-        return EMU_EINVAL;
-    }
-    if (o->dst_map != NULL && !emu_dp_check_range_alive(o->dst_map, o->dst, o->len)) {
-        emu_hcomm_check_refuse(c, "recorded task %u: dst [0x%llx, +%llu) is not live memory after "
-                               "patching (regions or sizes do not match the recording?)", index,
-                               (unsigned long long)o->dst, (unsigned long long)o->len);
+                               src ? "src" : "dst", (unsigned long long)(src ? o->src : o->dst),
+                               (unsigned long long)o->len);
         return EMU_EINVAL;
     }
     return EMU_OK;
+}
+
+static void chain_add(struct emu_task **head, struct emu_task **tail, struct emu_task *t)
+{
+    if (*tail == NULL)
+        *head = t;
+    else
+        (*tail)->next = t;
+    *tail = t;
 }
 
 static void free_chain(struct emu_task *head)
@@ -295,11 +335,7 @@ static emu_status build_replay(const struct emu_hcomm_call *c, const struct entr
             free_chain(head);
             return st;
         }
-        if (tail == NULL)
-            head = t;
-        else
-            tail->next = t;
-        tail = t;
+        chain_add(&head, &tail, t);
     }
     *out = head;
     return EMU_OK;
@@ -367,15 +403,154 @@ emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag)
     return EMU_OK;
 }
 
+/* ---- Own expansions ------------------------------------------------------------------------
+ * The built-in collectives kernel expands a launch into the same tasks whenever the launch is
+ * the same (its arguments and the communicator's resources; a loop's calls differ only in
+ * the "done" notify, which the kernel queues outside the recording). Checking and building
+ * those tasks was a third of an executor's instructions in an 8-rank 1 KiB allgather loop; a
+ * replay copies them and queues them. Own entries live apart from the tags kernels record, so
+ * they never take a kernel's room; the oldest gives way to a new one.
+ *
+ * What a replay checks again: that each task's thread and channel are the ones recorded (a
+ * communicator destroyed and built again in the same place has new ones), and the ranges it
+ * moves on other devices. Not the ranges on this device: the host checked the user's buffers
+ * at this very call (host/coll/coll_args.c), and the HCCL buffer lives as long as the
+ * communicator's threads. A stale task makes the kernel expand the launch afresh, without a
+ * word: a communicator rebuilt in the same place is no error. */
+#define OWN_ENTRIES 64u
+#define OWN_MAX_TASKS 64u /* a larger expansion is not kept: few launches of it, much to keep */
+
+static struct entry own[OWN_ENTRIES];
+static uint32_t own_next; /* the entry the next recording takes (round robin) */
+static _Thread_local struct entry *own_rec; /* being recorded by this OS thread */
+
+static void drop_own_locked(struct entry *e)
+{
+    free(e->recs);
+    free(e->key);
+    memset(e, 0, sizeof(*e));
+}
+
+static bool own_is(const struct entry *e, const void *key, uint32_t len, uint32_t copy_mode)
+{
+    return e->used && e->key_len == len && e->copy_mode == copy_mode &&
+           memcmp(e->key, key, len) == 0;
+}
+
+/* Start recording `key` in the next free or oldest entry; none while another thread records
+ * the same key, or every entry is being recorded, or out of memory. Under `lock`. */
+static void record_own_locked(const void *key, uint32_t len, uint32_t copy_mode)
+{
+    for (uint32_t i = 0; i < OWN_ENTRIES; i++)
+        if (!own[i].ready && own_is(&own[i], key, len, copy_mode))
+            return;
+    for (uint32_t i = 0; i < OWN_ENTRIES; i++) {
+        struct entry *e = &own[own_next];
+        own_next = (own_next + 1) % OWN_ENTRIES;
+        if (e->used && !e->ready)
+            continue;
+        drop_own_locked(e);
+        if ((e->key = malloc(len)) == NULL)
+            return;
+        memcpy(e->key, key, len);
+        e->key_len = len;
+        e->copy_mode = copy_mode;
+        e->used = true;
+        own_rec = e;
+        return;
+    }
+}
+
+/* The entry's tasks copied into a chain, or NULL when one of them is stale. Under `lock`. */
+static struct emu_task *own_chain_locked(const struct entry *e)
+{
+    struct emu_task *head = NULL, *tail = NULL;
+
+    for (uint32_t i = 0; i < e->n; i++) {
+        struct emu_task *t = emu_task_create();
+        if (t == NULL) {
+            free_chain(head);
+            return NULL;
+        }
+        memcpy(t, &e->recs[i].t, EMU_TASK_HOT_BYTES); /* the note is empty */
+        if (stale(&e->recs[i], t, false) != FRESH) { /* "What a replay checks again" */
+            emu_task_destroy(t);
+            free_chain(head);
+            return NULL;
+        }
+        chain_add(&head, &tail, t);
+    }
+    return head;
+}
+
+bool emu_dp_cache_own_replay(const struct emu_hcomm_call *c, const void *key, uint32_t len,
+                             uint32_t copy_mode)
+{
+    struct emu_task *chain = NULL;
+    struct entry *hit = NULL;
+
+    pthread_mutex_lock(&lock);
+    for (uint32_t i = 0; i < OWN_ENTRIES && hit == NULL; i++)
+        if (own[i].ready && own_is(&own[i], key, len, copy_mode))
+            hit = &own[i];
+    if (hit != NULL && (chain = own_chain_locked(hit)) == NULL)
+        drop_own_locked(hit);
+    if (chain == NULL)
+        record_own_locked(key, len, copy_mode);
+    pthread_mutex_unlock(&lock);
+    if (chain == NULL)
+        return false;
+    emu_fetch_add_relaxed(&emu_exec_ctl()->coll_replays, 1);
+    while (chain != NULL) {
+        struct emu_task *t = chain;
+        chain = t->next;
+        struct emu_hcomm_call rc = *c;
+        rc.callsite = t->callsite; /* failures name the recorded call */
+        emu_dp_submit_task(&rc, t->stream, t);
+    }
+    return true;
+}
+
+void emu_dp_cache_own_end(void)
+{
+    if (own_rec == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    own_rec->ready = true;
+    pthread_mutex_unlock(&lock);
+    own_rec = NULL;
+}
+
+/* Keep t in the own entry being recorded; a task to another host, or one too many, drops
+ * the entry (the launch then expands each time). */
+static void own_note(const struct emu_task *t)
+{
+    pthread_mutex_lock(&lock);
+    if (emu_dp_op_of((struct emu_task *)t)->net || !keep_locked(own_rec, t, OWN_MAX_TASKS)) {
+        drop_own_locked(own_rec);
+        own_rec = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 void emu_dp_cache_observe(const struct emu_task *t)
 {
     if (emu_dp_cache_recording())
         emu_dp_cache_note(t);
+    if (own_rec != NULL)
+        own_note(t);
 }
 
 bool emu_dp_cache_reset(void)
 {
     bool was = phase == P_RECORDING;
+
+    if (own_rec != NULL) { /* the kernel failed before its end: its own failure is reported */
+        pthread_mutex_lock(&lock);
+        drop_own_locked(own_rec);
+        pthread_mutex_unlock(&lock);
+        own_rec = NULL;
+    }
 
     if (was && cur_entry >= 0) {
         pthread_mutex_lock(&lock);
