@@ -210,7 +210,8 @@ static enum republished republish(struct emu_devctl *ctl, uint32_t s, struct emu
     if ((!set && atomic_load(&ctl->notifies[slot].lost) == 0) ||
         !atomic_compare_exchange_strong(&g->state, &st, EMU_RUNQ_TAKEN))
         return PUB_OUT;
-    atomic_compare_exchange_strong(&ctl->notifies[slot].waiter, &w, 0);
+    /* The entry we took may be a newer publication, waiting on another slot (run_entry). */
+    atomic_compare_exchange_strong(&ctl->notifies[atomic_load(&g->wait_slot)].waiter, &w, 0);
     return set ? PUB_SET : PUB_LOST;
 }
 
@@ -233,6 +234,7 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
             if ((f & EMU_DPF_MOVE) && !build(ctl, s, g, k, &t))
                 break;
             if (emu_task_host_notify_consume(ctl, d->notify_slot)) {
+                g->waits_run++;
                 if ((f & EMU_DPF_MOVE) && run_built(&t, g, true) != STEP_DONE)
                     break;
                 k++;
@@ -242,6 +244,13 @@ static void run_entry(struct emu_devctl *ctl, uint32_t s)
             enum republished p = republish(ctl, s, g, k);
             if (p == PUB_OUT)
                 return;
+            /* Ours again, but maybe not as we left it: between our publishing and our taking
+             * back, the device's scan may have taken the entry home (the notify was set) and
+             * published it anew from a later head. Whatever we took, its `done` says where
+             * its tasks start; our k counted the old ones (a runner that went on from k ran
+             * tasks twice and skipped others, and two devices then waited on notifies of
+             * different parities for good). */
+            k = g->done;
             if (p == PUB_LOST)
                 break; /* its recorder failed: the device fails the wait at home */
             continue;

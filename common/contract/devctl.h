@@ -222,7 +222,7 @@ struct emu_runq_seg {
     _Atomic uint32_t more;       /* the stream has tasks behind the published ones */
     int32_t status;              /* a runner's failure of task `done` (emu_status), 0 = none */
     uint32_t runner;             /* device whose executor ran the segment last (reports) */
-    uint32_t reserved;
+    uint32_t waits_run;          /* notifies runners consumed since the device published it */
     _Atomic uint64_t deadline_ns; /* the published wait's deadline (monotonic clock) */
     char note[160];              /* the failure's detail, like emu_task.note */
     struct emu_runq_task tasks[EMU_RUNQ_TASKS];

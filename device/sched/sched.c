@@ -17,6 +17,7 @@
 
 #include "common/platform/atomic.h"
 #include "common/platform/log.h"
+#include "device/dp/dp_kinds.h"
 #include "common/platform/os.h"
 #include "common/platform/placement.h"
 #include "common/platform/spin.h"
@@ -422,6 +423,7 @@ static void publish(uint32_t s, struct emu_task *t)
         return; /* a wait alone: whoever runs it would have to wake us to retire it */
     atomic_store(&g->n, n);
     g->done = 0;
+    g->waits_run = 0;
     atomic_store(&g->more, more ? 1u : 0u);
     g->status = 0;
     g->runner = dc->dev;
@@ -466,11 +468,25 @@ static bool extend(uint32_t s, struct emu_task *head)
     return true;
 }
 
-/* Retire the first `done` tasks of published stream s, which its runners ran. */
+/* Retire the first `done` tasks of published stream s, which its runners ran. Each wait
+ * among them consumed its notify in a runner, and no other: a wait retired unconsumed, or
+ * consumed and run again here, would leave its notify to the thread's next wait of that
+ * index, and the order of the thread's exchanges would be lost for good. A mismatch is
+ * hcemu's own error; it is named here, where it happens, rather than by the hang it causes
+ * later (no runner failed: a failed one consumed the notify of the task it stopped at). */
 static void retire_described(uint32_t s, uint32_t done)
 {
-    for (uint32_t i = 0; i < done; i++)
+    const struct emu_runq_seg *g = &dc->runq[s];
+    uint32_t waits = 0;
+
+    for (uint32_t i = 0; i < done; i++) {
         emu_task_prefetch_line(described[s][i]);
+        waits += (emu_dp_kinds_flags(described[s][i]->kind) & EMU_DPF_WAIT) != 0;
+    }
+    if (waits != g->waits_run && g->status == 0)
+        EMU_LOG_ERR("device %u thread slot %u: runners consumed %u notifies for the %u waits "
+                    "among the %u tasks they ran (internal error: that thread's notifies are "
+                    "out of step now)", dc->dev, s, g->waits_run, waits, done);
     for (uint32_t i = 0; i < done && streams[s].head != NULL; i++)
         emu_task_destroy(pop_head(s));
 }
