@@ -12,6 +12,10 @@
 
 /* Monotonic nanoseconds. */
 uint64_t emu_os_now_ns(void);
+/* The same clock as of the last timer tick (a few milliseconds behind at most), read
+ * without the CPU's time-stamp counter: for throttles checked on every call, where a
+ * millisecond-scale period needs no finer reading. */
+uint64_t emu_os_coarse_ns(void);
 /* A deadline `ms` milliseconds from now; UINT64_MAX when ms is negative (forever). */
 uint64_t emu_os_deadline_ms(int64_t ms);
 /* Same with seconds; 0 seconds means forever, as in every vendor timeout. */
