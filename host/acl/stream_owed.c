@@ -9,12 +9,11 @@
 /* Streams of a device that owe something at once, and tasks each may owe: a loop of calls
  * keeps up to 15 waits owed on the stream it runs on (host/coll/coll_launch.c). */
 #define OWING_STREAMS 4u
-#define OWED_PER_STREAM 16u
 
 /* What one stream owes, oldest at `first`: a ring. */
 struct owing {
     uint32_t slot, n, first;
-    struct emu_stream_owed o[OWED_PER_STREAM];
+    struct emu_stream_owed o[EMU_STREAM_OWED_MAX];
 };
 
 struct device_debts {
@@ -58,8 +57,8 @@ bool emu_stream_owe(uint32_t dev, uint32_t slot, const struct emu_stream_owed *o
 
     pthread_mutex_lock(&lock);
     struct owing *w = find(dev, slot, true);
-    if (w != NULL && w->n < OWED_PER_STREAM) {
-        w->o[(w->first + w->n++) % OWED_PER_STREAM] = *o;
+    if (w != NULL && w->n < EMU_STREAM_OWED_MAX) {
+        w->o[(w->first + w->n++) % EMU_STREAM_OWED_MAX] = *o;
         emu_fetch_add_relaxed(&debts[dev].n, 1);
         kept = true;
     }
@@ -78,7 +77,7 @@ uint32_t emu_stream_owed(uint32_t dev, uint32_t slot, struct emu_stream_owed *la
     if (w != NULL) {
         n = w->n;
         if (latest != NULL)
-            *latest = w->o[(w->first + n - 1) % OWED_PER_STREAM];
+            *latest = w->o[(w->first + n - 1) % EMU_STREAM_OWED_MAX];
     }
     pthread_mutex_unlock(&lock);
     return n;
@@ -92,7 +91,7 @@ bool emu_stream_owed_take(uint32_t dev, uint32_t slot, struct emu_stream_owed *o
     struct owing *w = find(dev, slot, false);
     if (w != NULL) {
         *o = w->o[w->first];
-        w->first = (w->first + 1) % OWED_PER_STREAM;
+        w->first = (w->first + 1) % EMU_STREAM_OWED_MAX;
         w->n--;
         emu_fetch_sub_acq_rel(&debts[dev].n, 1);
     }

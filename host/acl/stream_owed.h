@@ -21,6 +21,9 @@
 
 #include "common/contract/wire.h"
 
+/* Tasks one stream may owe at once; emu_stream_owe() refuses more. */
+#define EMU_STREAM_OWED_MAX 16u
+
 struct emu_stream_owed {
     const void *owner;      /* who owes it: emu_stream_settle_owner() matches this */
     uint32_t gen;           /* the stream's generation: a reused slot owes nothing */
