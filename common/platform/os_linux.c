@@ -26,20 +26,22 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-uint64_t emu_os_now_ns(void)
+static uint64_t ns_of(clockid_t clock)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t emu_os_now_ns(void)
+{
+    return ns_of(CLOCK_MONOTONIC);
 }
 
 uint64_t emu_os_coarse_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return ns_of(CLOCK_MONOTONIC_COARSE);
 }
 
 uint64_t emu_os_deadline_ms(int64_t ms)

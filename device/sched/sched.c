@@ -393,9 +393,6 @@ static bool stream_has_error(uint32_t s)
 
 /* ---- job-wide run queue: this device's side (the runner's is device/runq.c) ------------- */
 
-/* Stream s of a device thread just parked on notify wait t: publish t and the tasks behind
- * it, so whichever worker of the job records that notify runs them (a memory write instead
- * of waking this device). Lock held. */
 /* Note the n tasks from t on as described from index `at` on. False without memory (the
  * caller then keeps them home). */
 static bool note_described(uint32_t s, uint32_t at, struct emu_task *t, uint32_t n)
@@ -408,6 +405,9 @@ static bool note_described(uint32_t s, uint32_t at, struct emu_task *t, uint32_t
     return true;
 }
 
+/* Stream s of a device thread just parked on notify wait t: publish t and the tasks behind
+ * it, so whichever worker of the job records that notify runs them (a memory write instead
+ * of waking this device). Lock held. */
 static void publish(uint32_t s, struct emu_task *t)
 {
     struct emu_runq_seg *g = &dc->runq[s];
@@ -473,16 +473,16 @@ static bool extend(uint32_t s, struct emu_task *head)
  * consumed and run again here, would leave its notify to the thread's next wait of that
  * index, and the order of the thread's exchanges would be lost for good. A mismatch is
  * hcemu's own error; it is named here, where it happens, rather than by the hang it causes
- * later (no runner failed: a failed one consumed the notify of the task it stopped at). */
+ * later (no runner failed: a failed one consumed the notify of the task it stopped at).
+ * Counting the waits reads each task's first line through the array, so those misses are
+ * under way together before the chain is walked to retire them. */
 static void retire_described(uint32_t s, uint32_t done)
 {
     const struct emu_runq_seg *g = &dc->runq[s];
     uint32_t waits = 0;
 
-    for (uint32_t i = 0; i < done; i++) {
-        emu_task_prefetch_line(described[s][i]);
+    for (uint32_t i = 0; i < done; i++)
         waits += (emu_dp_kinds_flags(described[s][i]->kind) & EMU_DPF_WAIT) != 0;
-    }
     if (waits != g->waits_run && g->status == 0)
         EMU_LOG_ERR("device %u thread slot %u: runners consumed %u notifies for the %u waits "
                     "among the %u tasks they ran (internal error: that thread's notifies are "

@@ -83,13 +83,6 @@ static inline void emu_task_prefetch(const struct emu_task *t)
         __builtin_prefetch((const char *)t + off);
 }
 
-/* The first line of t, for writing: what retiring it reads and writes (its links, release
- * and status). */
-static inline void emu_task_prefetch_line(const struct emu_task *t)
-{
-    __builtin_prefetch(t, 1);
-}
-
 /* The same, for lines this core is about to write (a recycled task it will build). */
 static inline void emu_task_prefetch_write(const struct emu_task *t)
 {

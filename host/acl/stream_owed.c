@@ -6,8 +6,8 @@
 #include "common/contract/layout.h"
 #include "common/platform/atomic.h"
 
-/* Streams of a device that owe something at once, and tasks each may owe: a loop of calls
- * keeps up to 15 waits owed on the stream it runs on (host/coll/coll_launch.c). */
+/* Streams of a device that owe something at once; each owes at most EMU_STREAM_OWED_MAX
+ * tasks, as many as a loop of calls keeps owed on its stream (host/coll/coll_launch.c). */
 #define OWING_STREAMS 4u
 
 /* What one stream owes, oldest at `first`: a ring. */
