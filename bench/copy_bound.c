@@ -57,10 +57,10 @@ static double now(void)
 }
 
 /* The second thread lives for the whole program and spins between jobs. A thread created per
- * run cost 50 us on the 2-core machine (a 64 KiB copy read 50 us, now 1.1), and it started
- * on its creator's core, so the two copies often shared one: 24 MiB took 1.0-1.7 ms against
- * 0.45-0.66 now. Both flattened the step between two sizes, which the cliff test allows a
- * collective. Spinning keeps the partner's core, which the copy wants anyway. */
+ * run cost 40-50 us on the 2-core machine and started on its creator's core: 64 KiB read
+ * 42-51 us against 0.8 now, 2 MiB 77-81 against 22, 6 MiB 123-181 against 65. That constant
+ * flattened the step between two sizes, which the cliff test allows a collective: 6 -> 12 MiB
+ * read x1.7-2.5 where the copies alone take x3.3-3.5. */
 static struct partner {
     pthread_t thread;
     bool running;
