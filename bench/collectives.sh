@@ -104,6 +104,16 @@ copy_again() {
     mv "$TMP/copy_new.txt" "$TMP/copy.txt"
 }
 
+# The rate at which this machine's two cores pass small tasks to each other
+# (bench_task_floor's first row, M tasks/s): on a virtual machine it falls four- to fivefold
+# for minutes at a time, and every copy of lines the other core wrote slows with it
+# (docs/PERFORMANCE.md, "The cliffs left"). Printed beside the verdicts so that a reader can
+# tell such a spell from a cliff of hcemu's own; "-" when the program is missing.
+cores_rate() {
+    r=$("$BIN/bench_task_floor" 2>/dev/null </dev/null | awk '$1 == 128 { print $2; exit }') || true
+    echo "${r:--}"
+}
+
 # Calls and warm-up calls for a job of one size, as the sweep times them.
 iters_for() {
     if [ "$1" -le "$smallmax" ]; then
@@ -154,7 +164,8 @@ for n in $RANKS; do
     # shellcheck disable=SC2046
     set -- $("$BIN/coll_copy_bound")
     copy=$1 stream=$2
-    echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads)"
+    echo "# copy bound at $n ranks: memcpy $copy GB/s, streaming $stream GB/s (two threads);" \
+        "cores passing $(cores_rate) M tasks/s"
     : >"$TMP/mpi.txt"
     if [ -n "$mpi" ] && ! mpi_run "$MPI_TIMEOUT" "$n" \
         "$TMP/mpi_coll" "$maxbytes" "$ITERS" "$WARMUP" "$smallmax" "$SMALL_ITERS" "$SMALL_WARMUP" "$FACTOR" \
@@ -215,10 +226,11 @@ $big $big $iters $WARMUP"
                 # shellcheck disable=SC2046
                 set -- $(runs_of "$TMP/again.txt")
                 step=$(awk -v a="$3" -v b="$4" 'BEGIN { printf("x%.2f", b / a) }')
+                rate="cores passing $(cores_rate) M tasks/s"
                 if steep "$1" "$2" "$prevb" "$bytes"; then
-                    verdict=" CLIFF ($step in the medians of $((REPEAT + 1)) runs$(mpi_too "$3" "$4" "$m" "$prevm"))"
+                    verdict=" CLIFF ($step in the medians of $((REPEAT + 1)) runs$(mpi_too "$3" "$4" "$m" "$prevm"); $rate)"
                 else
-                    verdict=" steep once ($step in the medians of $((REPEAT + 1)) runs: $3 -> $4 us)"
+                    verdict=" steep once ($step in the medians of $((REPEAT + 1)) runs: $3 -> $4 us; $rate)"
                 fi
             fi
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
