@@ -6,17 +6,17 @@
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
-# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, REPEAT, MPI_TIMEOUT override)
+# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, REPEAT, WARM_MS, MPI_TIMEOUT override)
 # Cliffs: sizes step by FACTOR (default 4; 2 for the cliff sweep). A row breaks the rule when
 # its time is more than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
 # with sizes, copying half of a footprint as large as the job's buffers into the other
-# half), more than that step. Such a row is timed
-# again, both sizes in jobs of their own, REPEAT (2) more times, and the machine's copy of
-# both footprints too (the median of its runs is the step then): it is marked CLIFF when even
-# the fastest run of the larger size breaks the rule against the slowest of the smaller (the
-# step is larger than the runs' spread), "steep once" otherwise; the last line counts both.
+# half), more than that step. Such a row is timed again, both sizes in jobs of their own
+# warmed for WARM_MS (500 ms) first, REPEAT (2) more times, and the machine's copy of both
+# footprints too (the median of its runs is the step then): it is marked CLIFF when even the
+# fastest run of the larger size breaks the rule against the slowest of the smaller (the step
+# is larger than the runs' spread), "steep once" otherwise; the last line counts both.
 # `make bench` runs the long sweep: FACTOR=2, 1 KiB-256 MiB, 2-16 ranks, every tool.
 # Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
 # and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
@@ -38,6 +38,7 @@ FACTOR=${FACTOR:-4}
 TOOLS=${TOOLS:-"all_reduce_test all_gather_test"}
 CLIFF_US=${CLIFF_US:-30}
 REPEAT=${REPEAT:-2}
+WARM_MS=${WARM_MS:-500} # warm-up of a re-timed row's jobs (warm_for)
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -125,13 +126,30 @@ iters_for() {
     fi
 }
 
-# pair_times N TOOL SMALL BIG: "SMALL_US BIG_US", each size in a job of its own.
+# warm_for US: warm-up calls that take about WARM_MS at US microseconds a call (at least the
+# sweep's own count, at most 100000). A job's first tenths of a second run slower: its start-up
+# makes the executors' polls pause job-wide for up to 100 ms (docs/PERFORMANCE.md, "The cliffs
+# left"), and a row re-timed in a job of its own after 20 warm-up calls measured that start,
+# not the size (4-rank 256 KiB allreduce: 127-227 us after 20 calls, 97-146 after 2000).
+warm_for() {
+    awk -v us="$1" -v ms="$WARM_MS" -v min="$2" 'BEGIN {
+        w = us > 0 ? int(ms * 1000 / us) + 1 : min;
+        w = w < min ? min : w > 100000 ? 100000 : w;
+        print w;
+    }'
+}
+
+# pair_times N TOOL SMALL BIG SMALL_US BIG_US: "SMALL_US BIG_US", each size in a job of its
+# own, warmed for WARM_MS at the time the sweep measured for it.
 pair_times() {
     out=""
     for b in "$3" "$4"; do
+        est=$5
+        [ "$b" = "$3" ] || est=$6
         # shellcheck disable=SC2046
-        set -- "$1" "$2" $(iters_for "$b")
-        t=$("$BIN/hcemu-run" -n "$1" -- "$BIN/$2" -b "$b" -e "$b" -n "$3" -w "$4" -c 0 -B 1 2>&1 |
+        set -- "$1" "$2" "$3" "$4" "$5" "$6" $(iters_for "$b")
+        w=$(warm_for "$est" "$8")
+        t=$("$BIN/hcemu-run" -n "$1" -- "$BIN/$2" -b "$b" -e "$b" -n "$7" -w "$w" -c 0 -B 1 2>&1 |
             awk -F'|' '/^\[rank 0\] [0-9]+ +\|/ { print $2 + 0; exit }')
         out="$out ${t:-0}"
     done
@@ -220,7 +238,7 @@ $big $big $iters $WARMUP"
                 # slowest of the smaller.
                 echo "$prev $us" >"$TMP/again.txt"
                 for _ in $(seq "$REPEAT"); do
-                    pair_times "$n" "$tool" "$prevb" "$bytes" >>"$TMP/again.txt" </dev/null
+                    pair_times "$n" "$tool" "$prevb" "$bytes" "$prev" "$us" >>"$TMP/again.txt" </dev/null
                 done
                 copy_again "$tool" "$prevb" "$bytes"
                 # shellcheck disable=SC2046
