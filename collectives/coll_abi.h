@@ -51,9 +51,10 @@ int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t l
                           HcommDataType dataType, HcommReduceOp reduceOp);
 
 /* The tasks a launch expanded into before, queued again (0), when the same `key` (`len`
- * bytes: everything the expansion depends on) came before on this device; 1: expand it now,
- * then call hcemu_cache_record_end(), which keeps the tasks queued meanwhile for the next
- * launch with this key. */
+ * bytes, at most HCOLL_KEY_MAX: everything the expansion depends on, coll_key.h) came before
+ * on this device; 1: expand it now, then call hcemu_cache_record_end(), which keeps the tasks
+ * queued meanwhile for the next launch with this key. A longer key is never replayed. */
+#define HCOLL_KEY_MAX 8192u
 int32_t hcemu_cache_replay(const void *key, uint64_t len);
 int32_t hcemu_cache_record_end(void);
 

@@ -8,10 +8,7 @@
 
 #include "coll_abi.h"
 
-/* Room for the key of any launch hcoll_launch_key() accepts. */
-#define HCOLL_KEY_MAX 8192u
-
-/* Write into key[HCOLL_KEY_MAX] everything the expansion of launch `a` on communicator
+/* Write into key[HCOLL_KEY_MAX] (coll_abi.h) everything the expansion of launch `a` on communicator
  * resources `r` (n ranks) depends on, but its "done" notify; returns its length, or 0 when
  * the launch is not to be replayed: the modelled clock or a diagnostic follows the card's
  * tasks one by one (no fused waits), the kernel stores an address besides queueing tasks

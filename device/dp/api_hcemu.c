@@ -103,7 +103,7 @@ EMU_DP_API int32_t hcemu_cache_replay(const void *key, uint64_t len)
     EMU_DP_CALL("hcemu_cache_replay");
     const struct emu_kernel_ctx *k = emu_kernel_current();
 
-    if (k == NULL || !k->own || key == NULL || len == 0 || len > EMU_DP_OWN_KEY_MAX ||
+    if (k == NULL || !k->own || key == NULL || len == 0 || len > HCOLL_KEY_MAX ||
         !emu_settings_bool(EMU_SET_REPLAY))
         return 1;
     return emu_dp_cache_own_replay(&c, key, (uint32_t)len, k->copy_mode) ? 0 : 1;

@@ -221,10 +221,9 @@ emu_status emu_dp_cache_clear(const struct emu_hcomm_call *c, const char *tag) E
  * kernel's tag (an own expansion being recorded is dropped without a word). */
 bool emu_dp_cache_reset(void);
 /* hcemu's own collectives kernel (hcemu_cache_replay): queue again the tasks recorded under
- * `key` (`len` bytes, at most EMU_DP_OWN_KEY_MAX) for launches of `copy_mode` (true), or start
- * recording them on this OS thread (false: the kernel expands the launch, then
- * emu_dp_cache_own_end() keeps what it queued meanwhile). */
-#define EMU_DP_OWN_KEY_MAX 8192u
+ * `key` (`len` bytes, at most HCOLL_KEY_MAX of collectives/coll_abi.h) for launches of
+ * `copy_mode` (true), or start recording them on this OS thread (false: the kernel expands
+ * the launch, then emu_dp_cache_own_end() keeps what it queued meanwhile). */
 bool emu_dp_cache_own_replay(const struct emu_hcomm_call *c, const void *key, uint32_t len,
                              uint32_t copy_mode);
 void emu_dp_cache_own_end(void);
