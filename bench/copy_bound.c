@@ -14,7 +14,9 @@
  * "BYTES US" line per size. The cliff test of collectives.sh compares a
  * collective's time step between two sizes with this copy's step over the bytes the job's
  * outputs hold: where the machine's own copy more than doubles its time for twice the bytes
- * (the buffers leave a cache), the collective may too. */
+ * (the buffers leave a cache), the collective may too. `coll_copy_bound -s BYTES...` times
+ * the streaming copy instead, the one hcemu's transfers use once a call's buffers are past
+ * the cache: whether a step past the cache is the copy's own or the collective's. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -161,8 +163,9 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median time of two threads copying `bytes` (half each) from one buffer to another. */
-static int copy_step(size_t bytes)
+/* The median time of two threads copying `bytes` (half each) from one buffer to another,
+ * with memcpy or the streaming copy. */
+static int copy_step(size_t bytes, bool stream)
 {
     char *src = malloc(bytes), *dst = malloc(bytes);
     size_t half = bytes / 2;
@@ -178,7 +181,8 @@ static int copy_step(size_t bytes)
     memset(src, 1, bytes); /* fault both in: the collectives' loops time warm buffers */
     memset(dst, 2, bytes);
     while (n < STEP_RUNS_MAX && (n < 5 || spent < STEP_MIN_S)) {
-        struct job j[2] = {{dst, src, half, false}, {dst + half, src + half, bytes - half, false}};
+        struct job j[2] = {{dst, src, half, stream},
+                           {dst + half, src + half, bytes - half, stream}};
         runs[n] = run_pair(j);
         spent += runs[n++];
     }
@@ -196,13 +200,19 @@ int main(int argc, char **argv)
 
     partner_start();
     if (argc > 1) {
-        for (int i = 1; i < argc && rc == 0; i++) {
+        bool stream = strcmp(argv[1], "-s") == 0;
+        if (stream && argc == 2) {
+            fprintf(stderr, "coll_copy_bound: -s wants byte counts\n");
+            partner_stop();
+            return 2;
+        }
+        for (int i = stream ? 2 : 1; i < argc && rc == 0; i++) {
             char *end;
             unsigned long long b = strtoull(argv[i], &end, 10);
             if (*end != '\0' || b < 2) {
                 fprintf(stderr, "coll_copy_bound: not a byte count: %s\n", argv[i]);
                 rc = 2;
-            } else if (copy_step((size_t)b) != 0) {
+            } else if (copy_step((size_t)b, stream) != 0) {
                 rc = 1; /* the larger sizes would not fit either */
             }
         }
