@@ -39,6 +39,7 @@ FACTOR=${FACTOR:-4}
 TOOLS=${TOOLS:-"all_reduce_test all_gather_test"}
 CLIFF_US=${CLIFF_US:-30}
 REPEAT=${REPEAT:-3}
+[ "$REPEAT" -ge 1 ] || REPEAT=1 # a verdict needs a run of its own
 WARM_MS=${WARM_MS:-500} # warm-up of a re-timed row's jobs (warm_for)
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
@@ -229,11 +230,15 @@ $big $big $iters $WARMUP"
                     END { printf("%.0f\n", hi - lo > k ? hi - lo : k) }' "$TMP/again.txt")
                 broken=0
                 while read -r s b cs cb; do
-                    if steep "$s" "$b" "$cs" "$cb" "$slack"; then broken=$((broken + 1)); fi
+                    if [ "$s" != 0 ] && [ "$b" != 0 ] && steep "$s" "$b" "$cs" "$cb" "$slack"; then
+                        broken=$((broken + 1)) # a job that failed (0) is no evidence
+                    fi
                 done <"$TMP/again.txt"
                 # "x2.31/x2.05 ..." per run: the row's step and the copy's; then the median step.
-                steps=$(awk '{ printf("%sx%.2f/x%.2f", NR > 1 ? " " : "", $2 / $1, $4 / $3) }' "$TMP/again.txt")
-                med=$(awk '{ print $2 / $1 }' "$TMP/again.txt" | sort -g |
+                # A job that failed reads 0 and a copy that failed nothing: "x-" for those.
+                steps=$(awk 'function x(a, b) { return a > 0 ? sprintf("x%.2f", b / a) : "x-" }
+                    { printf("%s%s/%s", NR > 1 ? " " : "", x($1, $2), x($3, $4)) }' "$TMP/again.txt")
+                med=$(awk '$1 > 0 { print $2 / $1 }' "$TMP/again.txt" | sort -g |
                     awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
                 rate="cores passing $(cores_rate) M tasks/s"
                 if [ "$broken" -eq "$REPEAT" ]; then
