@@ -118,11 +118,12 @@ iters_for() {
     fi
 }
 
-# warm_for US: warm-up calls that take about WARM_MS at US microseconds a call (at least the
-# sweep's own count, at most 100000). A job's first tenths of a second run slower: its start-up
-# makes the executors' polls pause job-wide for up to 100 ms (docs/PERFORMANCE.md, "The cliffs
-# left"), and a row re-timed in a job of its own after 20 warm-up calls measured that start,
-# not the size (4-rank 256 KiB allreduce: 127-227 us after 20 calls, 97-146 after 2000).
+# warm_for US MIN: warm-up calls that take about WARM_MS at US microseconds a call (at least
+# MIN, the sweep's own count, at most 100000). A job's first tenths of a second run slower:
+# its start-up makes the executors' polls pause job-wide for up to 100 ms
+# (docs/PERFORMANCE.md, "The cliffs left"), and a row re-timed in a job of its own after 20
+# warm-up calls measured that start, not the size (4-rank 256 KiB allreduce: 127-227 us after
+# 20 calls, 97-146 after 2000).
 warm_for() {
     awk -v us="$1" -v ms="$WARM_MS" -v min="$2" 'BEGIN {
         w = us > 0 ? int(ms * 1000 / us) + 1 : min;
@@ -131,21 +132,20 @@ warm_for() {
     }'
 }
 
+# job_time N TOOL BYTES EST_US: the time of a call of BYTES at N ranks, in a job of its own
+# warmed for WARM_MS at EST_US a call (the time the sweep measured); 0 when the job failed.
+job_time() {
+    # shellcheck disable=SC2046
+    set -- "$1" "$2" "$3" "$4" $(iters_for "$3")
+    t=$("$BIN/hcemu-run" -n "$1" -- "$BIN/$2" -b "$3" -e "$3" -n "$5" -w "$(warm_for "$4" "$6")" \
+        -c 0 -B 1 2>&1 | awk -F'|' '/^\[rank 0\] [0-9]+ +\|/ { print $2 + 0; exit }')
+    echo "${t:-0}"
+}
+
 # pair_times N TOOL SMALL BIG SMALL_US BIG_US: "SMALL_US BIG_US", each size in a job of its
-# own, warmed for WARM_MS at the time the sweep measured for it.
+# own (job_time).
 pair_times() {
-    out=""
-    for b in "$3" "$4"; do
-        est=$5
-        [ "$b" = "$3" ] || est=$6
-        # shellcheck disable=SC2046
-        set -- "$1" "$2" "$3" "$4" "$5" "$6" $(iters_for "$b")
-        w=$(warm_for "$est" "$8")
-        t=$("$BIN/hcemu-run" -n "$1" -- "$BIN/$2" -b "$b" -e "$b" -n "$7" -w "$w" -c 0 -B 1 2>&1 |
-            awk -F'|' '/^\[rank 0\] [0-9]+ +\|/ { print $2 + 0; exit }')
-        out="$out ${t:-0}"
-    done
-    echo "${out# }"
+    echo "$(job_time "$1" "$2" "$3" "$5") $(job_time "$1" "$2" "$4" "$6")"
 }
 
 # mpi_too STEP MPI MPI_PREV: ", OpenMPI too: xR" when OpenMPI's time rose within a quarter as
@@ -191,10 +191,8 @@ for n in $RANKS; do
         sweeps="1024 $small_end $SMALL_ITERS $SMALL_WARMUP"
         big=$((smallmax * FACTOR))
         while [ "$big" -le "$maxbytes" ]; do
-            iters=$((ITERS * 16777216 / big))
-            [ "$iters" -ge "$ITERS" ] || iters=$ITERS
             sweeps="$sweeps
-$big $big $iters $WARMUP"
+$big $big $(iters_for "$big")"
             big=$((big * FACTOR))
         done
         echo "$sweeps" | while read -r sweep; do
@@ -238,8 +236,7 @@ $big $big $iters $WARMUP"
                 # A job that failed reads 0 and a copy that failed nothing: "x-" for those.
                 steps=$(awk 'function x(a, b) { return a > 0 ? sprintf("x%.2f", b / a) : "x-" }
                     { printf("%s%s/%s", NR > 1 ? " " : "", x($1, $2), x($3, $4)) }' "$TMP/again.txt")
-                med=$(awk '$1 > 0 { print $2 / $1 }' "$TMP/again.txt" | sort -g |
-                    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+                med=$(awk '$1 > 0 { print $2 / $1 }' "$TMP/again.txt" | median)
                 rate="cores passing $(cores_rate) M tasks/s"
                 if [ "$broken" -eq "$REPEAT" ]; then
                     verdict=" CLIFF (steps against the copy's: $steps, runs spread $slack us$(mpi_too "$med" "$m" "$prevm"); $rate)"
