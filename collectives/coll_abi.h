@@ -38,6 +38,13 @@ int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *d
 int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
                                     const void *mailbox, uint64_t off, uint64_t count,
                                     HcommDataType dataType, HcommReduceOp reduceOp);
+/* hcemu_read_reduce_published with the first operand in my memory at `own` instead of in dst:
+ * dst[i] = op(own[i], src[i]), or op(src[i], own[i]) when !ownFirst, so that the reduction of
+ * my part and a peer's needs no copy of either into dst first. `own` may be dst. */
+int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle channel, void *dst,
+                                         const void *own, bool ownFirst, const void *mailbox,
+                                         uint64_t off, uint64_t count, HcommDataType dataType,
+                                         HcommReduceOp reduceOp);
 /* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
  * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
 int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);

@@ -435,6 +435,25 @@ static const uint8_t *landed(const struct run *g, uint32_t q)
     return eager(g, q) ? eager_landed(g, q) : slot_of(g, q);
 }
 
+/* The next rank after q taking part in this launch (g->n: none). */
+static uint32_t next_part(const struct run *g, uint32_t q)
+{
+    while (++q < g->n && !takes_part(g, q))
+        ;
+    return q;
+}
+
+/* Whether the first two parts of a reduction, `first` and `second` in rank order, are mine
+ * and a direct peer's: then one task reduces the peer's straight from its buffer with mine
+ * into the result, instead of a copy of the first into the result and a reduction of the
+ * second into it. That saves a pass over the result: the copy read it from memory and wrote
+ * it, the reduction read it back. */
+static bool fused_pair(const struct run *g, uint32_t first, uint32_t second)
+{
+    return second < g->n && ((first == g->me && direct(g, second)) ||
+                             (second == g->me && direct(g, first)));
+}
+
 /* REDUCE, round k: the part k of every rank taking part, in rank order, into my result, so
  * every rank that computes an element computes it with the same operations in the same
  * order. In the main-thread form an eager peer's part is waited for just before it is
@@ -457,11 +476,19 @@ static int reduce_round(const struct run *g, uint64_t k)
         first++;
     if (own != dst && overlaps(own, dst, rl))
         return 1; /* the host never plans this */
-    if (own == dst && g->me != first) { /* in place: keep my part before the first lands on it */
+    uint32_t second = next_part(g, first), from = first;
+    if (fused_pair(g, first, second)) { /* in place too: element by element */
+        uint32_t q = first == g->me ? second : first;
+        TRY(hcemu_read_reduce_published_into(g->main, g->r->chans[q], dst, own, first == g->me,
+                                             mailbox(g, g->r->buf, q), k * g->slot,
+                                             rl / g->a->esz, (HcommDataType)g->a->dtype,
+                                             (HcommReduceOp)g->a->op));
+        from = next_part(g, second);
+    } else if (own == dst && g->me != first) { /* in place: keep my part from the first's */
         TRY(HcommLocalCopyOnThread(g->main, slot_of(g, g->me), own, rl));
         own = slot_of(g, g->me);
     }
-    for (uint32_t q = first; q < g->n; q++) {
+    for (uint32_t q = from; q < g->n; q++) {
         if (!takes_part(g, q))
             continue;
         if (eager(g, q) && !g->a->eager_threads) { /* the first copied, the others reduced */

@@ -83,6 +83,7 @@
     /* hcemu's own, for its built-in collectives' image (device/dp/api_hcemu.c) */                \
     X(hcemu_read_published)                                                                        \
     X(hcemu_read_reduce_published)                                                                 \
+    X(hcemu_read_reduce_published_into)                                                            \
     X(hcemu_record_done)                                                                           \
     X(hcemu_wait_copy)                                                                             \
     X(hcemu_wait_reduce)                                                                           \

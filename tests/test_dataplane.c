@@ -363,12 +363,24 @@ static void write_and_read_move_exact_bytes(void **state)
     }
 }
 
+/* Adds device 1's hcemu_read_reduce_published_into of 64 FP32 elements into dst, with `own`
+ * and device 0's bytes 96 past the address in device 1's mailbox (HB[1] + 256). */
+static void into_op(struct prog *p, void *dst, uint64_t own, int rop, uint32_t own_first)
+{
+    chan_op(p, DPF_READ_REDUCE_PUB_INTO, T[1][0], CH[1], dst, HB[1] + 256, 64,
+            HCOMM_DATA_TYPE_FP32, rop, own_first);
+    p->ops[p->n - 1].aux = 96;
+    p->ops[p->n - 1].addrs[0] = own;
+}
+
 /* hcemu's own reads of a published buffer (device/dp/api_hcemu.c): device 1 reads device 0's
  * user buffer, which no channel lists, at an offset past the address found in its mailbox
  * when the task runs (written here before the launch; the collectives write it with a
- * notify), and read-reduces it. The calls that cannot be right are refused when queued: a
- * mailbox out of this device's memory or not 8-byte aligned, a destination past its
- * allocation, a type the reduction does not take. */
+ * notify), and read-reduces it, into the destination or with a buffer of its own into a
+ * third. The calls that cannot be right are refused when queued: a mailbox out of this
+ * device's memory or not 8-byte aligned, a destination past its allocation, a type the
+ * reduction does not take, an own operand past its allocation or overlapping the destination
+ * without being it (HCCL_E_PARA), or NULL (HCCL_E_PTR). */
 static void read_published_reads_where_the_mailbox_points(void **state)
 {
     struct prog p = {.n = 0};
@@ -400,6 +412,43 @@ static void read_published_reads_where_the_mailbox_points(void **state)
     dpf_get(got, UB[1], sizeof(got));
     for (int i = 0; i < 64; i++)
         assert_true(got[i] == 1.5f * (float)i);
+
+    /* Into a third buffer, own first and own second: MAX of +0 and -0 is the second. */
+    float zp[64], zm[64], keep[64];
+    for (int i = 0; i < 64; i++)
+        zp[i] = 0.0f, zm[i] = -0.0f;
+    dpf_put(UB[0] + 4096, zm, sizeof(zm));
+    dpf_put(UB[1] + 1024, zp, sizeof(zp));
+    for (uint32_t first = 0; first < 2; first++) {
+        p.n = 0;
+        into_op(&p, UB[1] + 2048, A(UB[1] + 1024), HCOMM_REDUCE_MAX, first);
+        assert_int_equal(run2(NULL, &p, NULL, r), 0);
+        expect_ok(&p, r);
+        dpf_get(got, UB[1] + 2048, sizeof(got));
+        for (int i = 0; i < 64; i++)
+            assert_true(signbit(got[i]) == (first ? signbit(zm[i]) : signbit(zp[i])));
+        dpf_get(keep, UB[1] + 1024, sizeof(keep));
+        assert_memory_equal(keep, zp, sizeof(zp));
+    }
+    /* In place: own is the destination, which ends as own + the peer's. */
+    dpf_put(UB[0] + 4096, a, sizeof(a));
+    dpf_put(UB[1] + 1024, b, sizeof(b));
+    p.n = 0;
+    into_op(&p, UB[1] + 1024, A(UB[1] + 1024), HCOMM_REDUCE_SUM, 0);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    expect_ok(&p, r);
+    dpf_get(got, UB[1] + 1024, sizeof(got));
+    for (int i = 0; i < 64; i++)
+        assert_true(got[i] == 1.5f * (float)i);
+
+    p.n = 0;
+    into_op(&p, UB[1], 0, HCOMM_REDUCE_SUM, 1);
+    into_op(&p, UB[1], A(UB[1] + BUF - 8), HCOMM_REDUCE_SUM, 1);
+    into_op(&p, UB[1], A(UB[1] + 4), HCOMM_REDUCE_SUM, 1);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    assert_int_equal(r[0], HCCL_E_PTR);
+    assert_int_equal(r[1], HCCL_E_PARA);
+    assert_int_equal(r[2], HCCL_E_PARA);
 
     p.n = 0;
     chan_op(&p, DPF_READ_PUB, T[1][0], CH[1], UB[1], HB[0], 8, 0, 0, 0);

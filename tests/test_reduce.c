@@ -264,7 +264,12 @@ static const uint64_t counts[] = {0, 1, 3, 7, 15, 16, 17, 31, 33, 100, 129, 255,
 enum { OFF_NONE, OFF_ELEMENT, OFF_BYTE, OFF_COUNT };
 #define GUARD 64
 
-static void check_one(const char *isa, int dt, int op, uint64_t count, int off_kind, int alias)
+/* Where the result goes: emu_reduce(d, s) into d, or emu_reduce_into() with d and s as the
+ * operands into a third buffer or into s. */
+enum { INTO_D, INTO_THIRD, INTO_S };
+
+static void check_one(const char *isa, int dt, int op, uint64_t count, int off_kind, int alias,
+                      int into)
 {
     size_t es = emu_reduce_dtype_size(dt);
     size_t off = off_kind == OFF_NONE ? 0 : off_kind == OFF_ELEMENT ? es : 1;
@@ -273,6 +278,8 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
     unsigned char *sbuf = malloc(off + bytes + 1); /* exact size: ASan sees over-reads */
     unsigned char *want = malloc(bytes + 1);
     unsigned char *orig = malloc(bytes + 1);
+    unsigned char *third = malloc(off + bytes + GUARD);
+    assert_non_null(third);
     assert_non_null(dbuf);
     assert_non_null(sbuf);
     assert_non_null(want);
@@ -280,6 +287,7 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
     unsigned char *d = dbuf + off, *s = alias ? d : sbuf + off;
 
     memset(dbuf + off + bytes, 0xa5, GUARD);
+    memset(third, 0x5a, off + bytes + GUARD);
     for (uint64_t i = 0; i < count; i++) {
         fill_element(dt, d + i * es);
         if (!alias)
@@ -291,10 +299,25 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
     for (uint64_t i = 0; i < count; i++)
         nan_expected[i] = (char)ref_element(dt, op, orig + i * es, s + i * es, want + i * es);
 
-    emu_reduce(d, s, count, dt, op);
+    unsigned char *res = into == INTO_D ? d : into == INTO_THIRD ? third + off : s;
+    unsigned char *sorig = malloc(bytes + 1);
+    assert_non_null(sorig);
+    memcpy(sorig, s, bytes);
+    if (into == INTO_D)
+        emu_reduce(d, s, count, dt, op);
+    else
+        emu_reduce_into(res, d, s, count, dt, op);
+    if (into == INTO_THIRD) { /* the operands are left alone, nothing past the result moves */
+        if (bytes > 0) {
+            assert_memory_equal(d, orig, bytes);
+            assert_memory_equal(s, sorig, bytes);
+        }
+        for (size_t i = 0; i < GUARD; i++)
+            assert_int_equal(third[off + bytes + i], 0x5a);
+    }
 
     for (uint64_t i = 0; i < count; i++) {
-        const unsigned char *got = d + i * es, *exp = want + i * es;
+        const unsigned char *got = res + i * es, *exp = want + i * es;
         int ok = nan_expected[i] ? isnan(ref_fload(dt, got)) : memcmp(got, exp, es) == 0;
         if (ok)
             continue;
@@ -302,17 +325,19 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
         memcpy(&g, got, es);
         memcpy(&x, exp, es);
         memcpy(&a, orig + i * es, es);
-        memcpy(&b, s + i * es, es);
-        fail_msg("%s %s %s count %llu off %d alias %d [%llu]: op(%#llx, %#llx) = %#llx, want "
-                 "%#llx",
+        memcpy(&b, sorig + i * es, es);
+        fail_msg("%s %s %s count %llu off %d alias %d into %d [%llu]: op(%#llx, %#llx) = %#llx, "
+                 "want %#llx",
                  isa, emu_reduce_dtype_name(dt), emu_reduce_op_name(op), (unsigned long long)count,
-                 off_kind, alias, (unsigned long long)i, (unsigned long long)a,
+                 off_kind, alias, into, (unsigned long long)i, (unsigned long long)a,
                  alias ? (unsigned long long)a : (unsigned long long)b,
                  (unsigned long long)g, (unsigned long long)x);
     }
     for (size_t i = 0; i < GUARD; i++)
         assert_int_equal(d[bytes + i], 0xa5);
     free(nan_expected);
+    free(sorig);
+    free(third);
     free(orig);
     free(want);
     free(sbuf);
@@ -338,9 +363,13 @@ static void sweep(const char *isa)
         for (int op = 0; op < EMU_REDUCE_OP_COUNT; op++)
             for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
                 for (int off = 0; off < OFF_COUNT; off++) {
-                    check_one(isa, dt, op, counts[c], off, 0);
-                    if (off == OFF_ELEMENT)
-                        check_one(isa, dt, op, counts[c], off, 1);
+                    check_one(isa, dt, op, counts[c], off, 0, INTO_D);
+                    check_one(isa, dt, op, counts[c], off, 0, INTO_THIRD);
+                    if (off != OFF_ELEMENT)
+                        continue;
+                    check_one(isa, dt, op, counts[c], off, 1, INTO_D);
+                    check_one(isa, dt, op, counts[c], off, 0, INTO_S);
+                    check_one(isa, dt, op, counts[c], off, 1, INTO_THIRD);
                 }
     assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
 }

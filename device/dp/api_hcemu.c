@@ -1,5 +1,6 @@
 /* api_hcemu.c - the device calls of hcemu's own, beside the vendor's Hcomm* functions: a read
- * and a read-reduce whose source the peer names when the task runs, not when it is queued,
+ * and read-reduces (into the destination, or of a local buffer into it) whose source the peer
+ * names when the task runs, not when it is queued,
  * a lazy "done" record, and a channel wait fused with the local copy or reduce behind it.
  *
  * The built-in collectives (collectives/coll_kernel.c, "Direct reads") use it to read a peer's
@@ -17,16 +18,25 @@
 #include "device/kernel/kernel.h"
 #include "dp.h"
 
+/* What the three published calls share; `own` NULL but for the one reducing into a third
+ * buffer. */
+struct published {
+    bool reduce;
+    const void *own;
+    bool own_first;
+};
+
 static int32_t published(struct emu_hcomm_call *c, ThreadHandle thread, ChannelHandle channel,
-                         bool reduce, void *dst, const void *mailbox, uint64_t off, uint64_t n,
-                         int dtype, int op)
+                         struct published how, void *dst, const void *mailbox, uint64_t off,
+                         uint64_t n, int dtype, int op)
 {
     struct emu_task *t = NULL;
     uint32_t slot, ch;
     emu_status st = emu_dp_check_thread_channel(c, thread, channel, &slot, &ch);
 
     if (st == EMU_OK)
-        st = emu_dp_build_read_published(c, ch, reduce, dst, mailbox, off, n, dtype, op, &t);
+        st = emu_dp_build_read_published(c, ch, how.reduce, dst, how.own, how.own_first, mailbox,
+                                         off, n, dtype, op, &t);
     return emu_dp_submit_built(c, slot, st, t);
 }
 
@@ -34,7 +44,8 @@ EMU_DP_API int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle chann
                                         const void *mailbox, uint64_t off, uint64_t len)
 {
     EMU_DP_CALL("hcemu_read_published");
-    return published(&c, thread, channel, false, dst, mailbox, off, len, 0, 0);
+    return published(&c, thread, channel, (struct published){.reduce = false}, dst, mailbox, off,
+                     len, 0, 0);
 }
 
 EMU_DP_API int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel,
@@ -43,8 +54,23 @@ EMU_DP_API int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandl
                                                HcommReduceOp reduceOp)
 {
     EMU_DP_CALL("hcemu_read_reduce_published");
-    return published(&c, thread, channel, true, dst, mailbox, off, count, (int)dataType,
-                     (int)reduceOp);
+    return published(&c, thread, channel, (struct published){.reduce = true}, dst, mailbox, off,
+                     count, (int)dataType, (int)reduceOp);
+}
+
+EMU_DP_API int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle channel,
+                                                    void *dst, const void *own, bool ownFirst,
+                                                    const void *mailbox, uint64_t off,
+                                                    uint64_t count, HcommDataType dataType,
+                                                    HcommReduceOp reduceOp)
+{
+    EMU_DP_CALL("hcemu_read_reduce_published_into");
+    emu_status st = emu_dp_check_ptr(&c, "own", own);
+    if (st != EMU_OK)
+        return emu_dp_submit_built(&c, 0, st, NULL);
+    return published(&c, thread, channel,
+                     (struct published){.reduce = true, .own = own, .own_first = ownFirst}, dst,
+                     mailbox, off, count, (int)dataType, (int)reduceOp);
 }
 
 /* A thread notify record that wakes the destination's device only when nothing is queued

@@ -41,14 +41,26 @@ struct emu_dp_op {
     struct emu_devctl *notify_ctl; /* record: control block owning the slot; wait: ours */
     int32_t dtype;
     int32_t op;
-    uint32_t notify_dev;
     uint32_t notify_slot; /* EMU_DP_NONE when the task sets no notify */
-    uint32_t timeout_s;   /* waits: seconds, 0 = forever */
     uint32_t channel;     /* channel slot, EMU_DP_NONE for thread-only tasks */
+    /* A task that records or waits has a notify and no published source; a published read
+     * has neither, and a read-reduce into a third buffer takes the room (the payload fills
+     * the task's last line to the byte). */
+    union {
+        struct {
+            uint32_t notify_dev;
+            uint32_t timeout_s; /* waits: seconds, 0 = forever */
+        };
+        /* EMU_DPF_PUBLISHED with EMU_DPF_REDUCE: dst = op(own, src), or op(src, own) when
+         * own_first is 0, `own` in this device's memory; 0: op(dst, src), as every other
+         * reduction. */
+        uint64_t own;
+    };
     uint32_t net_dev;     /* the channel's peer's device, when `net` */
     uint8_t net;          /* 1: the channel's peer is on another host (device/net/net.h) */
     uint8_t net_diag;     /* 1: the peer shares this job folder, so its diagnostics files */
-    uint16_t copy_mode;   /* enum emu_copy_mode: the launch's (kernel.h), for copies */
+    uint8_t copy_mode;    /* enum emu_copy_mode: the launch's (kernel.h), for copies */
+    uint8_t own_first;    /* see `own` */
     uint64_t mailbox;     /* EMU_DPF_PUBLISHED: where in this device the peer put its base */
     uint64_t pub_off;     /* EMU_DPF_PUBLISHED: src = that base + pub_off */
     /* The device whose stream the task belongs to when another executor runs it (the
@@ -61,6 +73,15 @@ _Static_assert(sizeof(struct emu_dp_op) <= sizeof(((struct emu_task *)0)->u.raw)
 static inline struct emu_dp_op *emu_dp_op_of(struct emu_task *t)
 {
     return (struct emu_dp_op *)(void *)t->u.raw;
+}
+
+/* The local operand of a published read-reduce into a third buffer, 0 for any other task
+ * (kind flags f; elsewhere the field's bytes are the notify's). */
+static inline uint64_t emu_dp_own_of(const struct emu_dp_op *o, uint32_t f)
+{
+    const uint32_t both = EMU_DPF_PUBLISHED | EMU_DPF_REDUCE;
+
+    return (f & both) == both ? o->own : 0;
 }
 
 /* --- dp_check.c: argument validation; each refusal logs one line and returns a status ----
@@ -159,11 +180,13 @@ emu_status emu_dp_build_channel_wait(const struct emu_hcomm_call *c, uint32_t ch
                                      uint32_t timeout_s, struct emu_task **out) EMU_MUST_CHECK;
 /* A read (reduce false: n = bytes) or read-reduce (n = elements of dtype) through channel `ch`
  * into `dst` from the peer's memory at `off` past the address the peer writes into the 8
- * bytes at `mailbox` (this device) before the task runs. */
+ * bytes at `mailbox` (this device) before the task runs. A read-reduce with `own` (this
+ * device's memory, dst itself or apart from it) writes op(own, src) into dst, or op(src, own)
+ * when !own_first; without, op(dst, src). */
 emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch, bool reduce,
-                                       const void *dst, const void *mailbox, uint64_t off,
-                                       uint64_t n, int dtype, int op,
-                                       struct emu_task **out) EMU_MUST_CHECK;
+                                       const void *dst, const void *own, bool own_first,
+                                       const void *mailbox, uint64_t off, uint64_t n, int dtype,
+                                       int op, struct emu_task **out) EMU_MUST_CHECK;
 /* A wait for notify idx of channel `ch`, then a local copy (reduce false: n = bytes) or
  * reduce (n = elements of dtype), as one task (hcemu_wait_copy, hcemu_wait_reduce). */
 emu_status emu_dp_build_wait_move(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,

@@ -141,10 +141,12 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
 }
 
 emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch, bool reduce,
-                                       const void *dstp, const void *mailboxp, uint64_t off,
-                                       uint64_t n, int dtype, int op, struct emu_task **out)
+                                       const void *dstp, const void *ownp, bool own_first,
+                                       const void *mailboxp, uint64_t off, uint64_t n, int dtype,
+                                       int op, struct emu_task **out)
 {
     uint64_t dst = (uint64_t)(uintptr_t)dstp, mailbox = (uint64_t)(uintptr_t)mailboxp, len = n;
+    uint64_t own = (uint64_t)(uintptr_t)ownp;
     const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
     struct emu_devmap *peer = NULL;
     emu_status st;
@@ -157,6 +159,14 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
     if ((st = emu_dp_check_local(c, "dst", dst, len)) != EMU_OK ||
         (st = emu_dp_check_local(c, "mailbox", mailbox, sizeof(uint64_t))) != EMU_OK)
         return st;
+    if (ownp != NULL && (st = emu_dp_check_local(c, "own", own, len)) != EMU_OK)
+        return st;
+    if (ownp != NULL && overlap(dst, own, len)) {
+        emu_hcomm_check_refuse(c, "own [0x%llx, +%llu) overlaps dst 0x%llx without being it",
+                               (unsigned long long)own, (unsigned long long)len,
+                               (unsigned long long)dst);
+        return EMU_EINVAL;
+    }
     if (mailbox % sizeof(uint64_t) != 0) {
         emu_hcomm_check_refuse(c, "mailbox 0x%llx is not 8-byte aligned",
                                (unsigned long long)mailbox);
@@ -177,6 +187,8 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
     set_move(o, dst, 0, len, n, dtype, op, &emu_exec_g.self, peer); /* src: when it runs */
     o->mailbox = mailbox;
     o->pub_off = off;
+    o->own = own;
+    o->own_first = own_first;
     return EMU_OK;
 }
 

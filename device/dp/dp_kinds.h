@@ -48,7 +48,7 @@
     X(READ_PUBLISHED, "channel read of a published buffer",                                    \
       EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published */                             \
     X(READ_REDUCE_PUBLISHED, "channel read-reduce of a published buffer",                      \
-      EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published */     \
+      EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published[_into] */\
     X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)               \
     X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
       EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \

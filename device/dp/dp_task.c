@@ -8,7 +8,6 @@
  * doorbell rings or their deadline passes, so a wait never holds an OS thread. */
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/platform/bus_guard.h"
@@ -72,15 +71,49 @@ static struct emu_devctl *home_of(const struct emu_dp_op *o)
 struct moving {
     void *dst;
     const void *src;
+    const void *own; /* a reduction's local operand apart from dst, or NULL (emu_dp_op) */
     const struct emu_dp_op *o;
     bool reduce;
 };
+
+/* Bytes of a streamed reduction's results between the kernel and the stream stores: the
+ * L1 holds them, and each batch costs one store fence. */
+#define STREAM_BATCH 8192
+
+/* A reduction into a third buffer (hcemu_read_reduce_published_into): nothing here reads its
+ * result again; the peer does, after it left this core's cache in a call too large to stay
+ * cached. Ordinary stores would first read every destination line from memory, so in such a
+ * call (copy mode AUTO; the built-in collectives give CACHED to calls that fit the cache) the
+ * results of a whole round (half of HCEMU_COPY_STREAM_KB, coll_launch.c) go through a small
+ * buffer to non-temporal stores: the 2-rank 32 MiB allreduce took 2.9-3.4 ms against 4.7-5.6
+ * with ordinary stores (docs/PERFORMANCE.md, "Large calls: copies"). */
+static void reduce_into(const struct moving *m)
+{
+    const void *a = m->o->own_first ? m->own : m->src, *b = m->o->own_first ? m->src : m->own;
+    size_t es = m->o->count != 0 ? m->o->len / m->o->count : 0;
+
+    if (m->o->copy_mode == EMU_COPY_CACHED || es == 0 || es > STREAM_BATCH || m->dst == a ||
+        m->dst == b || m->o->len < emu_copy_stream_min() / 2) {
+        emu_reduce_into(m->dst, a, b, m->o->count, m->o->dtype, m->o->op);
+        return;
+    }
+    _Alignas(64) unsigned char results[STREAM_BATCH];
+    uint64_t per = STREAM_BATCH / es;
+    for (uint64_t i = 0; i < m->o->count; i += per) {
+        uint64_t n = m->o->count - i < per ? m->o->count - i : per;
+        emu_reduce_into(results, (const unsigned char *)a + i * es,
+                        (const unsigned char *)b + i * es, n, m->o->dtype, m->o->op);
+        emu_copy_stream((unsigned char *)m->dst + i * es, results, n * es);
+    }
+}
 
 static void move_bytes(void *ctx)
 {
     const struct moving *m = ctx;
 
-    if (m->reduce)
+    if (m->reduce && m->own != NULL)
+        reduce_into(m);
+    else if (m->reduce)
         emu_reduce(m->dst, m->src, m->o->count, m->o->dtype, m->o->op);
     else
         emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
@@ -124,7 +157,12 @@ static enum emu_run_result move(struct emu_task *t, uint32_t f)
         return fail_range(t, "src", o->src, o->len, o->src_map->dev);
     if (dst == NULL)
         return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
-    struct moving m = {.dst = dst, .src = src, .o = o, .reduce = reduce};
+    const void *own = NULL;
+    uint64_t own_at = emu_dp_own_of(o, f);
+    if (own_at != 0 && (!emu_dp_check_range_alive(&emu_exec_g.self, own_at, o->len) ||
+                        (own = ptr_of(&emu_exec_g.self, own_at, o->len)) == NULL))
+        return fail_range(t, "own", own_at, o->len, emu_exec_g.dev);
+    struct moving m = {.dst = dst, .src = src, .own = own, .o = o, .reduce = reduce};
     if (emu_bus_guard_run(move_bytes, &m) != EMU_OK) {
         snprintf(t->note, sizeof(t->note),
                  "no room for the pages of [0x%llx, +%llu) or [0x%llx, +%llu): the file system "
@@ -296,6 +334,8 @@ void emu_dp_task_describe(struct emu_task *t)
     if (o->len > 0 && !(f & EMU_DPF_PUBLISHED) &&
         (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
         add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
+    if (o->len > 0 && emu_dp_own_of(o, f) != 0) /* a published read-reduce's local operand */
+        add_access(t, o->own, o->len, emu_exec_g.dev, 0);
     if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
         add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);
     t->sync_op = EMU_SYNC_NONE;

@@ -238,17 +238,28 @@ const char *emu_reduce_isa_name(void)
     return kernels()->name;
 }
 
+/* Whether emu_reduce*() can compute the pair; logs the refusal (dst left unchanged). */
+static bool computable(const void *dst, int data_type, int reduce_op)
+{
+    if (data_type >= 0 && data_type < EMU_REDUCE_DTYPE_COUNT && reduce_op >= 0 &&
+        reduce_op < EMU_REDUCE_OP_COUNT)
+        return true;
+    EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
+                "unchanged",
+                data_type, emu_reduce_dtype_name(data_type), reduce_op,
+                emu_reduce_op_name(reduce_op), dst);
+    return false;
+}
+
 void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int reduce_op)
 {
-    if (data_type < 0 || data_type >= EMU_REDUCE_DTYPE_COUNT || reduce_op < 0 ||
-        reduce_op >= EMU_REDUCE_OP_COUNT) {
-        EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
-                    "unchanged",
-                    data_type, emu_reduce_dtype_name(data_type), reduce_op,
-                    emu_reduce_op_name(reduce_op), dst);
-        return;
-    }
-    if (count == 0)
-        return;
-    kernels()->fn[data_type][reduce_op](dst, src, count);
+    if (computable(dst, data_type, reduce_op) && count > 0)
+        kernels()->fn[data_type][reduce_op](dst, dst, src, count);
+}
+
+void emu_reduce_into(void *dst, const void *a, const void *b, uint64_t count, int data_type,
+                     int reduce_op)
+{
+    if (computable(dst, data_type, reduce_op) && count > 0)
+        kernels()->fn[data_type][reduce_op](dst, a, b, count);
 }

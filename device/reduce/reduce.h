@@ -1,5 +1,6 @@
-/* reduce.h - the reduction engine: dst[i] = op(dst[i], src[i]) for every HcommDataType and
- * HcommReduceOp the data plane can name, vectorised for the CPU it runs on.
+/* reduce.h - the reduction engine: dst[i] = op(dst[i], src[i]), or op(a[i], b[i]) into a third
+ * buffer, for every HcommDataType and HcommReduceOp the data plane can name, vectorised for
+ * the CPU it runs on.
  *
  * Entry points: emu_reduce_check() at the call (validation), emu_reduce() when the task runs.
  * The kernel set (generic C, SSE2, AVX2+F16C, AVX-512) is picked once, at first use, from the
@@ -62,6 +63,14 @@ const char *emu_reduce_op_name(int reduce_op);
  *     (smaller) value, and when the two compare equal (+0 and -0) the src element.
  * Thread-safe; never blocks except for the one-time kernel selection. */
 void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int reduce_op);
+
+/* dst[i] = op(a[i], b[i]) for i < count: emu_reduce() with `a` as the destination operand,
+ * the result written to a third buffer. It saves a pass over memory where a reduction would
+ * otherwise follow a copy of its first operand into place (hcemu's allreduce: its own part
+ * and a peer's into the output). dst may be a or b, or a and b the same buffer; no other
+ * overlap. Same semantics and preconditions as emu_reduce(). */
+void emu_reduce_into(void *dst, const void *a, const void *b, uint64_t count, int data_type,
+                     int reduce_op);
 
 /* Force a kernel set: "generic", "sse2", "avx2", "avx512", or "auto" (the best the CPU has).
  * NULL re-reads HCEMU_REDUCE_ISA (auto when unset). Meant for tests and benchmarks; call it

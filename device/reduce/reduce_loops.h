@@ -30,26 +30,27 @@
 
 /* U: stored element type, C: compute type, LD/ST: conversions between them. */
 #define EMU_RL_KERNEL(name, U, C, M, LD, ST, OP)                                               \
-    EMU_RL_ATTR static void EMU_RL_NAME(name)(void *dv, const void *sv, uint64_t n)           \
+    EMU_RL_ATTR static void EMU_RL_NAME(name)(void *dv, const void *av, const void *bv,       \
+                                              uint64_t n)                                      \
     {                                                                                          \
         enum { B = 256 / sizeof(U) };                                                          \
         U *d = dv;                                                                             \
-        const U *s = sv;                                                                       \
+        const U *a = av, *b = bv;                                                              \
         uint64_t i = 0;                                                                        \
         for (; i + B <= n; i += B) {                                                           \
             U *db = d + i;                                                                     \
-            const U *sb = s + i;                                                               \
+            const U *ab = a + i, *bb = b + i;                                                  \
             EMU_IVDEP                                                                          \
             for (unsigned j = 0; j < B; j++) {                                                 \
-                C a = LD(db[j]);                                                               \
-                C b = LD(sb[j]);                                                               \
-                db[j] = ST(OP(C, M, a, b));                                                    \
+                C x = LD(ab[j]);                                                               \
+                C y = LD(bb[j]);                                                               \
+                db[j] = ST(OP(C, M, x, y));                                                    \
             }                                                                                  \
         }                                                                                      \
         for (; i < n; i++) {                                                                   \
-            C a = LD(d[i]);                                                                    \
-            C b = LD(s[i]);                                                                    \
-            d[i] = ST(OP(C, M, a, b));                                                         \
+            C x = LD(a[i]);                                                                    \
+            C y = LD(b[i]);                                                                    \
+            d[i] = ST(OP(C, M, x, y));                                                         \
         }                                                                                      \
     }
 

@@ -9,8 +9,10 @@
 
 #include "reduce_types.h"
 
-/* One kernel: dst[i] = op(dst[i], src[i]) for i < count. dst == src allowed. */
-typedef void (*emu_reduce_fn)(void *dst, const void *src, uint64_t count);
+/* One kernel: dst[i] = op(a[i], b[i]) for i < count, `a` in the role of the destination
+ * operand of emu_reduce() (its NaN wins a MAX/MIN, `b` wins a tie). Any of the three may be
+ * the same buffer as another; partial overlaps are not allowed. */
+typedef void (*emu_reduce_fn)(void *dst, const void *a, const void *b, uint64_t count);
 
 /* A kernel set: one kernel per (data type, op); every entry non-NULL once filled. */
 struct emu_reduce_kernels {
@@ -31,50 +33,53 @@ void emu_reduce_avx512_fill(struct emu_reduce_kernels *k);
  * elements of `esize` bytes: the last count % lanes elements go through zero-padded stack
  * buffers, so the tail gets exactly the vector arithmetic (and no read past the end). */
 #define EMU_REDUCE_WITH_TAIL(ATTR, name, body, esize, lanes)                                  \
-    ATTR static void name(void *dv, const void *sv, uint64_t n)                               \
+    ATTR static void name(void *dv, const void *av, const void *bv, uint64_t n)               \
     {                                                                                          \
         uint64_t whole = n - n % (lanes);                                                      \
-        body(dv, sv, whole);                                                                   \
+        body(dv, av, bv, whole);                                                               \
         if (whole == n)                                                                        \
             return;                                                                            \
-        unsigned char bd[(lanes) * (esize)] = {0}, bs[(lanes) * (esize)] = {0};                \
+        unsigned char bd[(lanes) * (esize)] = {0}, ba[(lanes) * (esize)] = {0};                \
+        unsigned char bb[(lanes) * (esize)] = {0};                                             \
         size_t off = (size_t)whole * (esize), rest = (size_t)(n - whole) * (esize);            \
-        memcpy(bd, (unsigned char *)dv + off, rest);                                           \
-        memcpy(bs, (const unsigned char *)sv + off, rest);                                     \
-        body(bd, bs, (lanes));                                                                 \
+        memcpy(ba, (const unsigned char *)av + off, rest);                                     \
+        memcpy(bb, (const unsigned char *)bv + off, rest);                                     \
+        body(bd, ba, bb, (lanes));                                                             \
         memcpy((unsigned char *)dv + off, bd, rest);                                           \
     }
 
 /* Defines `name`, the main loop of a hand-vectorised kernel over n elements (a multiple of
  * `lanes`) of `esize` bytes: four vectors per iteration, then one at a time. LOAD(ptr) and
- * STORE(ptr, v) take byte addresses of any alignment; OP(dst_vec, src_vec) is the reduction.
- * All four loads of an iteration come before its stores, which keeps dst == src correct. */
+ * STORE(ptr, v) take byte addresses of any alignment; OP(a_vec, b_vec) is the reduction.
+ * All eight loads of an iteration come before its stores, which keeps dst == a or dst == b
+ * correct. */
 #define EMU_REDUCE_BODY(ATTR, name, esize, lanes, VT, LOAD, STORE, OP)                         \
-    ATTR static void name(void *dv, const void *sv, uint64_t n)                               \
+    ATTR static void name(void *dv, const void *av, const void *bv, uint64_t n)               \
     {                                                                                          \
         unsigned char *d = dv;                                                                 \
-        const unsigned char *s = sv;                                                           \
+        const unsigned char *a = av, *b = bv;                                                  \
         const size_t step = (size_t)(lanes) * (esize);                                         \
         const uint64_t end = n * (esize);                                                      \
         uint64_t i = 0;                                                                        \
         for (; i + 4 * step <= end; i += 4 * step) {                                           \
-            VT a0 = LOAD(d + i), a1 = LOAD(d + i + step);                                      \
-            VT a2 = LOAD(d + i + 2 * step), a3 = LOAD(d + i + 3 * step);                       \
-            VT b0 = LOAD(s + i), b1 = LOAD(s + i + step);                                      \
-            VT b2 = LOAD(s + i + 2 * step), b3 = LOAD(s + i + 3 * step);                       \
+            VT a0 = LOAD(a + i), a1 = LOAD(a + i + step);                                      \
+            VT a2 = LOAD(a + i + 2 * step), a3 = LOAD(a + i + 3 * step);                       \
+            VT b0 = LOAD(b + i), b1 = LOAD(b + i + step);                                      \
+            VT b2 = LOAD(b + i + 2 * step), b3 = LOAD(b + i + 3 * step);                       \
             STORE(d + i, OP(a0, b0));                                                          \
             STORE(d + i + step, OP(a1, b1));                                                   \
             STORE(d + i + 2 * step, OP(a2, b2));                                               \
             STORE(d + i + 3 * step, OP(a3, b3));                                               \
         }                                                                                      \
         for (; i < end; i += step)                                                             \
-            STORE(d + i, OP(LOAD(d + i), LOAD(s + i)));                                        \
+            STORE(d + i, OP(LOAD(a + i), LOAD(b + i)));                                        \
     }
 
-/* Lets GCC's vectoriser ignore possible aliasing of dst and src: the only aliasing allowed
- * is dst == src, where iteration i reads and writes element i only, so no dependence is
- * carried between iterations. Clang vectorises these loops with a run-time overlap check
- * instead (its assume_safety pragma warns, and so fails -Werror, where it cannot vectorise). */
+/* Lets GCC's vectoriser ignore possible aliasing of dst and the operands: the only aliasing
+ * allowed is whole buffers, where iteration i reads and writes element i only, so no
+ * dependence is carried between iterations. Clang vectorises these loops with a run-time
+ * overlap check instead (its assume_safety pragma warns, and so fails -Werror, where it cannot
+ * vectorise). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define EMU_IVDEP _Pragma("GCC ivdep")
 #else
