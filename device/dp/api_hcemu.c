@@ -67,7 +67,7 @@ EMU_DP_API int32_t hcemu_read_reduce_published_into(ThreadHandle thread, Channel
     EMU_DP_CALL("hcemu_read_reduce_published_into");
     emu_status st = emu_dp_check_ptr(&c, "own", own);
     if (st != EMU_OK)
-        return emu_dp_submit_built(&c, 0, st, NULL);
+        return emu_status_to_hccl(st);
     return published(&c, thread, channel,
                      (struct published){.reduce = true, .own = own, .own_first = ownFirst}, dst,
                      mailbox, off, count, (int)dataType, (int)reduceOp);

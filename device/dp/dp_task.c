@@ -71,7 +71,7 @@ static struct emu_devctl *home_of(const struct emu_dp_op *o)
 struct moving {
     void *dst;
     const void *src;
-    const void *own; /* a reduction's local operand apart from dst, or NULL (emu_dp_op) */
+    const void *own; /* a reduction's local first or second operand (may be dst), or NULL */
     const struct emu_dp_op *o;
     bool reduce;
 };
