@@ -279,6 +279,17 @@ static void machine_text(void **state)
     }
 }
 
+/* The measured cache figure is never more than the CPU reports (a probe that finds streaming
+ * no faster keeps the report), and an unknown cache stays unknown without a probe. */
+static void cache_probe_never_exceeds_the_report(void **state)
+{
+    (void)state;
+    assert_int_equal(emu_cache_probe_mib(0), 0);
+    assert_true(emu_cache_probe_mib(8) <= 8);
+    uint32_t got = emu_cache_probe_mib(32);
+    assert_true(got >= 21 && got <= 32); /* the smallest footprint probed is 16 MiB */
+}
+
 /* emu_machine_get in a child (it runs once per process) with XDG_CACHE_HOME=dir: the child's
  * exit status is the source. */
 static int source_in_child(const char *dir, const char *setting)
@@ -396,6 +407,7 @@ int main(void)
         cmocka_unit_test(costs_refuse_what_does_not_apply),
         cmocka_unit_test(reduce_rounds_stay_below_streaming),
         cmocka_unit_test(machine_text),
+        cmocka_unit_test(cache_probe_never_exceeds_the_report),
         cmocka_unit_test(machine_cache),
         cmocka_unit_test(processes_starting_together_agree),
     };

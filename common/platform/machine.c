@@ -27,8 +27,9 @@
  * times over. Giving up early could leave this rank on the card's rule while the others use
  * the cache, so the wait is long. */
 #define LOCK_MS 30000
-/* 2: the figures gained the cache size; a file of version 1 is measured again. */
-#define CACHE_MAGIC "hcemu-machine 2"
+/* 2: the figures gained the cache size; 3: measured (cache_probe.c), not as the CPU reports
+ * it. A file of an earlier version is measured again. */
+#define CACHE_MAGIC "hcemu-machine 3"
 
 bool emu_machine_parse(const char *s, struct emu_machine *m)
 {
@@ -280,6 +281,8 @@ static bool from_cache(struct emu_machine *m, enum emu_machine_source *src)
     *src = EMU_MACHINE_CACHE;
     if (locked && !got) {
         emu_machine_measure(m);
+        /* Once per machine, then kept: the probe takes a few tenths of a second. */
+        m->cache_mib = emu_cache_probe_mib(m->cache_mib);
         *src = write_cache(dirfd, dir, m) ? EMU_MACHINE_MEASURED : EMU_MACHINE_ALONE;
         got = true;
     }

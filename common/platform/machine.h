@@ -17,8 +17,10 @@ struct emu_machine {
     double copy_gbps;  /* one core's memcpy rate on 1 MiB blocks, GB/s (= bytes per ns) */
     double handoff_us; /* one cross-thread futex hand-off: half a ping-pong, microseconds */
     uint32_t cores;    /* cores this process may run on */
-    /* The last-level cache the CPU reports, MiB; 0 = unknown. A collective whose buffers fit
-     * in three quarters of it keeps its transfers cached (coll_plan.c, "cached transfers"). */
+    /* The last-level cache a collective can count on, MiB; 0 = unknown. What the CPU reports,
+     * or less where the cache file's measurement found less (emu_cache_probe_mib). A
+     * collective whose buffers fit in three quarters of it keeps its transfers cached
+     * (coll_plan.c, "cached transfers"). */
     uint32_t cache_mib;
 };
 
@@ -37,8 +39,14 @@ enum emu_machine_source {
 bool emu_machine_parse(const char *s, struct emu_machine *m);
 /* The same text, for HCEMU_MACHINE and the cache file. */
 void emu_machine_format(const struct emu_machine *m, char *out, size_t len);
-/* Measures this machine: a few milliseconds (at most ~50 ms on a loaded machine). */
+/* Measures this machine: a few milliseconds (at most ~50 ms on a loaded machine). The cache
+ * figure is what the CPU reports. */
 void emu_machine_measure(struct emu_machine *m);
+/* The cache figure measured (cache_probe.c): the footprint from which a collective's copies
+ * run faster bypassing the cache, x 4/3, at most `reported_mib`; `reported_mib` when the
+ * probe finds none up to twice it (at most 512 MiB) or cannot run. 0.1-0.5 s, so only the
+ * cache file's measurement, once per machine, takes it. */
+uint32_t emu_cache_probe_mib(uint32_t reported_mib);
 /* The cache file's path: $XDG_CACHE_HOME/hcemu/machine, else $HOME/.cache/hcemu/machine;
  * false when neither variable gives an absolute path. */
 bool emu_machine_cache_path(char *out, size_t len);
