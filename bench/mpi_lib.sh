@@ -4,14 +4,22 @@
 # The median of the numbers on stdin, one per line (0 when there are none).
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
 
-# row_calls BYTES [TARGET_MS]: "calls warm-up" for a row of BYTES per call: enough calls for
-# about TARGET_MS (60) of work at a rough 5 us + 1 us per 4 KiB a call, at least 50 and at
-# most 5000, and a tenth as many warm-up calls first.
+# row_calls BYTES [TARGET_MS [WARM_MS]]: "calls warm-up" for a row of BYTES per call: enough
+# calls for about TARGET_MS (60) of work at a rough 5 us + 1 us per 4 KiB a call, at least 50
+# and at most 5000, and warm-up calls first for about WARM_MS (300; at least a tenth of the
+# calls, at most 20000). A job's first tenths of a second run slower: its start-up pauses
+# the executors' polls job-wide for up to 100 ms (docs/PERFORMANCE.md, "The cliffs left"),
+# and a 4-rank 128 KiB allgather measured 52-74 us a call after a tenth as many warm-up calls
+# against 25-31 after 300 ms of them, OpenMPI 30-34 either way.
 row_calls() {
-    rc_calls=$((${2:-60} * 1000 / (5 + $1 / 4096)))
+    rc_est=$((5 + $1 / 4096))
+    rc_calls=$((${2:-60} * 1000 / rc_est))
     [ "$rc_calls" -ge 50 ] || rc_calls=50
     [ "$rc_calls" -le 5000 ] || rc_calls=5000
-    echo "$rc_calls $((rc_calls / 10 + 5))"
+    rc_warm=$((${3:-300} * 1000 / rc_est))
+    [ "$rc_warm" -ge $((rc_calls / 10 + 5)) ] || rc_warm=$((rc_calls / 10 + 5))
+    [ "$rc_warm" -le 20000 ] || rc_warm=20000
+    echo "$rc_calls $rc_warm"
 }
 
 # row_parse ROW: "ar:RANKS:SIZE" (allreduce) or "ag:RANKS:SIZE" (allgather) into row_op,

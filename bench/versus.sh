@@ -4,15 +4,16 @@
 # prints every run and the ratio of the medians. This is the measure of the "three runs each"
 # targets: a single sweep of bench/collectives.sh puts the first size of a job behind its
 # start-up, and single runs of small calls on a 2-core machine spread 2x or more.
-# Each row runs enough calls for about TARGET_MS of work (at least 50, at most 5000; a tenth as
-# many warm-up calls first).
+# Each row runs enough calls for about TARGET_MS of work (at least 50, at most 5000), after
+# warm-up calls for about WARM_MS (mpi_lib.sh, row_calls).
 # Usage: bench/versus.sh [build-dir]   (ROWS="ar:RANKS:SIZE ag:RANKS:SIZE ...", ROUNDS=3,
-# TARGET_MS=60; SIZE as 1K, 256K, 4M)
+# TARGET_MS=60, WARM_MS=300; SIZE as 1K, 256K, 4M)
 set -eu
 BUILD=${1:-build}
 BIN=$BUILD/bin
 ROUNDS=${ROUNDS:-3}
 TARGET_MS=${TARGET_MS:-60}
+WARM_MS=${WARM_MS:-300}
 ROWS=${ROWS:-"ar:8:1K ag:8:1K ar:4:1K ag:4:1K ag:2:64K ag:2:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M"}
 TMP=$(mktemp -d /tmp/hcemu-versus-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -28,7 +29,7 @@ printf '%-4s %5s %6s %6s %10s %10s %7s  %s\n' op ranks size calls hcemu_us mpi_u
     "(medians; then every run)"
 for row in $ROWS; do
     row_parse "$row" || { echo "versus.sh: unknown op in $row (ar or ag)" >&2; exit 2; }
-    set -- $(row_calls "$row_bytes" "$TARGET_MS")
+    set -- $(row_calls "$row_bytes" "$TARGET_MS" "$WARM_MS")
     calls=$1 warm=$2 b=$row_bytes
     : >"$TMP/h" && : >"$TMP/m"
     for r in $(seq "$ROUNDS"); do
