@@ -6,7 +6,8 @@
 # mpirun are installed, against MPI_Allreduce / MPI_Allgather (bench/mpi_coll.c, compiled here)
 # measured in the same run: time ratio hcemu/mpi and both bus bandwidths.
 # Usage: bench/collectives.sh [build-dir]   (ITERS, WARMUP, SMALL_ITERS, SMALL_WARMUP, SMALL_MAX,
-# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, REPEAT, WARM_MS, MPI_TIMEOUT override)
+# MAXB, RANKS, FACTOR, TOOLS, CLIFF_US, REPEAT, WARM_MS, MPI_TIMEOUT, SLOW_FROM, SLOW_RATIO
+# override)
 # Cliffs: sizes step by FACTOR (default 4; 2 for the cliff sweep). A row breaks the rule when
 # its time is more than FACTOR x the previous row's plus CLIFF_US (default 30 us: the spread
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
@@ -18,6 +19,12 @@
 # the same minute, the rule's constant then being the spread of the larger size's runs where
 # that is more than CLIFF_US. It is marked CLIFF when every one of those runs breaks the rule,
 # "steep once" otherwise; the last line counts both.
+# Against OpenMPI: a row from SLOW_FROM (64 KiB) whose time is over SLOW_RATIO (1.1) x
+# OpenMPI's in the sweep is timed again REPEAT times, each time hcemu's job (warmed as above)
+# and then OpenMPI's of that size alone with as many warm-up calls, command after command,
+# since the sweep times OpenMPI for a whole rank count minutes before hcemu's jobs. It is
+# marked SLOW when the median ratio of those runs is still over SLOW_RATIO, "slower once"
+# otherwise; the last line counts both.
 # `make bench` runs the long sweep: FACTOR=2, 1 KiB-256 MiB, 2-16 ranks, every tool.
 # Up to SMALL_MAX (1 MiB) 200 timed calls after 20 warm-up ones per size, above it 20 after 5,
 # and at least 20 x 16 MiB of data (4 MiB: 80 calls; mpi_coll.c counts alike): each size's
@@ -42,6 +49,8 @@ REPEAT=${REPEAT:-3}
 [ "$REPEAT" -ge 1 ] || REPEAT=1 # a verdict needs a run of its own
 WARM_MS=${WARM_MS:-500} # warm-up of a re-timed row's jobs (warm_for)
 MPI_TIMEOUT=${MPI_TIMEOUT:-600} # seconds for one rank count's MPI sweep (partial rows kept)
+SLOW_FROM=${SLOW_FROM:-64K}
+SLOW_RATIO=${SLOW_RATIO:-1.1}
 TMP=$(mktemp -d /tmp/hcemu-collbench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
@@ -58,6 +67,7 @@ fi
 [ -n "$mpi" ] || echo "OpenMPI (mpicc, mpirun) not installed: no MPI column"
 
 maxbytes=$(bytes_of "$MAXB")
+slowfrom=$(bytes_of "$SLOW_FROM")
 smallmax=$(bytes_of "$SMALL_MAX")
 
 # The machine's own step: the time two threads take to copy half the bytes of the job's
@@ -146,6 +156,36 @@ job_time() {
 # own (job_time).
 pair_times() {
     echo "$(job_time "$1" "$2" "$3" "$5") $(job_time "$1" "$2" "$4" "$6")"
+}
+
+# mpi_time N OP BYTES CALLS WARM-UP: OpenMPI's time of a call of BYTES (OP: allreduce or
+# allgather) at N ranks, in a run of that size alone; empty when it failed.
+mpi_time() {
+    mpi_run 300 "$1" "$TMP/mpi_coll" "$3" "$4" "$5" "$3" "$4" "$5" 4 "$3" 2>/dev/null </dev/null |
+        awk -v o="$2" -v b="$3" '$1 == o && $2 == b { print $3; exit }'
+}
+
+# slow_verdict N TOOL OP BYTES US: for a row over SLOW_RATIO x OpenMPI in the sweep, REPEAT
+# runs of hcemu's job then OpenMPI's, command after command; " SLOW (...)" when their median
+# ratio is still over SLOW_RATIO, " slower once (...)" otherwise.
+slow_verdict() {
+    # shellcheck disable=SC2046
+    set -- "$1" "$2" "$3" "$4" "$5" $(iters_for "$4")
+    sv_warm=$(warm_for "$5" "$7")
+    : >"$TMP/slow.txt"
+    for _ in $(seq "$REPEAT"); do
+        sv_h=$(job_time "$1" "$2" "$4" "$5" </dev/null)
+        sv_m=$(mpi_time "$1" "$3" "$4" "$6" "$sv_warm")
+        echo "$sv_h ${sv_m:-0}" >>"$TMP/slow.txt"
+    done
+    awk -v lim="$SLOW_RATIO" '$1 > 0 && $2 > 0 { r[++n] = $1 / $2; runs = runs sprintf(" %.1f/%.1f", $1, $2) }
+        END {
+            if (n == 0) { print " slower once (no run of both finished)"; exit }
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+            m = r[int((n + 1) / 2)];
+            printf(" %s (median x%.2f OpenMPI in %d runs, hcemu/OpenMPI us:%s)\n",
+                   m > lim ? "SLOW" : "slower once", m, n, runs);
+        }' "$TMP/slow.txt"
 }
 
 # mpi_too STEP MPI MPI_PREV: ", OpenMPI too: xR" when OpenMPI's time rose within a quarter as
@@ -244,6 +284,10 @@ $big $big $(iters_for "$big")"
                     verdict=" steep once ($broken of $REPEAT runs; steps against the copy's: $steps, runs spread $slack us; $rate)"
                 fi
             fi
+            if [ -n "$m" ] && [ "$bytes" -ge "$slowfrom" ] &&
+                awk -v u="$us" -v m="$m" -v l="$SLOW_RATIO" 'BEGIN { exit !(m > 0 && u / m > l) }'; then
+                verdict="$verdict$(slow_verdict "$n" "$tool" "$name" "$bytes" "$us")"
+            fi
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
                 -v st="$stream" -v m="${m:-}" -v v="$verdict" 'BEGIN {
                     bound = cp / n;
@@ -266,3 +310,5 @@ echo "cliffs (a row over $FACTOR x the previous size's time, or the machine's co
     "+ $CLIFF_US us, in every one of $REPEAT runs): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
     "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF.*OpenMPI too' "$TMP/table.txt" || true);" \
     "steep once, not repeated: $(grep -c ' steep once' "$TMP/table.txt" || true)"
+echo "over $SLOW_RATIO x OpenMPI from $SLOW_FROM (the median of $REPEAT runs each, command after" \
+    "command): $(grep -c ' SLOW (' "$TMP/table.txt" || true); in the sweep only: $(grep -c ' slower once' "$TMP/table.txt" || true)"
