@@ -72,10 +72,13 @@ static void every_distance_and_size_copies_the_bytes_and_nothing_else(void **sta
     free(dst);
 }
 
-/* One streaming form at every alignment of either end, checked byte for byte. */
+/* One streaming form at every alignment of either end, checked byte for byte; the larger
+ * sizes end in part of a group of four pages (copy.c interleaves whole groups). */
 static void stream_everywhere(copy_fn *copy, const char *form)
 {
-    static const size_t sizes[] = {0, 1, 15, 63, 64, 65, 127, 128, 200, 4096 + 13, 65536 + 63};
+    static const size_t sizes[] = {0,   1,   15,        63,         64,         65,
+                                   127, 128, 200,       4096 + 13,  16384 - 64, 16384 + 64 * 5 + 7,
+                                   65536 + 63};
     /* A multiple of the alignment, as aligned_alloc requires. */
     size_t cap = (65536 + 63 + 2 * 64 + 2 * GUARD + 4096 + 4095) / 4096 * 4096;
     uint8_t *src = aligned_alloc(4096, cap), *dst = aligned_alloc(4096, cap);

@@ -55,6 +55,38 @@ __attribute__((target("avx2"))) static void lines_avx2(unsigned char *d, const u
     }
 }
 
+/* Four pages at a time, a line of each in turn, then what is left line after line: streaming
+ * one page after another, a copy of 256 MiB to 1 GiB of buffers ran at 9.5-9.8 GB/s against
+ * 12.2-13.3 interleaved (one thread, 13.6-14.7 either way at 64-256 MiB), and the 2-, 4- and
+ * 8-rank allgathers past 64 MiB a rank stepped x2.3-2.9 a doubling in the cliff sweep. glibc's
+ * own large copies interleave pages alike. */
+#define PAGE 4096u
+#define PAGE_LINES (PAGE / 64u)
+#define PAGES 4u
+
+static void pages_sse2(unsigned char *d, const unsigned char *s, size_t lines)
+{
+    for (; lines >= PAGES * PAGE_LINES; lines -= PAGES * PAGE_LINES) {
+        for (unsigned o = 0; o < PAGE; o += 64)
+            for (unsigned p = 0; p < PAGES; p++)
+                lines_sse2(d + p * PAGE + o, s + p * PAGE + o, 1);
+        d += PAGES * PAGE, s += PAGES * PAGE;
+    }
+    lines_sse2(d, s, lines);
+}
+
+__attribute__((target("avx2"))) static void pages_avx2(unsigned char *d, const unsigned char *s,
+                                                       size_t lines)
+{
+    for (; lines >= PAGES * PAGE_LINES; lines -= PAGES * PAGE_LINES) {
+        for (unsigned o = 0; o < PAGE; o += 64)
+            for (unsigned p = 0; p < PAGES; p++)
+                lines_avx2(d + p * PAGE + o, s + p * PAGE + o, 1);
+        d += PAGES * PAGE, s += PAGES * PAGE;
+    }
+    lines_avx2(d, s, lines);
+}
+
 /* Copies the unaligned head, the whole lines with `lines_fn`, then the tail. */
 static void stream_with(void (*lines_fn)(unsigned char *, const unsigned char *, size_t),
                         void *dst, const void *src, size_t n)
@@ -78,7 +110,7 @@ static void stream_with(void (*lines_fn)(unsigned char *, const unsigned char *,
 
 void emu_copy_stream_sse2(void *dst, const void *src, size_t n)
 {
-    stream_with(lines_sse2, dst, src, n);
+    stream_with(pages_sse2, dst, src, n);
 }
 
 void emu_copy_stream(void *dst, const void *src, size_t n)
@@ -90,7 +122,7 @@ void emu_copy_stream(void *dst, const void *src, size_t n)
 
     if (fn == NULL) {
         __builtin_cpu_init();
-        fn = __builtin_cpu_supports("avx2") ? lines_avx2 : lines_sse2;
+        fn = __builtin_cpu_supports("avx2") ? pages_avx2 : pages_sse2;
         atomic_store_explicit(&lines, fn, memory_order_relaxed);
     }
     stream_with(fn, dst, src, n);
