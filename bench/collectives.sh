@@ -13,7 +13,8 @@
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
 # with sizes, copying half of a footprint as large as the job's buffers into the other
-# half), more than that step. Such a row is timed again REPEAT (3) times: each time both
+# half, with memcpy where hcemu keeps the job's transfers cached and with its streaming copy
+# past that, as its transfers do: copy_times), more than that step. Such a row is timed again REPEAT (3) times: each time both
 # sizes in jobs of their own, warmed for WARM_MS (500 ms) first, and then the machine's copy
 # of both footprints, back to back, so that each run is judged against the machine's step of
 # the same minute, the rule's constant then being the spread of the larger size's runs where
@@ -85,6 +86,31 @@ copy_us() {
     awk -v b="$1" '$1 == b { print $2 }' "$TMP/copy.txt"
 }
 
+# The footprint up to which hcemu keeps a call's transfers cached: three quarters of the
+# machine's cache figure (host/coll/coll_plan.c; 0: the figure is unknown).
+cache_mib=$("$BIN/hcemu-run" --machine 2>/dev/null </dev/null |
+    sed -n 's/^HCEMU_MACHINE=.*cache=\([0-9]*\).*/\1/p')
+room=$((${cache_mib:-0} * 1048576 / 4 * 3))
+
+# copy_times HALF...: "HALF US" per size, the copy of a footprint of 2 x HALF by the method
+# hcemu's transfers use at that footprint: memcpy while it fits the room, the streaming copy
+# past it. glibc's memcpy switches to non-temporal stores at a threshold of its own, from the
+# L3 the CPU reports (480 MiB on the Intel machine): against it, 2-rank allgathers of 128 and
+# 256 MiB, streaming both, were held to the x1.24 of memcpy's switch.
+copy_times() {
+    ct_c="" ct_s=""
+    for ct_b in "$@"; do
+        if [ "$room" -eq 0 ] || [ $((2 * ct_b)) -le "$room" ]; then
+            ct_c="$ct_c $ct_b"
+        else
+            ct_s="$ct_s $ct_b"
+        fi
+    done
+    # shellcheck disable=SC2086
+    { [ -z "$ct_c" ] || "$BIN/coll_copy_bound" $ct_c; } &&
+        { [ -z "$ct_s" ] || "$BIN/coll_copy_bound" -s $ct_s; }
+}
+
 # steep PREV_US US COPY_PREV_US COPY_US [SLACK_US]: whether the row breaks the rule: more than
 # FACTOR x the previous size's time, or the machine's copy step if that is steeper, plus
 # SLACK_US (default CLIFF_US). Empty copy times: FACTOR alone.
@@ -103,7 +129,7 @@ steep() {
 # so a step is judged against a copy timed in the same minute.
 copy_pair() {
     hp=$(half_of "$1" "$2") hb=$(half_of "$1" "$3")
-    "$BIN/coll_copy_bound" "$hp" "$hb" </dev/null 2>/dev/null |
+    copy_times "$hp" "$hb" </dev/null 2>/dev/null |
         awk -v a="$hp" -v b="$hb" '$1 == a { x = $2 } $1 == b { y = $2 } END { print x, y }'
 }
 
@@ -220,7 +246,7 @@ for n in $RANKS; do
             b=$((b * FACTOR))
         done
         # shellcheck disable=SC2086
-        "$BIN/coll_copy_bound" $sizes >"$TMP/copy.txt" || true
+        copy_times $sizes >"$TMP/copy.txt" || true
         : >"$TMP/out.txt"
         # The sizes from 1 KiB, x FACTOR: the small ones in one sweep, then each larger one in a job
         # of its own, so that no row depends on the sizes before it (one such dependence, a
