@@ -16,8 +16,9 @@
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
- * protocol, the two DATA notifies of the eager protocol, one per parity, and the two of the
- * direct protocol. Each protocol has its own: the slot protocol's first record of a call is an
+ * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
+ * direct protocol, and PUSHED, a pushed step's "landed in your output" (DIRECT_DATA then
+ * carries the output's address). Each protocol has its own: the slot protocol's first record of a call is an
  * ACK, the direct one's a DATA, and either may come while the peer has yet to consume the
  * other's last notify of the previous call. */
 enum {
@@ -26,7 +27,8 @@ enum {
     HCOLL_EAGER = 2,
     HCOLL_DIRECT_DATA = 4,
     HCOLL_DIRECT_ACK = 5,
-    HCOLL_CHANNEL_NOTIFIES = 6
+    HCOLL_PUSHED = 6,
+    HCOLL_CHANNEL_NOTIFIES = 7
 };
 
 /* hcemu-device's own calls (device/dp/api_hcemu.c): read `len` bytes (or read and reduce into
@@ -45,6 +47,11 @@ int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle chan
                                          const void *own, bool ownFirst, const void *mailbox,
                                          uint64_t off, uint64_t count, HcommDataType dataType,
                                          HcommReduceOp reduceOp);
+/* The write counterpart: `len` bytes from `src` (my memory) through `channel` into the peer's
+ * memory at `off` past the address the peer writes into the 8 bytes at `mailbox` (my memory)
+ * before the task runs. */
+int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel, const void *mailbox,
+                              uint64_t off, const void *src, uint64_t len);
 /* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
  * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
 int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);
@@ -179,10 +186,16 @@ struct hcoll_args {
      * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
      * bytes apart: inbox p (p's address for me) at direct_off + p * HCOLL_ALIGN, outbox p (my
      * address for p, the source of my publishing write) at direct_off + (size + p) *
-     * HCOLL_ALIGN. Notifies: DIRECT_DATA "published", DIRECT_ACK "read, done with your
+     * HCOLL_ALIGN; pushed steps (below) use the same. Notifies: DIRECT_DATA "published", DIRECT_ACK "read, done with your
      * buffer". */
     uint64_t direct_off;
     uint8_t direct_mask[HCOLL_MAX_RANKS / 8];
+    /* RHD_AG: 1 when every step is pushed: each rank publishes its output's address to its
+     * partners (the inboxes as above, notify DIRECT_DATA) and writes each step's blocks
+     * straight into the partner's output with hcemu_write_published, then notify PUSHED. One
+     * copy of a block per step where the eager slots take two. As with direct pairs, the
+     * kernel stores its outboxes when it runs, so the call does not overlap the one before. */
+    uint32_t pushed;
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */
     struct hcoll_pair pairs[HCOLL_MAX_RANKS];

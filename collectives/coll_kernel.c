@@ -371,10 +371,15 @@ static int direct_read(const struct run *g)
 }
 
 /* Whether the direct pairs' mailboxes fit the buffer, in a PAIRS COPY or REDUCE launch (the
- * host plans nothing else), and no pair is both direct and eager. */
+ * host plans nothing else), and no pair is both direct and eager; or a pushed allgather's. */
 static bool direct_fits(const struct run *g)
 {
     bool any = false;
+
+    if (g->a->pushed) /* the mailboxes, in a recursive doubling allgather without eager steps */
+        return g->a->engine == HCOLL_ENGINE_RHD_AG && (g->n & (g->n - 1)) == 0 &&
+               g->a->direct_off % HCOLL_ALIGN == 0 &&
+               g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size;
 
     for (uint32_t p = 0; p < g->n; p++) {
         if (!direct(g, p))
@@ -913,10 +918,52 @@ static int ring_allgather(const struct run *g)
     return 0;
 }
 
+/* ---- Pushed steps ----------------------------------------------------------------------------
+ * Recursive doubling where every step writes my blocks straight into the partner's output
+ * (hcoll_args, pushed): each rank first publishes its output's address to its log2(n)
+ * partners, as a direct pair publishes its input. No ACK is needed: a partner writes only
+ * blocks its step owes me, into my output, which nothing else writes during the call; and its
+ * next call's writes wait for my next call's address, which my main thread publishes after
+ * this call's tasks. Its outboxes are the direct pairs', so it does not overlap the call
+ * before it either (host/coll/coll_launch.c, "Overlapping calls"): with an outbox per call of
+ * a window it did, and the 8-rank 128 KiB allgather took 118-125 us against 89-93. An 8-rank 128 KiB allgather copies each block once per step instead of
+ * twice (into the eager slot, then out of it). */
+static int pushed_allgather(const struct run *g)
+{
+    uint32_t n = g->n, me = g->me;
+    uint64_t len = g->a->count * g->a->esz;
+    uint8_t *out = g->a->out;
+
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t p = me ^ mask;
+        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, n + p);
+        *outbox = (uint64_t)(uintptr_t)out;
+        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], me), outbox,
+                         sizeof(*outbox), HCOLL_DIRECT_DATA));
+    }
+    if (g->a->in != out + me * len && len > 0)
+        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
+    for (uint32_t mask = 1; mask < n; mask *= 2) {
+        uint32_t p = me ^ mask, mine, theirs;
+        ChannelHandle c = g->r->chans[p];
+        hcoll_doubling(me, mask, &mine, &theirs);
+        /* The first step sends my block from the input: its copy into place may still run. */
+        const uint8_t *src = mask == 1 ? g->a->in : out + (uint64_t)mine * len;
+        TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_DIRECT_DATA, HCOLL_TIMEOUT_S));
+        TRY(hcemu_write_published(g->main, c, mailbox(g, g->r->buf, p), (uint64_t)mine * len,
+                                  src, (uint64_t)mask * len));
+        TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_PUSHED));
+        TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_PUSHED, HCOLL_TIMEOUT_S));
+    }
+    return 0;
+}
+
 /* Recursive doubling allgather (n a power of two): each step swaps everything gathered so
  * far with the partner, so log2(n) steps move the blocks. */
 static int rhd_allgather(const struct run *g)
 {
+    if (g->a->pushed)
+        return pushed_allgather(g);
     uint32_t n = g->n, me = g->me;
     uint64_t len = g->a->count * g->a->esz;
     uint8_t *out = g->a->out;

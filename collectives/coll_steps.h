@@ -71,4 +71,17 @@ static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len
     return eager_len != 0 && sl <= cap && rl <= cap;
 }
 
+/* Whether a recursive doubling allgather of n ranks with blocks of `block` bytes pushes its
+ * steps (coll_kernel.c, "Pushed steps"), given the direct reads' least size `dmin` (0: none):
+ * the host plans it (coll_launch.c) and the wall-clock cost model prices it (coll_cost.c) by
+ * this one rule. From 8 ranks and `dmin`: at 8 ranks, 128 and 256 KiB of output took 95-105
+ * and 131-151 us pushed against mesh's direct reads' 108-135 and 167-175, even at 512 KiB;
+ * from 1 MiB (128 KiB blocks) mesh, whose reads all run at once, took 0.9x the time, and at
+ * 4 ranks mesh was as fast or faster at every size. */
+#define HCOLL_PUSH_MAX (64u << 10)
+static inline bool hcoll_pushed(uint32_t n, uint64_t block, uint64_t dmin)
+{
+    return n >= 8 && (n & (n - 1)) == 0 && dmin != 0 && block >= dmin && block <= HCOLL_PUSH_MAX;
+}
+
 #endif

@@ -82,6 +82,7 @@
     X(HcclCommSymWinGet)                                                                           \
     /* hcemu's own, for its built-in collectives' image (device/dp/api_hcemu.c) */                \
     X(hcemu_read_published)                                                                        \
+    X(hcemu_write_published)                                                                       \
     X(hcemu_read_reduce_published)                                                                 \
     X(hcemu_read_reduce_published_into)                                                            \
     X(hcemu_record_done)                                                                           \

@@ -94,6 +94,15 @@ add_test(NAME collectives_two_rank_twoshot COMMAND $<TARGET_FILE:all_reduce_test
 set_tests_properties(collectives_two_rank_twoshot PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCCL_BUFFSIZE=8;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
     PASS_REGULAR_EXPRESSION "success")
+# Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed): 8 rank processes, blocks of
+# 2-32 KiB written straight into the partners' outputs, in loops of calls so that one call's
+# writes follow the last's; then 128 KiB blocks, past the pushed sizes. collectives_procs_rhd
+# pushes in place.
+add_test(NAME collectives_procs_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:all_gather_test> -b 16K -e 1M -f 4 -n 20 -w 2 -c 1)
+set_tests_properties(collectives_procs_pushed PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION
+    "failed" PASS_REGULAR_EXPRESSION "success")
 foreach(tool all_gather_test broadcast_test alltoall_test scatter_test)
     add_test(NAME collectives_threads_${tool} COMMAND $<TARGET_FILE:${tool}> -t 5 -b 8 -e 1M
              -f 64 -n 2 -w 1 -d uint8 -r 2 -c 1 -B 1)

@@ -137,11 +137,13 @@ static void two_core_machine_choices(void **state)
         /* A launch with direct pairs does not overlap the call before (SOLO_WAKES): at 4
          * ranks and 128 KiB halving-doubling beats two such launches (85-109 against
          * two-shot's 138-180 us), as recursive doubling beats mesh's direct reads for the
-         * allgather; at 8 ranks and 256 KiB mesh's direct reads still pay. */
+         * allgather. At 8 ranks recursive doubling's pushed steps (coll_steps.h,
+         * hcoll_pushed) up to 512 KiB, then mesh's direct reads. */
         {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLREDUCE, 4, KiB(512), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLGATHER, 4, KiB(128), true, EMU_ALGO_RHD},
-        {EMU_COLL_ALLGATHER, 8, KiB(256), true, EMU_ALGO_MESH},
+        {EMU_COLL_ALLGATHER, 8, KiB(256), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLGATHER, 8, MiB(1), true, EMU_ALGO_MESH},
         /* 8-rank allgather: recursive doubling, 3 eager steps, beats 7 eager pairs. */
         {EMU_COLL_ALLGATHER, 8, KiB(1), false, EMU_ALGO_RHD},
         {EMU_COLL_ALLGATHER, 2, MiB(64), false, EMU_ALGO_MESH},

@@ -461,6 +461,40 @@ static void read_published_reads_where_the_mailbox_points(void **state)
         assert_int_equal(r[i], HCCL_E_PARA);
 }
 
+/* hcemu's own write to a published buffer: device 1 writes into device 0's user buffer at an
+ * offset past the address in its own mailbox, read when the task runs, and nothing past it.
+ * Refused when queued: a mailbox out of this device's memory or not 8-byte aligned, a source
+ * past its allocation (HCCL_E_PARA), a NULL source (HCCL_E_PTR). A published address that is
+ * not the peer's memory fails the task, with the address in its note. */
+static void write_published_writes_where_the_mailbox_points(void **state)
+{
+    struct prog p = {.n = 0};
+    int32_t r[16];
+    uint64_t dst = A(UB[0] + 4000);
+
+    (void)state;
+    fill(UB[1], 5000, 43);
+    zero(UB[0] + 4000, 8192);
+    dpf_put(HB[1] + 256, &dst, sizeof(dst));
+    chan_op(&p, DPF_WRITE_PUB, T[1][0], CH[1], HB[1] + 256, UB[1], 5000, 0, 0, 0);
+    p.ops[p.n - 1].aux = 96;
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    expect_ok(&p, r);
+    expect_same(UB[0] + 4096, UB[1], 5000);
+    assert_int_equal(peek(UB[0] + 4092), 0);
+    assert_int_equal(peek(UB[0] + 4096 + 5000), 0);
+
+    p.n = 0;
+    chan_op(&p, DPF_WRITE_PUB, T[1][0], CH[1], HB[0], UB[1], 8, 0, 0, 0);
+    chan_op(&p, DPF_WRITE_PUB, T[1][0], CH[1], HB[1] + 4, UB[1], 8, 0, 0, 0);
+    chan_op(&p, DPF_WRITE_PUB, T[1][0], CH[1], HB[1] + 256, UB[1] + BUF - 4, 8, 0, 0, 0);
+    chan_op(&p, DPF_WRITE_PUB, T[1][0], CH[1], HB[1] + 256, NULL, 8, 0, 0, 0);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_int_equal(r[i], HCCL_E_PARA);
+    assert_int_equal(r[3], HCCL_E_PTR);
+}
+
 /* hcemu's own wait-then-move calls (device/dp/api_hcemu.c): device 1's copy or reduction of
  * what device 0 wrote into its HCCL buffer runs only once device 0's notify came, as one
  * task; a wait with several tasks behind it on both sides goes through the job-wide run
@@ -1119,6 +1153,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(thread_notifies_order_work_across_threads),
         cmocka_unit_test(write_and_read_move_exact_bytes),
         cmocka_unit_test(read_published_reads_where_the_mailbox_points),
+        cmocka_unit_test(write_published_writes_where_the_mailbox_points),
         cmocka_unit_test(wait_copy_and_wait_reduce_move_after_the_notify),
         cmocka_unit_test(write_with_notify_makes_data_visible_before_the_notify),
         cmocka_unit_test(read_after_ready_notify_gets_the_peer_data),

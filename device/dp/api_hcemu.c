@@ -73,6 +73,24 @@ EMU_DP_API int32_t hcemu_read_reduce_published_into(ThreadHandle thread, Channel
                      mailbox, off, count, (int)dataType, (int)reduceOp);
 }
 
+/* The write counterpart: `len` bytes of my memory into the peer's at `off` past the address it
+ * published in my mailbox. The built-in collectives' recursive doubling pushes each step's
+ * blocks straight into the partner's output with it (collectives/coll_kernel.c, "Pushed
+ * steps"). */
+EMU_DP_API int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel,
+                                         const void *mailbox, uint64_t off, const void *src,
+                                         uint64_t len)
+{
+    EMU_DP_CALL("hcemu_write_published");
+    struct emu_task *t = NULL;
+    uint32_t slot, ch;
+    emu_status st = emu_dp_check_thread_channel(&c, thread, channel, &slot, &ch);
+
+    if (st == EMU_OK)
+        st = emu_dp_build_write_published(&c, ch, mailbox, off, src, len, &t);
+    return emu_dp_submit_built(&c, slot, st, t);
+}
+
 /* A thread notify record that wakes the destination's device only when nothing is queued
  * behind it on `thread` (dp_kinds.h, EMU_DPF_LAZY): the built-in collectives' "done" to the
  * host stream, while later calls already queued behind it on the same thread will record

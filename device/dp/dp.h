@@ -62,7 +62,7 @@ struct emu_dp_op {
     uint8_t copy_mode;    /* enum emu_copy_mode: the launch's (kernel.h), for copies */
     uint8_t own_first;    /* see `own` */
     uint64_t mailbox;     /* EMU_DPF_PUBLISHED: where in this device the peer put its base */
-    uint64_t pub_off;     /* EMU_DPF_PUBLISHED: src = that base + pub_off */
+    uint64_t pub_off;     /* EMU_DPF_PUBLISHED: src (a read) or dst (a write) = base + pub_off */
     /* The device whose stream the task belongs to when another executor runs it (the
      * job-wide run queue, runq.c); NULL for this executor's own tasks. */
     struct emu_devctl *home_ctl;
@@ -187,6 +187,12 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
                                        const void *dst, const void *own, bool own_first,
                                        const void *mailbox, uint64_t off, uint64_t n, int dtype,
                                        int op, struct emu_task **out) EMU_MUST_CHECK;
+/* A write of `len` bytes from `src` (this device) through channel `ch` into the peer's memory
+ * at `off` past the address the peer writes into the 8 bytes at `mailbox` (this device)
+ * before the task runs. */
+emu_status emu_dp_build_write_published(const struct emu_hcomm_call *c, uint32_t ch,
+                                        const void *mailbox, uint64_t off, const void *src,
+                                        uint64_t len, struct emu_task **out) EMU_MUST_CHECK;
 /* A wait for notify idx of channel `ch`, then a local copy (reduce false: n = bytes) or
  * reduce (n = elements of dtype), as one task (hcemu_wait_copy, hcemu_wait_reduce). */
 emu_status emu_dp_build_wait_move(const struct emu_hcomm_call *c, uint32_t ch, uint32_t idx,

@@ -140,6 +140,28 @@ emu_status emu_dp_build_remote(const struct emu_hcomm_call *c, uint32_t ch, uint
     return EMU_OK;
 }
 
+/* A published read's or write's mailbox and peer: the mailbox 8-byte aligned, the peer on this
+ * host (the task moves through this process's mapping of the peer's whole memory, which a
+ * peer on another host does not have), and that mapping in *peer. */
+static emu_status published_peer(const struct emu_hcomm_call *c, uint32_t ch, uint64_t mailbox,
+                                 struct emu_devmap **peer)
+{
+    const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
+
+    if (mailbox % sizeof(uint64_t) != 0) {
+        emu_hcomm_check_refuse(c, "mailbox 0x%llx is not 8-byte aligned",
+                               (unsigned long long)mailbox);
+        return EMU_EINVAL;
+    }
+    if (emu_net_is_remote(emu_exec_ctl()->channels[ch].peer))
+        return emu_dp_check_not_supported(c, "a published buffer of a rank on another host");
+    if (emu_devmem_peer(p->job_dir, p->dev, peer) != EMU_OK) {
+        emu_hcomm_check_refuse(c, "cannot reach device %u of the peer", p->dev);
+        return EMU_EINVAL;
+    }
+    return EMU_OK;
+}
+
 emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t ch, bool reduce,
                                        const void *dstp, const void *ownp, bool own_first,
                                        const void *mailboxp, uint64_t off, uint64_t n, int dtype,
@@ -147,7 +169,6 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
 {
     uint64_t dst = (uint64_t)(uintptr_t)dstp, mailbox = (uint64_t)(uintptr_t)mailboxp, len = n;
     uint64_t own = (uint64_t)(uintptr_t)ownp;
-    const struct emu_peer_ref *p = &emu_exec_ctl()->peers[emu_exec_ctl()->channels[ch].peer];
     struct emu_devmap *peer = NULL;
     emu_status st;
 
@@ -167,19 +188,8 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
                                (unsigned long long)dst);
         return EMU_EINVAL;
     }
-    if (mailbox % sizeof(uint64_t) != 0) {
-        emu_hcomm_check_refuse(c, "mailbox 0x%llx is not 8-byte aligned",
-                               (unsigned long long)mailbox);
-        return EMU_EINVAL;
-    }
-    /* The source is read through this process's mapping of the peer's whole memory, which a
-     * peer on another host does not have. */
-    if (emu_net_is_remote(emu_exec_ctl()->channels[ch].peer))
-        return emu_dp_check_not_supported(c, "a published buffer of a rank on another host");
-    if (emu_devmem_peer(p->job_dir, p->dev, &peer) != EMU_OK) {
-        emu_hcomm_check_refuse(c, "cannot reach device %u of the peer", p->dev);
-        return EMU_EINVAL;
-    }
+    if ((st = published_peer(c, ch, mailbox, &peer)) != EMU_OK)
+        return st;
     if ((st = alloc(reduce ? EMU_DP_READ_REDUCE_PUBLISHED : EMU_DP_READ_PUBLISHED, ch, out)) !=
         EMU_OK)
         return st;
@@ -189,6 +199,30 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
     o->pub_off = off;
     o->own = own;
     o->own_first = own_first;
+    return EMU_OK;
+}
+
+emu_status emu_dp_build_write_published(const struct emu_hcomm_call *c, uint32_t ch,
+                                        const void *mailboxp, uint64_t off, const void *srcp,
+                                        uint64_t len, struct emu_task **out)
+{
+    uint64_t src = (uint64_t)(uintptr_t)srcp, mailbox = (uint64_t)(uintptr_t)mailboxp;
+    struct emu_devmap *peer = NULL;
+    emu_status st;
+
+    if ((st = emu_dp_check_ptr(c, "src", srcp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "mailbox", mailboxp)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "src", src, len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "mailbox", mailbox, sizeof(uint64_t))) != EMU_OK)
+        return st;
+    if ((st = published_peer(c, ch, mailbox, &peer)) != EMU_OK)
+        return st;
+    if ((st = alloc(EMU_DP_WRITE_PUBLISHED, ch, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    set_move(o, 0, src, len, len, 0, 0, peer, &emu_exec_g.self); /* dst: when it runs */
+    o->mailbox = mailbox;
+    o->pub_off = off;
     return EMU_OK;
 }
 

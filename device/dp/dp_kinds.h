@@ -27,9 +27,10 @@
                                   * with MOVE, the move follows the wait (a local src and dst:
                                   * hcemu's own collectives, one task where two were) */
 #define EMU_DPF_CHANNEL 0x40u    /* goes through a channel (payload's channel is its slot) */
-#define EMU_DPF_PUBLISHED 0x80u  /* src is not known at the call: the peer writes its address
-                                  * into 8 bytes of my memory (payload's mailbox) before the
-                                  * task runs, which reads it then (hcemu's own collectives) */
+#define EMU_DPF_PUBLISHED 0x80u  /* the peer's end (src of a read, dst of a write) is not known
+                                  * at the call: the peer writes its address into 8 bytes of
+                                  * my memory (payload's mailbox) before the task runs, which
+                                  * reads it then (hcemu's own collectives) */
 #define EMU_DPF_LAZY 0x100u      /* a record that wakes its device only when nothing is queued
                                   * behind it on the recording thread, whose later record of
                                   * the same kind will (hcemu's own collectives' "done") */
@@ -49,6 +50,8 @@
       EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published */                             \
     X(READ_REDUCE_PUBLISHED, "channel read-reduce of a published buffer",                      \
       EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published[_into] */\
+    X(WRITE_PUBLISHED, "channel write to a published buffer",                                  \
+      EMU_DPF_WRITE | EMU_DPF_PUBLISHED) /* hcemu_write_published */                           \
     X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)               \
     X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
       EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \

@@ -119,20 +119,24 @@ static void move_bytes(void *ctx)
         emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
 }
 
-/* EMU_DPF_PUBLISHED: the source address the peer wrote into my mailbox, which the thread's
- * earlier wait ordered before this task; it must lie in the peer's memory, and move() checks
- * that it is a live allocation there. */
-static bool resolve_published(struct emu_task *t, struct emu_dp_op *o)
+/* EMU_DPF_PUBLISHED: the peer's address (a read's source, a write's destination) the peer
+ * wrote into my mailbox, which the thread's earlier wait ordered before this task; it must
+ * lie in the peer's memory, and move() checks that it is a live allocation there. */
+static bool resolve_published(struct emu_task *t, struct emu_dp_op *o, uint32_t f)
 {
     const uint64_t *box = ptr_of(&emu_exec_g.self, o->mailbox, sizeof(uint64_t));
     uint64_t base = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
+    bool write = (f & EMU_DPF_REMOTE_DST) != 0;
+    uint64_t *end = write ? &o->dst : &o->src;
+    const struct emu_devmap *m = write ? o->dst_map : o->src_map;
 
-    o->src = base + o->pub_off;
-    if (box != NULL && o->src >= base && emu_window_device(o->src) == (int)o->src_map->dev)
+    *end = base + o->pub_off;
+    if (box != NULL && *end >= base && emu_window_device(*end) == (int)m->dev)
         return true;
     snprintf(t->note, sizeof(t->note),
-             "the source address 0x%llx published at 0x%llx is not memory of device %u",
-             (unsigned long long)o->src, (unsigned long long)o->mailbox, o->src_map->dev);
+             "the %s address 0x%llx published at 0x%llx is not memory of device %u",
+             write ? "destination" : "source", (unsigned long long)*end,
+             (unsigned long long)o->mailbox, m->dev);
     t->status = EMU_EINVAL;
     return false;
 }
@@ -275,7 +279,7 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
     }
     if (emu_dp_op_of(t)->net)
         return emu_net_run(t);
-    if ((f & EMU_DPF_PUBLISHED) && !resolve_published(t, emu_dp_op_of(t)))
+    if ((f & EMU_DPF_PUBLISHED) && !resolve_published(t, emu_dp_op_of(t), f))
         return EMU_RUN_FAIL;
     if (f & EMU_DPF_MOVE) {
         enum emu_run_result r = move(t, f);
@@ -329,14 +333,16 @@ void emu_dp_task_describe(struct emu_task *t)
     /* The network side of a transfer to another host has no mapping: it is described with the
      * peer's device only when the peer shares this job folder (and so the race detector's and
      * the modelled clock's files); otherwise those diagnostics stop at this host. */
-    /* A published source is known only when the task runs: the read is described by its
-     * destination alone (hcemu's collectives use it only while no diagnostic is on). */
-    if (o->len > 0 && !(f & EMU_DPF_PUBLISHED) &&
+    /* A published end is known only when the task runs: the transfer is described by its
+     * local end alone (hcemu's collectives use it only while no diagnostic is on). */
+    bool pub = (f & EMU_DPF_PUBLISHED) != 0;
+    if (o->len > 0 && !(pub && (f & EMU_DPF_REMOTE_SRC)) &&
         (o->src_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_SRC))))
         add_access(t, o->src, o->len, o->src_map != NULL ? o->src_map->dev : o->net_dev, 0);
     if (o->len > 0 && emu_dp_own_of(o, f) != 0) /* a published read-reduce's local operand */
         add_access(t, o->own, o->len, emu_exec_g.dev, 0);
-    if (o->len > 0 && (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
+    if (o->len > 0 && !(pub && (f & EMU_DPF_REMOTE_DST)) &&
+        (o->dst_map != NULL || (o->net_diag && (f & EMU_DPF_REMOTE_DST))))
         add_access(t, o->dst, o->len, o->dst_map != NULL ? o->dst_map->dev : o->net_dev, 1);
     t->sync_op = EMU_SYNC_NONE;
     if (o->notify_slot == EMU_DP_NONE || (o->net && !o->net_diag && !(f & EMU_DPF_WAIT)))

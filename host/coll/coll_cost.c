@@ -197,6 +197,26 @@ static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, ui
     t->crit += per;
 }
 
+/* Recursive doubling's allgather with pushed steps (collectives/coll_kernel.c; where
+ * hcoll_pushed says): each rank publishes its output to its log2(n) partners (one hand-off, all at
+ * once), then each step writes its blocks straight into the partner's output and notifies:
+ * one copy of `bytes` and 5 tasks a step (publish, wait for the address, write, record,
+ * wait), two hand-offs of which one is in sequence. Like direct pairs, it cannot overlap the
+ * call before. */
+static void pushed_steps(struct tally *t, uint32_t n, uint64_t b)
+{
+    launch(t, true);
+    t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
+    t->hops += 1;                                   /* the addresses */
+    for (uint64_t bytes = b; bytes < (uint64_t)n * b; bytes *= 2) {
+        t->tasks += 5;
+        t->xwakes += 2;
+        t->hops += 1;
+        t->work += (double)bytes * n;
+        t->crit += (double)bytes;
+    }
+}
+
 static uint32_t log2u(uint32_t n)
 {
     uint32_t l = 0;
@@ -275,6 +295,10 @@ static bool allgather(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
          * directly from the direct reads' size on. */
         if ((algo == EMU_ALGO_RHD && !pow2(n)) || n == 2)
             return false;
+        if (algo == EMU_ALGO_RHD && hcoll_pushed(n, b, s->direct)) {
+            pushed_steps(t, n, b);
+            return true;
+        }
         launch(t, false);
         t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
         if (algo == EMU_ALGO_RING)

@@ -193,9 +193,9 @@ static emu_status create_state(struct emu_comm *comm, const char *fn,
     emu_status s = emu_coll_servers_init(comm, fn, &st->servers);
     if (s != EMU_OK)
         return s;
-    /* The direct pairs' mailboxes go at the end of the buffer, two per rank, when direct
-     * reads can happen at all (the modelled clock keeps the card's buffer layout); the eager
-     * slots before them, two per rank (coll_abi.h). */
+    /* The mailboxes of direct pairs and pushed steps go at the end of the buffer, two per rank,
+     * when they can happen at all (the modelled clock keeps the card's buffer layout); the
+     * eager slots before them, two per rank (coll_abi.h). */
     uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? 2ull * res.size * HCOLL_ALIGN : 0;
     if (mail != 0 && mail * 16 <= res.buf_size) {
         st->direct_off = (res.buf_size - mail) / HCOLL_ALIGN * HCOLL_ALIGN;
@@ -524,8 +524,11 @@ static void overlap_decide(void)
     overlap_on = fused_on && emu_settings_bool(EMU_SET_OVERLAP);
 }
 
+/* Whether the kernel stores into outboxes when it runs: direct pairs, pushed steps. */
 static bool has_direct(const struct hcoll_args *a)
 {
+    if (a->pushed)
+        return true;
     for (size_t i = 0; i < sizeof(a->direct_mask); i++)
         if (a->direct_mask[i] != 0)
             return true;
@@ -665,7 +668,7 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     struct hcoll_blocks b = hcoll_blocks_of(a->count, n, a->esz);
     uint32_t x, y;
 
-    if (st->eager_len == 0 ||
+    if (st->eager_len == 0 || a->pushed ||
         (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR &&
          a->engine != HCOLL_ENGINE_RD_AR) ||
         emu_model_time_on())
@@ -723,6 +726,24 @@ static void direct_plan(struct emu_coll_state *st, struct hcoll_args *a)
     }
 }
 
+/* A recursive doubling allgather whose steps are pushed (coll_kernel.c, "Pushed steps"): the
+ * block sizes of hcoll_pushed, every partner a peer of this machine on a channel of our own.
+ * Every rank sees the same block length, settings and partners' places, so all decide alike.
+ * Its steps do not go eager then (rhd_eager_plan). */
+static void pushed_plan(struct emu_coll_state *st, struct hcoll_args *a)
+{
+    uint32_t n = st->res.size, me = st->res.rank;
+
+    if (a->engine != HCOLL_ENGINE_RHD_AG ||
+        !hcoll_pushed(n, a->count * a->esz, emu_coll_direct_min()))
+        return;
+    for (uint32_t mask = 1; mask < n; mask *= 2)
+        if (hcoll_bit(st->shared, me ^ mask) || !emu_comm_same_host(st->comm, me ^ mask))
+            return;
+    a->pushed = 1;
+    a->direct_off = st->direct_off;
+}
+
 /* A call captured into an ACL graph is queued again with the same arguments at each
  * execution, so it cannot take part in the eager protocol, whose parity alternates from call
  * to call: it exchanges through the slots with their ACK, which carries nothing from one call
@@ -759,8 +780,10 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     a->res_size = sizeof(st->res);
     bool cap = captured(stream); /* one look at the stream for all four plans */
     if (!cap) {
-        if (st->direct_off != 0)
+        if (st->direct_off != 0) {
             direct_plan(st, a);
+            pushed_plan(st, a);
+        }
         eager_plan(st, a);
         rhd_eager_plan(st, a);
     }

@@ -20,6 +20,8 @@ int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle chan
                                          const void *own, bool ownFirst, const void *mailbox,
                                          uint64_t off, uint64_t count, HcommDataType dataType,
                                          HcommReduceOp reduceOp);
+int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel, const void *mailbox,
+                              uint64_t off, const void *src, uint64_t len);
 int32_t hcemu_wait_copy(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
                         uint32_t timeOut, void *dst, const void *src, uint64_t len);
 int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
@@ -143,6 +145,8 @@ static int32_t one(const struct dp_op *o)
         return hcemu_read_reduce_published_into(o->thread, o->other, P(o->dst), P(o->addrs[0]),
                                                 o->idx != 0, P(o->src), o->aux, o->n,
                                                 (HcommDataType)o->dtype, (HcommReduceOp)o->rop);
+    case DPF_WRITE_PUB:
+        return hcemu_write_published(o->thread, o->other, P(o->dst), o->aux, P(o->src), o->n);
     case DPF_WAIT_COPY:
         return hcemu_wait_copy(o->thread, o->other, o->idx, o->timeout, P(o->dst), P(o->src),
                                o->n);

@@ -17,6 +17,7 @@ enum dp_fn {
     DPF_READ_PUB,        /* hcemu_read_published: src is the mailbox, aux the offset */
     DPF_READ_REDUCE_PUB, /* hcemu_read_reduce_published: the same, n elements */
     DPF_READ_REDUCE_PUB_INTO, /* hcemu_read_reduce_published_into: own at addrs[0], first if idx */
+    DPF_WRITE_PUB,       /* hcemu_write_published: dst is the mailbox, aux the offset */
     DPF_WAIT_COPY,       /* hcemu_wait_copy: wait for notify idx of channel `other`, copy */
     DPF_WAIT_REDUCE,     /* hcemu_wait_reduce: the same, reducing n elements */
     /* helpers */
