@@ -190,12 +190,13 @@ struct hcoll_args {
      * buffer". */
     uint64_t direct_off;
     uint8_t direct_mask[HCOLL_MAX_RANKS / 8];
-    /* RHD_AG: 1 when every step is pushed: each rank publishes its output's address to its
-     * partners (the inboxes as above, notify DIRECT_DATA) and writes each step's blocks
-     * straight into the partner's output with hcemu_write_published, then notify PUSHED. One
-     * copy of a block per step where the eager slots take two. As with direct pairs, the
-     * kernel stores its outboxes when it runs, so the call does not overlap the one before. */
-    uint32_t pushed;
+    /* RHD_AG: the partners whose step is pushed (bit p of pushed_mask): each publishes its
+     * output's address to the other (the inboxes and outboxes as above, notify DIRECT_DATA)
+     * and writes the step's blocks straight into the other's output with
+     * hcemu_write_published, then notify PUSHED. One copy of a block per step where the eager
+     * slots take two. As with direct pairs, the kernel stores its outboxes when it runs, so
+     * the call does not overlap the one before. */
+    uint8_t pushed_mask[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */
     struct hcoll_pair pairs[HCOLL_MAX_RANKS];

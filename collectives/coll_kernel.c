@@ -309,6 +309,12 @@ static bool direct(const struct run *g, uint32_t p)
     return p != g->me && hcoll_bit(g->a->direct_mask, p);
 }
 
+/* Whether my step with partner p is pushed (hcoll_args, pushed_mask). */
+static bool pushed(const struct run *g, uint32_t p)
+{
+    return hcoll_bit(g->a->pushed_mask, p);
+}
+
 static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
 {
     return (uint8_t *)buf + g->a->direct_off + (uint64_t)idx * HCOLL_ALIGN;
@@ -376,11 +382,13 @@ static bool direct_fits(const struct run *g)
 {
     bool any = false;
 
-    if (g->a->pushed) /* the mailboxes, in a recursive doubling allgather without eager steps */
-        return g->a->engine == HCOLL_ENGINE_RHD_AG && (g->n & (g->n - 1)) == 0 &&
-               g->a->direct_off % HCOLL_ALIGN == 0 &&
-               g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size;
-
+    for (uint32_t p = 0; p < g->n; p++) {
+        if (!pushed(g, p))
+            continue;
+        if (eager(g, p) || direct(g, p) || g->a->engine != HCOLL_ENGINE_RHD_AG)
+            return false;
+        any = true;
+    }
     for (uint32_t p = 0; p < g->n; p++) {
         if (!direct(g, p))
             continue;
@@ -388,8 +396,8 @@ static bool direct_fits(const struct run *g)
             return false;
         any = true;
     }
-    return !any || (g->a->engine == HCOLL_ENGINE_PAIRS && g->a->recv_mode != HCOLL_RECV_KEEP &&
-                    g->a->direct_off % HCOLL_ALIGN == 0 &&
+    return !any || ((g->a->engine == HCOLL_ENGINE_PAIRS || g->a->engine == HCOLL_ENGINE_RHD_AG) &&
+                    g->a->recv_mode != HCOLL_RECV_KEEP && g->a->direct_off % HCOLL_ALIGN == 0 &&
                     g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size);
 }
 
@@ -928,42 +936,40 @@ static int ring_allgather(const struct run *g)
  * before it either (host/coll/coll_launch.c, "Overlapping calls"): with an outbox per call of
  * a window it did, and the 8-rank 128 KiB allgather took 118-125 us against 89-93. An 8-rank 128 KiB allgather copies each block once per step instead of
  * twice (into the eager slot, then out of it). */
-static int pushed_allgather(const struct run *g)
+/* My output's address to each partner whose step is pushed. */
+static int push_address(const struct run *g)
 {
-    uint32_t n = g->n, me = g->me;
-    uint64_t len = g->a->count * g->a->esz;
-    uint8_t *out = g->a->out;
-
-    for (uint32_t mask = 1; mask < n; mask *= 2) {
-        uint32_t p = me ^ mask;
-        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, n + p);
-        *outbox = (uint64_t)(uintptr_t)out;
-        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], me), outbox,
+    for (uint32_t mask = 1; mask < g->n; mask *= 2) {
+        uint32_t p = g->me ^ mask;
+        if (!pushed(g, p))
+            continue;
+        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
+        *outbox = (uint64_t)(uintptr_t)g->a->out;
+        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
                          sizeof(*outbox), HCOLL_DIRECT_DATA));
     }
-    if (g->a->in != out + me * len && len > 0)
-        TRY(HcommLocalCopyOnThread(g->main, out + me * len, g->a->in, len));
-    for (uint32_t mask = 1; mask < n; mask *= 2) {
-        uint32_t p = me ^ mask, mine, theirs;
-        ChannelHandle c = g->r->chans[p];
-        hcoll_doubling(me, mask, &mine, &theirs);
-        /* The first step sends my block from the input: its copy into place may still run. */
-        const uint8_t *src = mask == 1 ? g->a->in : out + (uint64_t)mine * len;
-        TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_DIRECT_DATA, HCOLL_TIMEOUT_S));
-        TRY(hcemu_write_published(g->main, c, mailbox(g, g->r->buf, p), (uint64_t)mine * len,
-                                  src, (uint64_t)mask * len));
-        TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_PUSHED));
-        TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_PUSHED, HCOLL_TIMEOUT_S));
-    }
     return 0;
+}
+
+/* A pushed step with partner p: `len` bytes of `src` to `off` in its output, once it told me
+ * where that is; then its bytes have landed in mine. */
+static int pushed_step(const struct run *g, uint32_t p, uint64_t off, const uint8_t *src,
+                       uint64_t len)
+{
+    ChannelHandle c = g->r->chans[p];
+
+    TRY(HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_DIRECT_DATA, HCOLL_TIMEOUT_S));
+    if (len > 0)
+        TRY(hcemu_write_published(g->main, c, mailbox(g, g->r->buf, p), off, src, len));
+    TRY(HcommChannelNotifyRecordOnThread(g->main, c, HCOLL_PUSHED));
+    return HcommChannelNotifyWaitOnThread(g->main, c, HCOLL_PUSHED, HCOLL_TIMEOUT_S) != 0;
 }
 
 /* Recursive doubling allgather (n a power of two): each step swaps everything gathered so
  * far with the partner, so log2(n) steps move the blocks. */
 static int rhd_allgather(const struct run *g)
 {
-    if (g->a->pushed)
-        return pushed_allgather(g);
+    TRY(push_address(g));
     uint32_t n = g->n, me = g->me;
     uint64_t len = g->a->count * g->a->esz;
     uint8_t *out = g->a->out;
@@ -980,7 +986,12 @@ static int rhd_allgather(const struct run *g)
         if (mask == 1 && g->a->in != out + me * len && len > 0)
             st.src = g->a->in, st.own_src = g->a->in, st.own_dst = out + me * len,
             st.own_len = len;
-        TRY(rhd_step(g, &st, &q));
+        if (pushed(g, partner)) {
+            TRY(own_copy(g, &st));
+            TRY(pushed_step(g, partner, mine * len, st.src, bytes));
+        } else {
+            TRY(rhd_step(g, &st, &q));
+        }
     }
     return 0;
 }

@@ -103,6 +103,15 @@ add_test(NAME collectives_procs_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
 set_tests_properties(collectives_procs_pushed PROPERTIES TIMEOUT 300 ENVIRONMENT
     "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION
     "failed" PASS_REGULAR_EXPRESSION "success")
+# The same with ranks 4-7 on a second "host": the steps between the hosts go through the
+# slots, those within a host are pushed, decided alike at both ends of each.
+if(UCX_FOUND)
+    add_test(NAME collectives_net_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+             $<TARGET_FILE:all_gather_test> -b 16K -e 1M -f 4 -n 20 -w 2 -c 1)
+    set_tests_properties(collectives_net_pushed PROPERTIES TIMEOUT 300 LABELS "multihost"
+        ENVIRONMENT "HCEMU_HOST_SPLIT=4;HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000"
+        FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
+endif()
 foreach(tool all_gather_test broadcast_test alltoall_test scatter_test)
     add_test(NAME collectives_threads_${tool} COMMAND $<TARGET_FILE:${tool}> -t 5 -b 8 -e 1M
              -f 64 -n 2 -w 1 -d uint8 -r 2 -c 1 -B 1)

@@ -527,10 +527,8 @@ static void overlap_decide(void)
 /* Whether the kernel stores into outboxes when it runs: direct pairs, pushed steps. */
 static bool has_direct(const struct hcoll_args *a)
 {
-    if (a->pushed)
-        return true;
     for (size_t i = 0; i < sizeof(a->direct_mask); i++)
-        if (a->direct_mask[i] != 0)
+        if (a->direct_mask[i] != 0 || a->pushed_mask[i] != 0)
             return true;
     return false;
 }
@@ -668,7 +666,7 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     struct hcoll_blocks b = hcoll_blocks_of(a->count, n, a->esz);
     uint32_t x, y;
 
-    if (st->eager_len == 0 || a->pushed ||
+    if (st->eager_len == 0 ||
         (a->engine != HCOLL_ENGINE_RHD_AG && a->engine != HCOLL_ENGINE_RHD_AR &&
          a->engine != HCOLL_ENGINE_RD_AR) ||
         emu_model_time_on())
@@ -690,7 +688,8 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
                                                        : hcoll_blk_len(&b, x, x + mask);
         uint64_t rl = a->engine == HCOLL_ENGINE_RHD_AG ? mask * len
                                                        : hcoll_blk_len(&b, y, y + mask);
-        steps[me ^ mask] += hcoll_step_eager(sl, rl, a->eager_len, a->slot);
+        if (!hcoll_bit(a->pushed_mask, me ^ mask)) /* a pushed step is not eager */
+            steps[me ^ mask] += hcoll_step_eager(sl, rl, a->eager_len, a->slot);
     }
     for (uint32_t mask = 1; mask < n; mask *= 2) {
         uint32_t p = me ^ mask;
@@ -726,10 +725,12 @@ static void direct_plan(struct emu_coll_state *st, struct hcoll_args *a)
     }
 }
 
-/* A recursive doubling allgather whose steps are pushed (coll_kernel.c, "Pushed steps"): the
- * block sizes of hcoll_pushed, every partner a peer of this machine on a channel of our own.
- * Every rank sees the same block length, settings and partners' places, so all decide alike.
- * Its steps do not go eager then (rhd_eager_plan). */
+/* The steps of a recursive doubling allgather that are pushed (coll_kernel.c, "Pushed
+ * steps"): with the block sizes of hcoll_pushed, those whose partner is a peer of this
+ * machine on a channel of our own. Decided per pair, as direct pairs are: both ends of a step
+ * see the same block length, settings and channel (a rule over all partners would not be:
+ * with ranks on two hosts, a rank whose partners were all on its own host pushed to one that
+ * had a partner elsewhere and did not). Those steps do not go eager (rhd_eager_plan). */
 static void pushed_plan(struct emu_coll_state *st, struct hcoll_args *a)
 {
     uint32_t n = st->res.size, me = st->res.rank;
@@ -737,11 +738,10 @@ static void pushed_plan(struct emu_coll_state *st, struct hcoll_args *a)
     if (a->engine != HCOLL_ENGINE_RHD_AG ||
         !hcoll_pushed(n, a->count * a->esz, emu_coll_direct_min()))
         return;
-    for (uint32_t mask = 1; mask < n; mask *= 2)
-        if (hcoll_bit(st->shared, me ^ mask) || !emu_comm_same_host(st->comm, me ^ mask))
-            return;
-    a->pushed = 1;
     a->direct_off = st->direct_off;
+    for (uint32_t mask = 1; mask < n; mask *= 2)
+        if (!hcoll_bit(st->shared, me ^ mask) && emu_comm_same_host(st->comm, me ^ mask))
+            set_bit(a->pushed_mask, me ^ mask);
 }
 
 /* A call captured into an ACL graph is queued again with the same arguments at each
