@@ -14,8 +14,8 @@
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
 # with sizes, copying half of a footprint as large as the job's buffers into the other
 # half, with memcpy where hcemu keeps the job's transfers cached and with its streaming copy
-# past that, as its transfers do: copy_times), more than that step. Such a row is timed again REPEAT (3) times: each time both
-# sizes in jobs of their own, warmed for WARM_MS (500 ms) first, and then the machine's copy
+# past that, as its transfers do: copy_times), more than that step. Such a row is timed again
+# REPEAT (3) times: each time both sizes in jobs of their own, warmed for WARM_MS (500 ms) first, and then the machine's copy
 # of both footprints, back to back, so that each run is judged against the machine's step of
 # the same minute, the rule's constant then being the spread of the larger size's runs where
 # that is more than CLIFF_US. It is marked CLIFF when every one of those runs breaks the rule,
@@ -204,10 +204,15 @@ slow_verdict() {
         sv_m=$(mpi_time "$1" "$3" "$4" "$6" "$sv_warm")
         echo "$sv_h ${sv_m:-0}" >>"$TMP/slow.txt"
     done
-    awk -v lim="$SLOW_RATIO" '$1 > 0 && $2 > 0 { r[++n] = $1 / $2; runs = runs sprintf(" %.1f/%.1f", $1, $2) }
+    awk -v lim="$SLOW_RATIO" '$1 > 0 && $2 > 0 {
+            r[++n] = $1 / $2;
+            runs = runs sprintf(" %.1f/%.1f", $1, $2);
+        }
         END {
             if (n == 0) { print " slower once (no run of both finished)"; exit }
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+            for (i = 1; i <= n; i++) # sorted, for the median
+                for (j = i + 1; j <= n; j++)
+                    if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
             m = r[int((n + 1) / 2)];
             printf(" %s (median x%.2f OpenMPI in %d runs, hcemu/OpenMPI us:%s)\n",
                    m > lim ? "SLOW" : "slower once", m, n, runs);
@@ -311,7 +316,8 @@ $big $big $(iters_for "$big")"
                 fi
             fi
             if [ -n "$m" ] && [ "$bytes" -ge "$slowfrom" ] &&
-                awk -v u="$us" -v m="$m" -v l="$SLOW_RATIO" 'BEGIN { exit !(m > 0 && u / m > l) }'; then
+                awk -v u="$us" -v m="$m" -v l="$SLOW_RATIO" \
+                    'BEGIN { exit !(m > 0 && u / m > l) }'; then
                 verdict="$verdict$(slow_verdict "$n" "$tool" "$name" "$bytes" "$us")"
             fi
             awk -v c="$name" -v n="$n" -v b="$bytes" -v us="$us" -v bus="$bus" -v cp="$copy" \
@@ -336,5 +342,7 @@ echo "cliffs (a row over $FACTOR x the previous size's time, or the machine's co
     "+ $CLIFF_US us, in every one of $REPEAT runs): $(grep -c ' CLIFF' "$TMP/table.txt" || true)," \
     "of which OpenMPI's time rose as steeply: $(grep -c ' CLIFF.*OpenMPI too' "$TMP/table.txt" || true);" \
     "steep once, not repeated: $(grep -c ' steep once' "$TMP/table.txt" || true)"
+slow=$(grep -c ' SLOW (' "$TMP/table.txt" || true)
+once=$(grep -c ' slower once' "$TMP/table.txt" || true)
 echo "over $SLOW_RATIO x OpenMPI from $SLOW_FROM (the median of $REPEAT runs each, command after" \
-    "command): $(grep -c ' SLOW (' "$TMP/table.txt" || true); in the sweep only: $(grep -c ' slower once' "$TMP/table.txt" || true)"
+    "command): $slow; in the sweep only: $once"

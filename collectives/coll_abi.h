@@ -18,9 +18,9 @@
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
  * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
  * direct protocol, and PUSHED, a pushed step's "landed in your output" (DIRECT_DATA then
- * carries the output's address). Each protocol has its own: the slot protocol's first record of a call is an
- * ACK, the direct one's a DATA, and either may come while the peer has yet to consume the
- * other's last notify of the previous call. */
+ * carries the output's address). Each protocol has its own: the slot protocol's first record
+ * of a call is an ACK, the direct one's a DATA, and either may come while the peer has yet to
+ * consume the other's last notify of the previous call. */
 enum {
     HCOLL_ACK = 0,
     HCOLL_DATA = 1,
@@ -186,8 +186,8 @@ struct hcoll_args {
      * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
      * bytes apart: inbox p (p's address for me) at direct_off + p * HCOLL_ALIGN, outbox p (my
      * address for p, the source of my publishing write) at direct_off + (size + p) *
-     * HCOLL_ALIGN; pushed steps (below) use the same. Notifies: DIRECT_DATA "published", DIRECT_ACK "read, done with your
-     * buffer". */
+     * HCOLL_ALIGN; pushed steps (below) use the same. Notifies: DIRECT_DATA "published",
+     * DIRECT_ACK "read, done with your buffer". */
     uint64_t direct_off;
     uint8_t direct_mask[HCOLL_MAX_RANKS / 8];
     /* RHD_AG: the partners whose step is pushed (bit p of pushed_mask): each publishes its
