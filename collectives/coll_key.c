@@ -40,7 +40,12 @@ uint32_t hcoll_launch_key(const struct hcoll_args *a, const struct hcoll_res *r,
     struct key_writer w = {key, 0};
     uint32_t threads = r->thread_num < HCOLL_MAX_RANKS ? r->thread_num : HCOLL_MAX_RANKS;
 
-    if (a->fused_waits == 0 || n > KEY_MAX_RANKS || any_bit(a->direct_mask, sizeof(a->direct_mask)))
+    /* Direct pairs and pushed steps store their outboxes when the kernel runs, which a replay
+     * skips: a launch of another kind between two repeats may have stored another address
+     * there, and the peer would read from it, or write into it. */
+    if (a->fused_waits == 0 || n > KEY_MAX_RANKS ||
+        any_bit(a->direct_mask, sizeof(a->direct_mask)) ||
+        any_bit(a->pushed_mask, sizeof(a->pushed_mask)))
         return 0;
     /* The arguments but done_idx, which the kernel queues outside the replayed part; the
      * pairs only where the engine reads them. */

@@ -103,6 +103,12 @@ add_test(NAME collectives_procs_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
 set_tests_properties(collectives_procs_pushed PROPERTIES TIMEOUT 300 ENVIRONMENT
     "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION
     "failed" PASS_REGULAR_EXPRESSION "success")
+# Pushed allgather steps and the two-shot allreduce's direct pairs on one communicator, calls of
+# each repeating between the other's, which store into the same outboxes.
+add_test(NAME collectives_procs_pushed_mix COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_procs_pushed_mix PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allgather:rhd,allreduce:twoshot")
 # The same with ranks 4-7 on a second "host": the steps between the hosts go through the
 # slots, those within a host are pushed, decided alike at both ends of each.
 if(UCX_FOUND)

@@ -835,6 +835,13 @@ static void algo_body(struct cu_rank *r)
         broadcast_case(r, s, count, n - 1);
         reduce_scatter_case(r, s, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM, count / 4 + 1, k == 0);
     }
+    /* The same allgather and allreduce three times over, alternately: launches that repeat,
+     * each after the other's, which in collectives_procs_pushed_mix (pushed steps, direct
+     * pairs) store other addresses into the same outboxes. */
+    for (int rep = 0; rep < 3 && r->failures == 0; rep++) {
+        allgather_case(r, s, 4099 + n, false);
+        allreduce_case(r, s, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, 40000 + n, false);
+    }
     CU_CHECK(r, HcclBarrier(r->comm, s) == HCCL_SUCCESS);
     sync(r, s);
     aclrtDestroyStream(s);
