@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/platform/copy.h"
 #include "common/platform/os.h"
@@ -136,8 +137,12 @@ static bool stream_wins(size_t footprint, bool *ok)
 uint32_t emu_cache_probe_mib(uint32_t reported_mib)
 {
     uint64_t limit = 2ull * reported_mib << 20, won = 0;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    /* A quarter of the memory free now at most: the probe touches every byte it maps. */
+    uint64_t room = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : PROBE_MAX;
 
     limit = limit < PROBE_MAX ? limit : PROBE_MAX;
+    limit = limit < room ? limit : room;
     for (uint64_t f = PROBE_FROM; f <= limit; f *= 2) {
         bool ok, wins = stream_wins(f, &ok);
         if (!ok)

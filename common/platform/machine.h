@@ -44,8 +44,8 @@ void emu_machine_format(const struct emu_machine *m, char *out, size_t len);
 void emu_machine_measure(struct emu_machine *m);
 /* The cache figure measured (cache_probe.c): the footprint from which a collective's copies
  * run faster bypassing the cache, x 4/3, at most `reported_mib`; `reported_mib` when the
- * probe finds none up to twice it (at most 512 MiB) or cannot run. 0.1-0.5 s, so only the
- * cache file's measurement, once per machine, takes it. */
+ * probe finds none up to twice it (at most 512 MiB and a quarter of the free memory) or
+ * cannot run. 0.1-0.5 s, so only the cache file's measurement, once per machine, takes it. */
 uint32_t emu_cache_probe_mib(uint32_t reported_mib);
 /* The cache file's path: $XDG_CACHE_HOME/hcemu/machine, else $HOME/.cache/hcemu/machine;
  * false when neither variable gives an absolute path. */
