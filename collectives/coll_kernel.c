@@ -320,20 +320,25 @@ static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
     return (uint8_t *)buf + g->a->direct_off + (uint64_t)idx * HCOLL_ALIGN;
 }
 
-/* Tell every direct peer where the bytes I send it start: my outbox for p holds the address
- * (stored now: a launch with direct pairs never overlaps the call before it, whose "done"
- * the stream waits for first, and with it for the write that read the outbox last), and one
- * write with notify puts it in p's inbox for me. */
+/* Tell peer p an address of mine: my outbox for p holds it (stored now: a launch with direct
+ * pairs or pushed steps never overlaps the call before it, whose "done" the stream waits for
+ * first, and with it for the write that read the outbox last), and one write with notify
+ * DIRECT_DATA puts it in p's inbox for me. */
+static int publish(const struct run *g, uint32_t p, const uint8_t *addr)
+{
+    uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
+
+    *outbox = (uint64_t)(uintptr_t)addr;
+    return write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
+                        sizeof(*outbox), HCOLL_DIRECT_DATA);
+}
+
+/* Tell every direct peer where the bytes I send it start. */
 static int direct_publish(const struct run *g)
 {
-    for (uint32_t p = 0; p < g->n; p++) {
-        if (!direct(g, p))
-            continue;
-        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
-        *outbox = (uint64_t)(uintptr_t)(g->a->in + g->a->pairs[p].send_off);
-        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
-                         sizeof(*outbox), HCOLL_DIRECT_DATA));
-    }
+    for (uint32_t p = 0; p < g->n; p++)
+        if (direct(g, p))
+            TRY(publish(g, p, g->a->in + g->a->pairs[p].send_off));
     return 0;
 }
 
@@ -384,18 +389,12 @@ static bool direct_fits(const struct run *g)
     bool any = false;
 
     for (uint32_t p = 0; p < g->n; p++) {
-        if (!pushed(g, p))
-            continue;
-        if (eager(g, p) || direct(g, p) || g->a->engine != HCOLL_ENGINE_RHD_AG)
+        bool d = direct(g, p), s = pushed(g, p);
+        if ((d || s) && eager(g, p))
             return false;
-        any = true;
-    }
-    for (uint32_t p = 0; p < g->n; p++) {
-        if (!direct(g, p))
-            continue;
-        if (eager(g, p))
+        if (s && (d || g->a->engine != HCOLL_ENGINE_RHD_AG))
             return false;
-        any = true;
+        any = any || d || s;
     }
     return !any || ((g->a->engine == HCOLL_ENGINE_PAIRS || g->a->engine == HCOLL_ENGINE_RHD_AG) &&
                     g->a->recv_mode != HCOLL_RECV_KEEP && g->a->direct_off % HCOLL_ALIGN == 0 &&
@@ -941,15 +940,9 @@ static int ring_allgather(const struct run *g)
 /* My output's address to each partner whose step is pushed. */
 static int push_address(const struct run *g)
 {
-    for (uint32_t mask = 1; mask < g->n; mask *= 2) {
-        uint32_t p = g->me ^ mask;
-        if (!pushed(g, p))
-            continue;
-        uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
-        *outbox = (uint64_t)(uintptr_t)g->a->out;
-        TRY(write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
-                         sizeof(*outbox), HCOLL_DIRECT_DATA));
-    }
+    for (uint32_t mask = 1; mask < g->n; mask *= 2)
+        if (pushed(g, g->me ^ mask))
+            TRY(publish(g, g->me ^ mask, g->a->out));
     return 0;
 }
 
