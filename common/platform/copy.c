@@ -64,27 +64,29 @@ __attribute__((target("avx2"))) static void lines_avx2(unsigned char *d, const u
 #define PAGE_LINES (PAGE / 64u)
 #define PAGES 4u
 
-static void pages_sse2(unsigned char *d, const unsigned char *s, size_t lines)
+/* Inlined into each form below with its line copy, whose stores then stay in the loop. */
+static inline __attribute__((always_inline)) void
+pages_with(void (*line_fn)(unsigned char *, const unsigned char *, size_t), unsigned char *d,
+           const unsigned char *s, size_t lines)
 {
     for (; lines >= PAGES * PAGE_LINES; lines -= PAGES * PAGE_LINES) {
         for (unsigned o = 0; o < PAGE; o += 64)
             for (unsigned p = 0; p < PAGES; p++)
-                lines_sse2(d + p * PAGE + o, s + p * PAGE + o, 1);
+                line_fn(d + p * PAGE + o, s + p * PAGE + o, 1);
         d += PAGES * PAGE, s += PAGES * PAGE;
     }
-    lines_sse2(d, s, lines);
+    line_fn(d, s, lines);
+}
+
+static void pages_sse2(unsigned char *d, const unsigned char *s, size_t lines)
+{
+    pages_with(lines_sse2, d, s, lines);
 }
 
 __attribute__((target("avx2"))) static void pages_avx2(unsigned char *d, const unsigned char *s,
                                                        size_t lines)
 {
-    for (; lines >= PAGES * PAGE_LINES; lines -= PAGES * PAGE_LINES) {
-        for (unsigned o = 0; o < PAGE; o += 64)
-            for (unsigned p = 0; p < PAGES; p++)
-                lines_avx2(d + p * PAGE + o, s + p * PAGE + o, 1);
-        d += PAGES * PAGE, s += PAGES * PAGE;
-    }
-    lines_avx2(d, s, lines);
+    pages_with(lines_avx2, d, s, lines);
 }
 
 /* Copies the unaligned head, the whole lines with `lines_fn`, then the tail. */
