@@ -184,13 +184,6 @@ pair_times() {
     echo "$(job_time "$1" "$2" "$3" "$5") $(job_time "$1" "$2" "$4" "$6")"
 }
 
-# mpi_time N OP BYTES CALLS WARM-UP: OpenMPI's time of a call of BYTES (OP: allreduce or
-# allgather) at N ranks, in a run of that size alone; empty when it failed.
-mpi_time() {
-    mpi_run 300 "$1" "$TMP/mpi_coll" "$3" "$4" "$5" "$3" "$4" "$5" 4 "$3" 2>/dev/null </dev/null |
-        awk -v o="$2" -v b="$3" '$1 == o && $2 == b { print $3; exit }'
-}
-
 # slow_verdict N TOOL OP BYTES US: for a row over SLOW_RATIO x OpenMPI in the sweep, REPEAT
 # runs of hcemu's job then OpenMPI's, command after command; " SLOW (...)" when their median
 # ratio is still over SLOW_RATIO, " slower once (...)" otherwise.
@@ -201,7 +194,7 @@ slow_verdict() {
     : >"$TMP/slow.txt"
     for _ in $(seq "$REPEAT"); do
         sv_h=$(job_time "$1" "$2" "$4" "$5" </dev/null)
-        sv_m=$(mpi_time "$1" "$3" "$4" "$6" "$sv_warm")
+        sv_m=$(mpi_time "$TMP/mpi_coll" "$1" "$3" "$4" "$6" "$sv_warm" </dev/null)
         echo "$sv_h ${sv_m:-0}" >>"$TMP/slow.txt"
     done
     awk -v lim="$SLOW_RATIO" '$1 > 0 && $2 > 0 {

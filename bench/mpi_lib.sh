@@ -71,6 +71,14 @@ mpi_build() {
         mpicc -O2 -o "$1" "$BENCH/mpi_coll.c" 2>"$2"
 }
 
+# mpi_time MPI_COLL N OP BYTES CALLS WARM-UP: OpenMPI's time of a call of BYTES (OP: allreduce
+# or allgather) at N ranks, in a run of that size alone (MPI_COLL: mpi_build's program; at most
+# 300 s); empty when it failed.
+mpi_time() {
+    mpi_run 300 "$2" "$1" "$4" "$5" "$6" "$4" "$5" "$6" 4 "$4" 2>/dev/null |
+        awk -v o="$3" -v b="$4" '$1 == o && $2 == b { print $3; exit }'
+}
+
 # mpi_run SECONDS RANKS COMMAND [ARGS...]: mpirun with RANKS processes on however many cores
 # there are, ended after SECONDS. OpenMPI refuses to start as root unless told; the benchmarks
 # run as whoever runs make.

@@ -34,8 +34,7 @@ for row in $ROWS; do
     : >"$TMP/h" && : >"$TMP/m"
     for r in $(seq "$ROUNDS"); do
         hcemu_time "$row_n" "$row_tool" "$b" "$calls" "$warm" >>"$TMP/h"
-        mpi_run 300 "$row_n" "$TMP/mpi_coll" "$b" "$calls" "$warm" "$b" "$calls" "$warm" 4 "$b" 2>/dev/null |
-            awk -v o="$row_mop" -v b="$b" '$1 == o && $2 == b { print $3 }' >>"$TMP/m"
+        mpi_time "$TMP/mpi_coll" "$row_n" "$row_mop" "$b" "$calls" "$warm" >>"$TMP/m"
     done
     row_print "$row_op" "$row_n" "$row_size" "$calls" "$TMP/h" "$TMP/m" hcemu OpenMPI 1
 done

@@ -198,11 +198,11 @@ static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, ui
 }
 
 /* Recursive doubling's allgather with pushed steps (collectives/coll_kernel.c; where
- * hcoll_pushed says): each rank publishes its output to its log2(n) partners (one hand-off, all at
- * once), then each step writes its blocks straight into the partner's output and notifies:
- * one copy of `bytes` and 5 tasks a step (publish, wait for the address, write, record,
- * wait), two hand-offs of which one is in sequence. Like direct pairs, it cannot overlap the
- * call before. */
+ * hcoll_pushed says): each rank publishes its output to its log2(n) partners (one hand-off,
+ * all at once), then each step writes its blocks straight into the partner's output and
+ * notifies: one copy of `bytes` and 5 tasks a step (publish, wait for the address, write,
+ * record, wait), two hand-offs of which one is in sequence. Like direct pairs, it cannot
+ * overlap the call before. */
 static void pushed_steps(struct tally *t, uint32_t n, uint64_t b)
 {
     launch(t, true);
