@@ -50,9 +50,10 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
     uint32_t f = emu_dp_kinds_flags(t->kind);
     const struct emu_devmap *m;
 
-    /* A published source is read from this device's mailbox when the task runs: it stays. */
-    if (t->run != emu_dp_task_run || f == 0 || (f & EMU_DPF_PUBLISHED) || o->net ||
-        t->park == EMU_PARK_DEFER)
+    /* A published end is read from this device's mailbox when the task runs, wherever it
+     * runs (build); a read-reduce into a third buffer of this device stays home. */
+    if (t->run != emu_dp_task_run || f == 0 || o->net || t->park == EMU_PARK_DEFER ||
+        ((f & EMU_DPF_PUBLISHED) && emu_dp_own_of(o, f) != 0))
         return false;
     *d = (struct emu_runq_task){.dst = o->dst, .src = o->src, .len = o->len, .count = o->count,
                                 .callsite = t->callsite, .kind = t->kind,
@@ -60,6 +61,8 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
                                 .dtype = o->dtype, .op = o->op, .notify_dev = EMU_RUNQ_NODEV,
                                 .notify_slot = EMU_RUNQ_NODEV, .timeout_s = o->timeout_s,
                                 .copy_mode = o->copy_mode};
+    if (f & EMU_DPF_PUBLISHED)
+        d->mailbox = o->mailbox, d->pub_off = o->pub_off;
     if ((f & EMU_DPF_MOVE) && o->len > 0) {
         if (!in_job(o->dst_map) || !in_job(o->src_map))
             return false;
@@ -131,6 +134,29 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
     return m != NULL && (len == 0 || emu_devmap_reach(m, addr, len)) ? m : NULL;
 }
 
+/* A published task's peer end (d->mailbox): the address the peer wrote into the home
+ * device's mailbox, which the stream's earlier wait ordered before this task, as at home
+ * (dp_task.c, resolve_published, which checks it again when the task runs); false when this
+ * process does not reach the mailbox. */
+static bool resolve(struct emu_devctl *ctl, const struct emu_runq_task *d, struct emu_dp_op *o)
+{
+    struct emu_devmap *home = reached(ctl->dev, d->mailbox, sizeof(uint64_t));
+    const uint64_t *box;
+
+    if (home == NULL ||
+        (box = emu_devmap_at(home, d->mailbox - emu_window_base(ctl->dev), 8)) == NULL)
+        return false;
+    uint64_t end = __atomic_load_n(box, __ATOMIC_ACQUIRE) + d->pub_off;
+    o->mailbox = d->mailbox;
+    o->pub_off = d->pub_off;
+    o->own = 0; /* a published task records no notify: the union's room is `own`, unused */
+    if (emu_dp_kinds_flags(d->kind) & EMU_DPF_REMOTE_DST)
+        o->dst = end;
+    else
+        o->src = end;
+    return true;
+}
+
 /* Build in t descriptor k of entry g (stream s of device `ctl`) as a task of this process,
  * with this process's mappings; false when it cannot run here (a device or a range this
  * process does not map yet: the device runs it itself). */
@@ -153,10 +179,12 @@ static bool build(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, ui
                             .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
                             .channel = EMU_DP_NONE, .copy_mode = (uint16_t)d->copy_mode,
                             .home_ctl = ctl};
+    if (d->mailbox != 0 && !resolve(ctl, d, o))
+        return false;
     if ((d->dst_dev != EMU_RUNQ_NODEV &&
-         (o->dst_map = reached(d->dst_dev, d->dst, d->len)) == NULL) ||
+         (o->dst_map = reached(d->dst_dev, o->dst, d->len)) == NULL) ||
         (d->src_dev != EMU_RUNQ_NODEV &&
-         (o->src_map = reached(d->src_dev, d->src, d->len)) == NULL))
+         (o->src_map = reached(d->src_dev, o->src, d->len)) == NULL))
         return false;
     if (d->notify_slot != EMU_RUNQ_NODEV) {
         if ((m = reached(d->notify_dev, 0, 0)) == NULL)

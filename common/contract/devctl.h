@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 13u
+#define EMU_DEVCTL_VERSION 14u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -212,6 +212,10 @@ struct emu_runq_task {
     uint32_t notify_dev, notify_slot; /* the notify recorded or waited for, or NODEV */
     uint32_t timeout_s;               /* waits: seconds, 0 = forever */
     uint32_t copy_mode;               /* moves: enum emu_copy_mode (common/platform/copy.h) */
+    /* EMU_DPF_PUBLISHED (hcemu_write_published, hcemu_read_published): the 8 bytes of the
+     * home device where the peer put its base, and the peer's end = base + pub_off; the
+     * runner reads it when it builds the task. mailbox 0: the task has both ends. */
+    uint64_t mailbox, pub_off;
 };
 
 struct emu_runq_seg {

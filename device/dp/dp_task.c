@@ -124,7 +124,12 @@ static void move_bytes(void *ctx)
  * lie in the peer's memory, and move() checks that it is a live allocation there. */
 static bool resolve_published(struct emu_task *t, struct emu_dp_op *o, uint32_t f)
 {
-    const uint64_t *box = ptr_of(&emu_exec_g.self, o->mailbox, sizeof(uint64_t));
+    /* A runner of another executor reads the home device's mailbox through its own mapping,
+     * which the build of the task reached (runq.c, resolve). */
+    struct emu_devmap *self =
+        o->home_ctl != NULL ? emu_devmem_job_find(o->home_ctl->dev) : &emu_exec_g.self;
+    const uint64_t *box =
+        self != NULL ? ptr_of(self, o->mailbox, sizeof(uint64_t)) : NULL;
     uint64_t base = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
     bool write = (f & EMU_DPF_REMOTE_DST) != 0;
     uint64_t *end = write ? &o->dst : &o->src;
