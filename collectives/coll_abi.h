@@ -14,6 +14,13 @@
 #define HCOLL_MAX_RANKS 256u
 #define HCOLL_TIMEOUT_S 1836u /* every notify wait, as the vendor samples use */
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
+/* Calls of a communicator in flight on one stream at most: a window of overlapping calls
+ * (coll_launch.c, "Windows"); done_idx is below it. */
+#define HCOLL_WINDOW 17u
+/* Bytes of the HCCL buffer's mailbox area (at direct_off) for `size` ranks: an inbox and an
+ * outbox per rank for direct pairs, then one outbox per call of a window for pushed steps. */
+#define HCOLL_MAIL_BYTES(size) \
+    (2ull * (size) * HCOLL_ALIGN + (HCOLL_WINDOW * 8 + HCOLL_ALIGN - 1) / HCOLL_ALIGN * HCOLL_ALIGN)
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
  * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
@@ -194,8 +201,10 @@ struct hcoll_args {
      * output's address to the other (the inboxes and outboxes as above, notify DIRECT_DATA)
      * and writes the step's blocks straight into the other's output with
      * hcemu_write_published, then notify PUSHED. One copy of a block per step where the eager
-     * slots take two. As with direct pairs, the kernel stores its outboxes when it runs, so
-     * the call does not overlap the one before. */
+     * slots take two. The address goes out of the outbox of this call's place in its window,
+     * at direct_off + 2 * size * HCOLL_ALIGN + done_idx * 8: the kernel stores it when it
+     * runs, and calls overlap, so the kernels of later calls store theirs while this call's
+     * writes may still read its own. */
     uint8_t pushed_mask[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */

@@ -320,17 +320,15 @@ static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
     return (uint8_t *)buf + g->a->direct_off + (uint64_t)idx * HCOLL_ALIGN;
 }
 
-/* Tell peer p an address of mine: my outbox for p holds it (stored now: a launch with direct
- * pairs or pushed steps never overlaps the call before it, whose "done" the stream waits for
- * first, and with it for the write that read the outbox last), and one write with notify
- * DIRECT_DATA puts it in p's inbox for me. */
-static int publish(const struct run *g, uint32_t p, const uint8_t *addr)
+/* Tell peer p an address of mine: `outbox`, in my HCCL buffer, holds it (stored now; it is
+ * the direct pairs' outbox for p, which no other call of the window uses, since a launch with
+ * direct pairs waits for the calls before it, or this call's outbox of pushed steps), and one
+ * write with notify DIRECT_DATA puts it in p's inbox for me. */
+static int publish(const struct run *g, uint32_t p, uint8_t *outbox, const uint8_t *addr)
 {
-    uint64_t *outbox = (uint64_t *)(void *)mailbox(g, g->r->buf, g->n + p);
-
-    *outbox = (uint64_t)(uintptr_t)addr;
+    *(uint64_t *)(void *)outbox = (uint64_t)(uintptr_t)addr;
     return write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
-                        sizeof(*outbox), HCOLL_DIRECT_DATA);
+                        sizeof(uint64_t), HCOLL_DIRECT_DATA);
 }
 
 /* Tell every direct peer where the bytes I send it start. */
@@ -338,7 +336,8 @@ static int direct_publish(const struct run *g)
 {
     for (uint32_t p = 0; p < g->n; p++)
         if (direct(g, p))
-            TRY(publish(g, p, g->a->in + g->a->pairs[p].send_off));
+            TRY(publish(g, p, mailbox(g, g->r->buf, g->n + p),
+                        g->a->in + g->a->pairs[p].send_off));
     return 0;
 }
 
@@ -398,7 +397,8 @@ static bool direct_fits(const struct run *g)
     }
     return !any || ((g->a->engine == HCOLL_ENGINE_PAIRS || g->a->engine == HCOLL_ENGINE_RHD_AG) &&
                     g->a->recv_mode != HCOLL_RECV_KEEP && g->a->direct_off % HCOLL_ALIGN == 0 &&
-                    g->a->direct_off + 2ull * g->n * HCOLL_ALIGN <= g->r->buf_size);
+                    g->a->done_idx < HCOLL_WINDOW &&
+                    g->a->direct_off + HCOLL_MAIL_BYTES(g->n) <= g->r->buf_size);
 }
 
 /* ---- PAIRS ---------------------------------------------------------------------------------- */
@@ -933,16 +933,18 @@ static int ring_allgather(const struct run *g)
  * of twice (into the eager slot, then out of it). No ACK is needed: a partner writes only the
  * blocks its step owes me, into my output, which nothing else writes during the call; and its
  * next call's writes wait for my next call's address, which my main thread publishes after
- * this call's tasks. Its outboxes are the direct pairs', so the call does not overlap the one
- * before it either (host/coll/coll_launch.c, "Overlapping calls"): with an outbox per call of
- * a window it did, and the 8-rank 128 KiB allgather took 118-125 us against 89-93. */
+ * this call's tasks. The address goes out of an outbox of its own per call of a window
+ * (coll_abi.h), so calls overlap (host/coll/coll_launch.c, "Overlapping calls"): the next
+ * calls' kernels run and queue their tasks while this call's steps go on. */
 
-/* My output's address to each partner whose step is pushed. */
+/* My output's address to each partner whose step is pushed, from this call's outbox. */
 static int push_address(const struct run *g)
 {
+    uint8_t *box = mailbox(g, g->r->buf, 2 * g->n) + g->a->done_idx * sizeof(uint64_t);
+
     for (uint32_t mask = 1; mask < g->n; mask *= 2)
         if (pushed(g, g->me ^ mask))
-            TRY(publish(g, g->me ^ mask, g->a->out));
+            TRY(publish(g, g->me ^ mask, box, g->a->out));
     return 0;
 }
 

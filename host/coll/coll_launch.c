@@ -196,7 +196,7 @@ static emu_status create_state(struct emu_comm *comm, const char *fn,
     /* The mailboxes of direct pairs and pushed steps go at the end of the buffer, two per rank,
      * when they can happen at all (the modelled clock keeps the card's buffer layout); the
      * eager slots before them, two per rank (coll_abi.h). */
-    uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? 2ull * res.size * HCOLL_ALIGN : 0;
+    uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? HCOLL_MAIL_BYTES(res.size) : 0;
     if (mail != 0 && mail * 16 <= res.buf_size) {
         st->direct_off = (res.buf_size - mail) / HCOLL_ALIGN * HCOLL_ALIGN;
         /* The kernel stores into its outboxes itself (coll_kernel.c, direct_publish): their
@@ -507,6 +507,7 @@ void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
  * notify j of the host stream's thread (done_idx), so a record never meets one that is not
  * yet consumed. */
 #define DONE_NOTIFIES (EMU_STREAM_OWED_MAX + 1) /* the calls of a window */
+_Static_assert(DONE_NOTIFIES == HCOLL_WINDOW, "the kernel's outboxes of pushed steps");
 /* Above this many ranks a call's tasks take room (a 256-rank allgather queues hundreds per
  * device) and the call itself takes milliseconds: one at a time. */
 #define OVERLAP_RANKS 64u
@@ -524,11 +525,13 @@ static void overlap_decide(void)
     overlap_on = fused_on && emu_settings_bool(EMU_SET_OVERLAP);
 }
 
-/* Whether the kernel stores into outboxes when it runs: direct pairs, pushed steps. */
+/* Whether the launch has direct pairs: the kernel stores into their outboxes when it runs,
+ * and its readers' ACKs keep its input until the call's end (pushed steps have an outbox per
+ * call of a window, coll_abi.h, and overlap). */
 static bool has_direct(const struct hcoll_args *a)
 {
     for (size_t i = 0; i < sizeof(a->direct_mask); i++)
-        if (a->direct_mask[i] != 0 || a->pushed_mask[i] != 0)
+        if (a->direct_mask[i] != 0)
             return true;
     return false;
 }
