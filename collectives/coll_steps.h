@@ -74,14 +74,15 @@ static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len
 /* Whether a recursive doubling allgather of n ranks with blocks of `block` bytes pushes its
  * steps (coll_kernel.c, "Pushed steps"), given the direct reads' least size `dmin` (0: none):
  * the host plans it (coll_launch.c) and the wall-clock cost model prices it (coll_cost.c) by
- * this one rule. From 8 ranks and `dmin`: at 8 ranks, 128 and 256 KiB of output took 95-105
- * and 131-151 us pushed against mesh's direct reads' 108-135 and 167-175, even at 512 KiB;
- * from 1 MiB (128 KiB blocks) mesh, whose reads all run at once, took 0.9x the time, and at
- * 4 ranks mesh was as fast or faster at every size. */
-#define HCOLL_PUSH_MAX (64u << 10)
+ * this one rule. From 4 ranks and `dmin` up to blocks of 1 MiB: 4 ranks, 256 KiB of output
+ * took 40-44 us pushed against 105-108 through the eager slots and mesh's direct reads'
+ * 87-99; 8 ranks, 4 MiB 1.46 ms against mesh's 1.65. With 2 MiB blocks (8 ranks, 16 MiB)
+ * mesh, whose reads all run at once, took 0.65x the time; the cost model chooses between
+ * the two below that. */
+#define HCOLL_PUSH_MAX (1u << 20)
 static inline bool hcoll_pushed(uint32_t n, uint64_t block, uint64_t dmin)
 {
-    return n >= 8 && (n & (n - 1)) == 0 && dmin != 0 && block >= dmin && block <= HCOLL_PUSH_MAX;
+    return n >= 4 && (n & (n - 1)) == 0 && dmin != 0 && block >= dmin && block <= HCOLL_PUSH_MAX;
 }
 
 #endif

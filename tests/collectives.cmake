@@ -95,14 +95,17 @@ set_tests_properties(collectives_two_rank_twoshot PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCCL_BUFFSIZE=8;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
     PASS_REGULAR_EXPRESSION "success")
 # Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed): 8 rank processes, blocks of
-# 2-32 KiB written straight into the partners' outputs, in loops of calls so that one call's
-# writes follow the last's; then 128 KiB blocks, past the pushed sizes. collectives_procs_rhd
-# pushes in place.
+# 2 KiB-512 KiB written straight into the partners' outputs, in loops of overlapping calls
+# whose outboxes take turns; then 2 MiB blocks, past the pushed sizes. At 4 ranks up to the
+# largest pushed block, 1 MiB, whose steps are too long for the job-wide run queue (runq.c,
+# RUNQ_BYTES). collectives_procs_rhd pushes in place.
 add_test(NAME collectives_procs_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
-         $<TARGET_FILE:all_gather_test> -b 16K -e 1M -f 4 -n 20 -w 2 -c 1)
-set_tests_properties(collectives_procs_pushed PROPERTIES TIMEOUT 300 ENVIRONMENT
-    "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION
-    "failed" PASS_REGULAR_EXPRESSION "success")
+         $<TARGET_FILE:all_gather_test> -b 16K -e 16M -f 4 -n 20 -w 2 -c 1)
+add_test(NAME collectives_procs_pushed_4 COMMAND $<TARGET_FILE:hcemu-run> -n 4 --
+         $<TARGET_FILE:all_gather_test> -b 16K -e 4M -f 4 -n 20 -w 2 -c 1)
+set_tests_properties(collectives_procs_pushed collectives_procs_pushed_4 PROPERTIES TIMEOUT 300
+    ENVIRONMENT "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000"
+    FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
 # Pushed allgather steps and the two-shot allreduce's direct pairs on one communicator, calls of
 # each repeating between the other's, which store into the same outboxes.
 add_test(NAME collectives_procs_pushed_mix COMMAND $<TARGET_FILE:hcemu-run> -n 8 --

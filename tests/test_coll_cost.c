@@ -137,13 +137,16 @@ static void two_core_machine_choices(void **state)
         /* A launch with direct pairs does not overlap the call before (SOLO_WAKES): at 4
          * ranks and 128 KiB halving-doubling beats two such launches (85-109 against
          * two-shot's 138-180 us), as recursive doubling beats mesh's direct reads for the
-         * allgather. At 8 ranks recursive doubling's pushed steps (coll_steps.h,
-         * hcoll_pushed) up to 512 KiB, then mesh's direct reads. */
+         * allgather. Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed) up to
+         * blocks of 1 MiB, then mesh's direct reads (4 ranks, 128 KiB: 25 against mesh's
+         * 39-44 us; 8 ranks, 16 MiB: mesh 3.97-4.07 ms against 6.17-6.38 with 2 MiB steps). */
         {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLREDUCE, 4, KiB(512), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLGATHER, 4, KiB(128), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLGATHER, 4, MiB(16), true, EMU_ALGO_MESH},
         {EMU_COLL_ALLGATHER, 8, KiB(256), true, EMU_ALGO_RHD},
-        {EMU_COLL_ALLGATHER, 8, MiB(1), true, EMU_ALGO_MESH},
+        {EMU_COLL_ALLGATHER, 8, MiB(1), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLGATHER, 8, MiB(16), true, EMU_ALGO_MESH},
         /* 8-rank allgather: recursive doubling, 3 eager steps, beats 7 eager pairs. */
         {EMU_COLL_ALLGATHER, 8, KiB(1), false, EMU_ALGO_RHD},
         {EMU_COLL_ALLGATHER, 2, MiB(64), false, EMU_ALGO_MESH},
@@ -189,7 +192,7 @@ static void the_machine_changes_the_choice(void **state)
 static void direct_reads_price_one_copy_a_block(void **state)
 {
     (void)state;
-    struct emu_coll_shape s = shape(EMU_COLL_ALLGATHER, 8, MiB(8)), d = s;
+    struct emu_coll_shape s = shape(EMU_COLL_ALLGATHER, 8, MiB(16)), d = s; /* not pushed */
     d.direct = KiB(16);
     assert_true(emu_coll_wall_cost(&d, EMU_ALGO_MESH, &vm) <
                 emu_coll_wall_cost(&s, EMU_ALGO_MESH, &vm));

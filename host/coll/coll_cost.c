@@ -201,11 +201,11 @@ static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, ui
  * hcoll_pushed says): each rank publishes its output to its log2(n) partners (one hand-off,
  * all at once), then each step writes its blocks straight into the partner's output and
  * notifies: one copy of `bytes` and 5 tasks a step (publish, wait for the address, write,
- * record, wait), two hand-offs of which one is in sequence. Like direct pairs, it cannot
- * overlap the call before. */
+ * record, wait), two hand-offs of which one is in sequence. Unlike direct pairs, it overlaps
+ * the call before (its outboxes are per call of a window). */
 static void pushed_steps(struct tally *t, uint32_t n, uint64_t b)
 {
-    launch(t, true);
+    launch(t, false);
     t->work += (double)b * n, t->crit += (double)b; /* my block to my output */
     t->hops += 1;                                   /* the addresses */
     for (uint64_t bytes = b; bytes < (uint64_t)n * b; bytes *= 2) {
