@@ -47,7 +47,8 @@ if [ -z "${PLOT_ONLY:-}" ]; then
     # Small calls, and the 2-rank calls from 64 KiB where a copy more or less shows.
     echo "== bench/versus.sh (medians of three runs)"
     ROWS="ar:$SMALL_LO:1K ar:4:1K ag:4:1K ar:$SMALL_HI:1K ag:$SMALL_HI:1K ag:2:64K ag:2:256K \
-ar:2:1M ag:2:4M ar:2:4M ag:2:16M" "$HERE/versus.sh" "$BUILD" | tee "$OUT/versus.txt"
+ar:4:128K ag:4:128K ar:8:128K ag:8:128K ar:8:256K ag:8:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M" \
+        "$HERE/versus.sh" "$BUILD" | tee "$OUT/versus.txt"
     printf '%s %s\n' "$load_start" "$(load)" >"$OUT/load.txt"
 fi
 # The load average at the start and the end of the run that made the figures.

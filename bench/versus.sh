@@ -14,7 +14,8 @@ BIN=$BUILD/bin
 ROUNDS=${ROUNDS:-3}
 TARGET_MS=${TARGET_MS:-60}
 WARM_MS=${WARM_MS:-300}
-ROWS=${ROWS:-"ar:8:1K ag:8:1K ar:4:1K ag:4:1K ag:2:64K ag:2:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M"}
+ROWS=${ROWS:-"ar:8:1K ag:8:1K ar:4:1K ag:4:1K ag:2:64K ag:2:256K ar:4:128K ag:4:128K ar:8:128K \
+ag:8:128K ar:8:256K ag:8:256K ar:2:1M ag:2:4M ar:2:4M ag:2:16M"}
 TMP=$(mktemp -d /tmp/hcemu-versus-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 BENCH=$(cd "$(dirname "$0")" && pwd)

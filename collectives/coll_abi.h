@@ -17,10 +17,11 @@
 /* Calls of a communicator in flight on one stream at most: a window of overlapping calls
  * (coll_launch.c, "Windows"); done_idx is below it. */
 #define HCOLL_WINDOW 17u
-/* Bytes of the HCCL buffer's mailbox area (at direct_off) for `size` ranks: an inbox and an
- * outbox per rank for direct pairs, then one outbox per call of a window for pushed steps. */
+/* Bytes of the HCCL buffer's mailbox area (at direct_off) for `size` ranks: an inbox per rank,
+ * HCOLL_ALIGN apart, then an 8-byte outbox per rank and call of a window. */
 #define HCOLL_MAIL_BYTES(size) \
-    (2ull * (size) * HCOLL_ALIGN + (HCOLL_WINDOW * 8 + HCOLL_ALIGN - 1) / HCOLL_ALIGN * HCOLL_ALIGN)
+    ((size) * (uint64_t)HCOLL_ALIGN + \
+     (HCOLL_WINDOW * 8ull * (size) + HCOLL_ALIGN - 1) / HCOLL_ALIGN * HCOLL_ALIGN)
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
  * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
@@ -190,21 +191,20 @@ struct hcoll_args {
      * never eager as well). Each side publishes the address of the bytes it sends the other,
      * and each reads the other's straight into its output with hcemu_read_published (or
      * reduces them into it with hcemu_read_reduce_published): one copy of a block where the
-     * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer, HCOLL_ALIGN
-     * bytes apart: inbox p (p's address for me) at direct_off + p * HCOLL_ALIGN, outbox p (my
-     * address for p, the source of my publishing write) at direct_off + (size + p) *
-     * HCOLL_ALIGN; pushed steps (below) use the same. Notifies: DIRECT_DATA "published",
-     * DIRECT_ACK "read, done with your buffer". */
+     * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer: inbox p
+     * (p's address for me) at direct_off + p * HCOLL_ALIGN; outbox p of this call (my address
+     * for p, the source of my publishing write) at direct_off + size * HCOLL_ALIGN +
+     * (done_idx * size + p) * 8. The kernel stores an outbox when it runs, and calls overlap,
+     * so later calls' kernels store theirs while this call's writes may still read its own:
+     * each call of a window has its own. Notifies: DIRECT_DATA "published", DIRECT_ACK "read,
+     * done with your buffer". */
     uint64_t direct_off;
     uint8_t direct_mask[HCOLL_MAX_RANKS / 8];
     /* RHD_AG: the partners whose step is pushed (bit p of pushed_mask): each publishes its
-     * output's address to the other (the inboxes and outboxes as above, notify DIRECT_DATA)
-     * and writes the step's blocks straight into the other's output with
-     * hcemu_write_published, then notify PUSHED. One copy of a block per step where the eager
-     * slots take two. The address goes out of the outbox of this call's place in its window,
-     * at direct_off + 2 * size * HCOLL_ALIGN + done_idx * 8: the kernel stores it when it
-     * runs, and calls overlap, so the kernels of later calls store theirs while this call's
-     * writes may still read its own. */
+     * output's address to the other (the inboxes as above, from this call's outbox `me`,
+     * which no pair uses; notify DIRECT_DATA) and writes the step's blocks straight into the
+     * other's output with hcemu_write_published, then notify PUSHED. One copy of a block per
+     * step where the eager slots take two. */
     uint8_t pushed_mask[HCOLL_MAX_RANKS / 8];
     /* The launch carries pairs[0..size) only (size: the communicator's ranks); the kernel
      * reads no entry past it. */

@@ -320,14 +320,23 @@ static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
     return (uint8_t *)buf + g->a->direct_off + (uint64_t)idx * HCOLL_ALIGN;
 }
 
-/* Tell peer p an address of mine: `outbox`, in my HCCL buffer, holds it (stored now; it is
- * the direct pairs' outbox for p, which no other call of the window uses, since a launch with
- * direct pairs waits for the calls before it, or this call's outbox of pushed steps), and one
- * write with notify DIRECT_DATA puts it in p's inbox for me. */
-static int publish(const struct run *g, uint32_t p, uint8_t *outbox, const uint8_t *addr)
+/* My outbox for peer p in this call (coll_abi.h, direct_off): the source of the write that
+ * puts an address of mine in p's inbox. */
+static uint8_t *outbox(const struct run *g, uint32_t p)
 {
-    *(uint64_t *)(void *)outbox = (uint64_t)(uintptr_t)addr;
-    return write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), outbox,
+    return (uint8_t *)g->r->buf + g->a->direct_off + (uint64_t)g->n * HCOLL_ALIGN +
+           ((uint64_t)g->a->done_idx * g->n + p) * sizeof(uint64_t);
+}
+
+/* Tell peer p an address of mine, stored now into the outbox of `box` (p, or me for a pushed
+ * step's output, the same for every partner): one write with notify DIRECT_DATA puts it in
+ * p's inbox for me. */
+static int publish(const struct run *g, uint32_t p, uint32_t box, const uint8_t *addr)
+{
+    uint8_t *out = outbox(g, box);
+
+    *(uint64_t *)(void *)out = (uint64_t)(uintptr_t)addr;
+    return write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), out,
                         sizeof(uint64_t), HCOLL_DIRECT_DATA);
 }
 
@@ -336,8 +345,7 @@ static int direct_publish(const struct run *g)
 {
     for (uint32_t p = 0; p < g->n; p++)
         if (direct(g, p))
-            TRY(publish(g, p, mailbox(g, g->r->buf, g->n + p),
-                        g->a->in + g->a->pairs[p].send_off));
+            TRY(publish(g, p, p, g->a->in + g->a->pairs[p].send_off));
     return 0;
 }
 
@@ -940,11 +948,9 @@ static int ring_allgather(const struct run *g)
 /* My output's address to each partner whose step is pushed, from this call's outbox. */
 static int push_address(const struct run *g)
 {
-    uint8_t *box = mailbox(g, g->r->buf, 2 * g->n) + g->a->done_idx * sizeof(uint64_t);
-
     for (uint32_t mask = 1; mask < g->n; mask *= 2)
         if (pushed(g, g->me ^ mask))
-            TRY(publish(g, g->me ^ mask, box, g->a->out));
+            TRY(publish(g, g->me ^ mask, g->me, g->a->out));
     return 0;
 }
 

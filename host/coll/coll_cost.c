@@ -54,16 +54,15 @@
  * other way round (mesh 62-85 us, halving-doubling 104-144). */
 #define HOP_SHARE 0.5
 
-/* A launch with direct pairs cannot overlap the call before it: the host waits for that
- * call's "done" first (coll_launch.c), so with more ranks than cores each rank's host and
- * executor find each other asleep, and the launch's start is in sequence again. Fitted at 4
- * ranks on the 2-core machine, where two such launches made a 128 KiB two-shot allreduce
- * 138-180 us against 83-93 with the same algorithm through the slots (HCEMU_DIRECT_KB=0) and
- * 85-109 for halving-doubling (14 context switches a call against 3: bench/wakes.sh); the
- * 4-rank 128 KiB allgather moves to halving-doubling with it (47-86 against mesh's direct
- * 85-121 us), while the 8-rank 256 KiB allgather stays mesh (222-307 against 269-620) and
- * the 4-rank 512 KiB two-shot stays direct (154-184 against 227-241). With a core per rank
- * nothing sleeps: 2-rank pairs read directly from 32 KiB as before. */
+/* A launch with direct pairs: each pair publishes, reads and acknowledges, and with more
+ * ranks than cores those hand-offs find the peer's process off its core, so the launch pays
+ * for sleeping peers in sequence. Fitted at 4 ranks on the 2-core machine while such a
+ * launch also waited for the call before it (it overlaps since its outboxes are per call of
+ * a window, collectives/coll_abi.h), where two such launches made a 128 KiB two-shot
+ * allreduce 138-180 us against 83-93 with the same algorithm through the slots
+ * (HCEMU_DIRECT_KB=0) and 85-109 for halving-doubling; overlapping, two-shot took 98-114
+ * against halving-doubling's 69-74 on the Intel machine, so the price stays. With a core per
+ * rank nothing sleeps: 2-rank pairs read directly from 32 KiB as before. */
 #define SOLO_WAKES 2.0
 #define SOLO_HOPS 1.0
 
@@ -114,7 +113,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
  * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
 struct tally {
     double tasks, wakes, xwakes, hops, launches, work, crit; /* xwakes: of exchanges */
-    double solo; /* launches that cannot overlap the call before (direct pairs) */
+    double solo; /* launches with direct pairs (SOLO_WAKES) */
 };
 
 static double rounds(uint64_t bytes, uint64_t chunk)
@@ -123,7 +122,7 @@ static double rounds(uint64_t bytes, uint64_t chunk)
     return bytes == 0 ? 1.0 : (double)((bytes + chunk - 1) / chunk);
 }
 
-/* A launch; `solo` when it has direct pairs, so cannot overlap the call before (SOLO_WAKES). */
+/* A launch; `solo` when it has direct pairs (SOLO_WAKES). */
 static void launch(struct tally *t, bool solo)
 {
     t->tasks += LAUNCH_TASKS;
@@ -201,8 +200,7 @@ static void step(struct tally *t, uint32_t n, uint64_t bytes, uint64_t chunk, ui
  * hcoll_pushed says): each rank publishes its output to its log2(n) partners (one hand-off,
  * all at once), then each step writes its blocks straight into the partner's output and
  * notifies: one copy of `bytes` and 5 tasks a step (publish, wait for the address, write,
- * record, wait), two hand-offs of which one is in sequence. Unlike direct pairs, it overlaps
- * the call before (its outboxes are per call of a window). */
+ * record, wait), two hand-offs of which one is in sequence. */
 static void pushed_steps(struct tally *t, uint32_t n, uint64_t b)
 {
     launch(t, false);

@@ -48,9 +48,9 @@ bool emu_coll_direct_allowed(void)
  * allgather of 64 KiB has 32 KiB pairs). Two ranks: pairs of 1 KiB took 12 us direct against
  * 5 through the eager slots, 4 KiB came out even, 8-64 KiB 0.35-0.55x the time; 4 and 8
  * ranks: 4-64 KiB even within the noise, from 256 KiB 0.65-0.8x (bench/direct.sh). Those
- * figures are of calls one at a time; since calls overlap, a launch with direct pairs also
- * gives up overlapping the call before it, which the wall-clock cost model prices when it
- * picks the algorithm (coll_cost.c, SOLO_WAKES). */
+ * figures are of calls one at a time; with more ranks than cores a launch with direct pairs
+ * also pays for its peers' sleeping processes, which the wall-clock cost model prices when
+ * it picks the algorithm (coll_cost.c, SOLO_WAKES). */
 uint64_t emu_coll_direct_min(void)
 {
     pthread_once(&once, decide);

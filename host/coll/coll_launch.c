@@ -525,17 +525,6 @@ static void overlap_decide(void)
     overlap_on = fused_on && emu_settings_bool(EMU_SET_OVERLAP);
 }
 
-/* Whether the launch has direct pairs: the kernel stores into their outboxes when it runs,
- * and its readers' ACKs keep its input until the call's end (pushed steps have an outbox per
- * call of a window, coll_abi.h, and overlap). */
-static bool has_direct(const struct hcoll_args *a)
-{
-    for (size_t i = 0; i < sizeof(a->direct_mask); i++)
-        if (a->direct_mask[i] != 0)
-            return true;
-    return false;
-}
-
 /* Queue the launch, then owe this call's own wait; when the stream owes all it may, queue
  * what it owes and this wait (see "Windows" above). */
 static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
@@ -547,7 +536,7 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
 
     overlap = overlap && emu_stream_resolve(stream, &hs) == EMU_OK;
     uint32_t owed = overlap ? emu_stream_owed(hs->dev, hs->slot, &last) : 0;
-    if (owed > 0 && (last.owner != st->comm || has_direct(a))) {
+    if (owed > 0 && last.owner != st->comm) {
         owed = 0;
         STEP(fn, emu_stream_settle(hs->d, hs->slot));
     }
