@@ -11,6 +11,8 @@
 #include <hccl/hccl_types.h>
 #include <hccl/hcomm_primitives.h>
 
+#include "hcemu_calls.h"
+
 #define HCOLL_MAX_RANKS 256u
 #define HCOLL_TIMEOUT_S 1836u /* every notify wait, as the vendor samples use */
 #define HCOLL_ALIGN 128u      /* slot sizes in the HCCL buffer are multiples of this */
@@ -38,47 +40,6 @@ enum {
     HCOLL_PUSHED = 6,
     HCOLL_CHANNEL_NOTIFIES = 7
 };
-
-/* hcemu-device's own calls (device/dp/api_hcemu.c): read `len` bytes (or read and reduce into
- * `dst` `count` elements, dst[i] = op(dst[i], src[i])) through `channel` from the peer's memory
- * at `off` past the address the peer writes into the 8 bytes at `mailbox` (my memory) before
- * the task runs. No product has them. */
-int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                             const void *mailbox, uint64_t off, uint64_t len);
-int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                    const void *mailbox, uint64_t off, uint64_t count,
-                                    HcommDataType dataType, HcommReduceOp reduceOp);
-/* hcemu_read_reduce_published with the first operand in my memory at `own` instead of in dst:
- * dst[i] = op(own[i], src[i]), or op(src[i], own[i]) when !ownFirst, so that the reduction of
- * my part and a peer's needs no copy of either into dst first. `own` may be dst. */
-int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                         const void *own, bool ownFirst, const void *mailbox,
-                                         uint64_t off, uint64_t count, HcommDataType dataType,
-                                         HcommReduceOp reduceOp);
-/* The write counterpart: `len` bytes from `src` (my memory) through `channel` into the peer's
- * memory at `off` past the address the peer writes into the 8 bytes at `mailbox` (my memory)
- * before the task runs. */
-int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel, const void *mailbox,
-                              uint64_t off, const void *src, uint64_t len);
-/* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
- * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
-int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);
-/* HcommChannelNotifyWaitOnThread, then HcommLocalCopyOnThread (or HcommLocalReduceOnThread,
- * count elements) on the same thread, as one task: half the tasks of an eager exchange's
- * receiving side, and one hand-off fewer through the job-wide run queue. */
-int32_t hcemu_wait_copy(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
-                        uint32_t timeOut, void *dst, const void *src, uint64_t len);
-int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
-                          uint32_t timeOut, void *dst, const void *src, uint64_t count,
-                          HcommDataType dataType, HcommReduceOp reduceOp);
-
-/* The tasks a launch expanded into before, queued again (0), when the same `key` (`len`
- * bytes, at most HCOLL_KEY_MAX: everything the expansion depends on, coll_key.h) came before
- * on this device; 1: expand it now, then call hcemu_cache_record_end(), which keeps the tasks
- * queued meanwhile for the next launch with this key. A longer key is never replayed. */
-#define HCOLL_KEY_MAX 8192u
-int32_t hcemu_cache_replay(const void *key, uint64_t len);
-int32_t hcemu_cache_record_end(void);
 
 /* Kernel entries (the descriptor's keys). */
 #define HCOLL_KERNEL_RUN "hcemu_coll_run"

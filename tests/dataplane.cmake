@@ -2,7 +2,7 @@
 # test_dataplane drives every call from the dp_exec kernel on 2 emulated devices, with threads
 # and channels made by its fixture; the same binary with "a3" checks the A2/A3 product rules.
 hcemu_add_kernel(dp_kernels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dp_exec.c ENTRIES dp_exec)
-target_include_directories(dp_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_include_directories(dp_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR})
 
 emu_add_test(dataplane SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dataplane.c
              ${CMAKE_CURRENT_SOURCE_DIR}/test_dataplane_fixture.c

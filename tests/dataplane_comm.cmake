@@ -4,7 +4,7 @@
 # program interpreter and the docs/FLOW.md AllGather (dpc_flow.c).
 hcemu_add_kernel(dpc_kernels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dp_exec.c
                  ${CMAKE_CURRENT_SOURCE_DIR}/kernels/dpc_flow.c ENTRIES dp_exec dpc_flow)
-target_include_directories(dpc_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_include_directories(dpc_kernels PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR})
 
 emu_add_test(dataplane_comm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_dataplane_comm.c
              ${CMAKE_CURRENT_SOURCE_DIR}/test_comm_util.c

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collectives/coll_abi.h"
+#include "collectives/hcemu_calls.h"
 #include "common/contract/settings.h"
 #include "device/kernel/kernel.h"
 #include "dp.h"

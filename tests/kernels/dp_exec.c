@@ -9,24 +9,8 @@
 #include "hcomm/hcomm_primitives_expt.h"
 #include "dp_params.h"
 
-/* hcemu's own device calls (collectives/coll_abi.h), declared here to keep this kernel free of
- * the collectives' contract. */
-int32_t hcemu_read_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                             const void *mailbox, uint64_t off, uint64_t len);
-int32_t hcemu_read_reduce_published(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                    const void *mailbox, uint64_t off, uint64_t count,
-                                    HcommDataType dataType, HcommReduceOp reduceOp);
-int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle channel, void *dst,
-                                         const void *own, bool ownFirst, const void *mailbox,
-                                         uint64_t off, uint64_t count, HcommDataType dataType,
-                                         HcommReduceOp reduceOp);
-int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel, const void *mailbox,
-                              uint64_t off, const void *src, uint64_t len);
-int32_t hcemu_wait_copy(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
-                        uint32_t timeOut, void *dst, const void *src, uint64_t len);
-int32_t hcemu_wait_reduce(ThreadHandle thread, ChannelHandle channel, uint32_t localNotifyIdx,
-                          uint32_t timeOut, void *dst, const void *src, uint64_t count,
-                          HcommDataType dataType, HcommReduceOp reduceOp);
+/* hcemu's own device calls, without the collectives' contract (coll_abi.h) */
+#include "collectives/hcemu_calls.h"
 
 static void *P(uint64_t a)
 {
