@@ -134,29 +134,6 @@ static struct emu_devmap *reached(uint32_t dev, uint64_t addr, uint64_t len)
     return m != NULL && (len == 0 || emu_devmap_reach(m, addr, len)) ? m : NULL;
 }
 
-/* A published task's peer end (d->mailbox): the address the peer wrote into the home
- * device's mailbox, which the stream's earlier wait ordered before this task, as at home
- * (dp_task.c, resolve_published, which checks it again when the task runs); false when this
- * process does not reach the mailbox. */
-static bool resolve(struct emu_devctl *ctl, const struct emu_runq_task *d, struct emu_dp_op *o)
-{
-    struct emu_devmap *home = reached(ctl->dev, d->mailbox, sizeof(uint64_t));
-    const uint64_t *box;
-
-    if (home == NULL ||
-        (box = emu_devmap_at(home, d->mailbox - emu_window_base(ctl->dev), 8)) == NULL)
-        return false;
-    uint64_t end = __atomic_load_n(box, __ATOMIC_ACQUIRE) + d->pub_off;
-    o->mailbox = d->mailbox;
-    o->pub_off = d->pub_off;
-    o->own = 0; /* a published task records no notify: the union's room is `own`, unused */
-    if (emu_dp_kinds_flags(d->kind) & EMU_DPF_REMOTE_DST)
-        o->dst = end;
-    else
-        o->src = end;
-    return true;
-}
-
 /* Build in t descriptor k of entry g (stream s of device `ctl`) as a task of this process,
  * with this process's mappings; false when it cannot run here (a device or a range this
  * process does not map yet: the device runs it itself). */
@@ -179,8 +156,18 @@ static bool build(struct emu_devctl *ctl, uint32_t s, struct emu_runq_seg *g, ui
                             .notify_slot = d->notify_slot, .timeout_s = d->timeout_s,
                             .channel = EMU_DP_NONE, .copy_mode = (uint16_t)d->copy_mode,
                             .home_ctl = ctl};
-    if (d->mailbox != 0 && !resolve(ctl, d, o))
-        return false;
+    /* A published end first: the peer's address, read here through this process's mapping of
+     * the home device, as at home; then its range is reached like any other. */
+    if (d->mailbox != 0) {
+        o->mailbox = d->mailbox;
+        o->pub_off = d->pub_off;
+        o->own = 0; /* a published task records no notify: the union's room is `own`, unused */
+        struct emu_devmap *home = reached(ctl->dev, d->mailbox, sizeof(uint64_t));
+        uint32_t peer = (emu_dp_kinds_flags(d->kind) & EMU_DPF_REMOTE_DST) ? d->dst_dev
+                                                                           : d->src_dev;
+        if (home == NULL || !emu_dp_resolve_published(t, home, peer))
+            return false; /* the device runs it, and fails it there if it must */
+    }
     if ((d->dst_dev != EMU_RUNQ_NODEV &&
          (o->dst_map = reached(d->dst_dev, o->dst, d->len)) == NULL) ||
         (d->src_dev != EMU_RUNQ_NODEV &&

@@ -147,6 +147,12 @@ struct emu_task *emu_dp_task_new(uint32_t kind);
 void emu_dp_task_describe(struct emu_task *t);
 /* The run function of every data-plane task (what its kind's row says). */
 enum emu_run_result emu_dp_task_run(struct emu_task *t);
+/* EMU_DPF_PUBLISHED: set t's peer end (a read's source, a write's destination) to the address
+ * the peer wrote into the mailbox, read through `self` (this executor's mapping of the task's
+ * own device), pub_off past it; it must lie in the memory of device `peer`. Then mailbox is 0:
+ * the task runs with that address. False, with the task's status and note, when it does not.
+ * The task's run does this itself unless the job-wide run queue's runner did (runq.c). */
+bool emu_dp_resolve_published(struct emu_task *t, struct emu_devmap *self, uint32_t peer);
 /* The move alone of a wait-then-move task whose notify the caller has consumed (the job-wide
  * run queue's runner, runq.c): DONE or FAIL, never PARK. */
 enum emu_run_result emu_dp_task_run_moved(struct emu_task *t);

@@ -119,29 +119,25 @@ static void move_bytes(void *ctx)
         emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
 }
 
-/* EMU_DPF_PUBLISHED: the peer's address (a read's source, a write's destination) the peer
- * wrote into my mailbox, which the thread's earlier wait ordered before this task; it must
- * lie in the peer's memory, and move() checks that it is a live allocation there. */
-static bool resolve_published(struct emu_task *t, struct emu_dp_op *o, uint32_t f)
+/* The peer wrote the address into the mailbox before the thread's earlier wait, which orders
+ * it before this task; move() checks that the end is a live allocation of the peer. */
+bool emu_dp_resolve_published(struct emu_task *t, struct emu_devmap *self, uint32_t peer)
 {
-    /* A runner of another executor reads the home device's mailbox through its own mapping,
-     * which the build of the task reached (runq.c, resolve). */
-    struct emu_devmap *self =
-        o->home_ctl != NULL ? emu_devmem_job_find(o->home_ctl->dev) : &emu_exec_g.self;
-    const uint64_t *box =
-        self != NULL ? ptr_of(self, o->mailbox, sizeof(uint64_t)) : NULL;
+    struct emu_dp_op *o = emu_dp_op_of(t);
+    const uint64_t *box = ptr_of(self, o->mailbox, sizeof(uint64_t));
     uint64_t base = box != NULL ? __atomic_load_n(box, __ATOMIC_ACQUIRE) : 0;
-    bool write = (f & EMU_DPF_REMOTE_DST) != 0;
+    bool write = (emu_dp_kinds_flags(t->kind) & EMU_DPF_REMOTE_DST) != 0;
     uint64_t *end = write ? &o->dst : &o->src;
-    const struct emu_devmap *m = write ? o->dst_map : o->src_map;
 
     *end = base + o->pub_off;
-    if (box != NULL && *end >= base && emu_window_device(*end) == (int)m->dev)
+    if (box != NULL && *end >= base && emu_window_device(*end) == (int)peer) {
+        o->mailbox = 0;
         return true;
+    }
     snprintf(t->note, sizeof(t->note),
              "the %s address 0x%llx published at 0x%llx is not memory of device %u",
              write ? "destination" : "source", (unsigned long long)*end,
-             (unsigned long long)o->mailbox, m->dev);
+             (unsigned long long)o->mailbox, peer);
     t->status = EMU_EINVAL;
     return false;
 }
@@ -274,6 +270,7 @@ static enum emu_run_result wait_notify(struct emu_task *t)
 enum emu_run_result emu_dp_task_run(struct emu_task *t)
 {
     uint32_t f = emu_dp_kinds_flags(t->kind);
+    struct emu_dp_op *o = emu_dp_op_of(t);
     enum emu_inject_verdict v = emu_inject_on() ? emu_inject_before(t, f) : EMU_INJECT_GO;
 
     if (v == EMU_INJECT_FAIL)
@@ -282,9 +279,11 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
         enum emu_run_result r = wait_notify(t);
         return r == EMU_RUN_DONE && (f & EMU_DPF_MOVE) ? move(t, f) : r;
     }
-    if (emu_dp_op_of(t)->net)
+    if (o->net)
         return emu_net_run(t);
-    if ((f & EMU_DPF_PUBLISHED) && !resolve_published(t, emu_dp_op_of(t), f))
+    if ((f & EMU_DPF_PUBLISHED) && o->mailbox != 0 &&
+        !emu_dp_resolve_published(t, &emu_exec_g.self,
+                                  ((f & EMU_DPF_REMOTE_DST) ? o->dst_map : o->src_map)->dev))
         return EMU_RUN_FAIL;
     if (f & EMU_DPF_MOVE) {
         enum emu_run_result r = move(t, f);
