@@ -194,8 +194,9 @@ static emu_status create_state(struct emu_comm *comm, const char *fn,
     emu_status s = emu_coll_servers_init(comm, fn, &st->servers);
     if (s != EMU_OK)
         return s;
-    /* The mailboxes of direct pairs and pushed steps go at the end of the buffer, two per rank,
-     * when they can happen at all (the modelled clock keeps the card's buffer layout); the
+    /* The mailboxes of direct pairs and pushed steps go at the end of the buffer (an inbox per
+     * rank, an outbox per rank and call of a window: HCOLL_MAIL_BYTES), when they can happen at
+     * all (the modelled clock keeps the card's buffer layout); the
      * eager slots before them, two per rank (coll_abi.h). */
     uint64_t mail = emu_coll_direct_allowed() && res.size > 1 ? HCOLL_MAIL_BYTES(res.size) : 0;
     if (mail != 0 && mail * 16 <= res.buf_size) {
