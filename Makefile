@@ -53,6 +53,7 @@ bench: build
 	@echo "== bench/collectives.sh (the cliff sweep: every tool, 2-16 ranks, 1 KiB-256 MiB, x2)"
 	@FACTOR=2 MAXB=256M RANKS="2 4 8 16" TOOLS="$(BENCH_TOOLS)" bench/collectives.sh $(BUILD)
 	@echo "== bench/choice.sh"; bench/choice.sh $(BUILD)
+	@echo "== bench/picks.sh"; bench/picks.sh $(BUILD)
 	@echo "== bench/versus.sh"; bench/versus.sh $(BUILD)
 	@echo "== bench/direct.sh"; bench/direct.sh $(BUILD)
 	@echo "== bench/wakes.sh"; bench/wakes.sh $(BUILD)

@@ -21,8 +21,8 @@
 #define KiB(x) ((uint64_t)(x) << 10)
 #define MiB(x) ((uint64_t)(x) << 20)
 
-/* A 2-core virtual machine like the one docs/PERFORMANCE.md describes, and a big server. */
-static const struct emu_machine vm = {.copy_gbps = 48, .handoff_us = 2.6, .cores = 2};
+/* The 2-core virtual machine docs/PERFORMANCE.md describes, and a big server. */
+static const struct emu_machine vm = {.copy_gbps = 34.8, .handoff_us = 0.86, .cores = 2};
 static const struct emu_machine server = {.copy_gbps = 20, .handoff_us = 1.0, .cores = 64};
 
 /* The default HCCL buffer's slots (host/coll/coll_launch.c): eager 1 MiB at 2 ranks, 64 KiB
@@ -124,8 +124,10 @@ static void two_core_machine_choices(void **state)
         {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RD},
         {EMU_COLL_ALLREDUCE, 8, KiB(16), false, EMU_ALGO_RHD},
         /* 2 ranks, large: two-shot halves each rank's reduction for one more launch (the
-         * card waits to 16 MiB): from 256 KiB with direct reads (52.8 against mesh's 56.1). */
+         * card waits to 16 MiB): from 256 KiB with direct reads (31.5 against mesh's 45.2 us;
+         * at 128 KiB mesh's 18.7 against 20.6, medians of three runs). */
         {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_MESH},
+        {EMU_COLL_ALLREDUCE, 2, KiB(128), true, EMU_ALGO_MESH},
         {EMU_COLL_ALLREDUCE, 2, KiB(256), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLREDUCE, 2, MiB(4), true, EMU_ALGO_TWOSHOT},
         /* 4 and 8 ranks at 256 KiB: two-shot, whose copies are fewer (halving-doubling ran
@@ -134,10 +136,10 @@ static void two_core_machine_choices(void **state)
         {EMU_COLL_ALLREDUCE, 4, KiB(256), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLREDUCE, 8, KiB(256), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLREDUCE, 8, MiB(64), true, EMU_ALGO_TWOSHOT},
-        /* A launch with direct pairs does not overlap the call before (SOLO_WAKES): at 4
-         * ranks and 128 KiB halving-doubling beats two such launches (85-109 against
-         * two-shot's 138-180 us), as recursive doubling beats mesh's direct reads for the
-         * allgather. Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed) up to
+        /* A launch with direct pairs pays for its peers' sleeping processes (SOLO_US): at 4
+         * ranks and 128 KiB halving-doubling beats two such launches (76.0 against
+         * two-shot's 91.9 us, medians of three runs), as recursive doubling beats mesh's
+         * direct reads for the allgather. Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed) up to
          * blocks of 1 MiB, then mesh's direct reads (4 ranks, 128 KiB: 25 against mesh's
          * 39-44 us; 8 ranks, 16 MiB: mesh 3.97-4.07 ms against 6.17-6.38 with 2 MiB steps). */
         {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
@@ -162,21 +164,19 @@ static void two_core_machine_choices(void **state)
     }
 }
 
-/* Another machine, other choices. With a core per rank and a fast hand-off, two-shot's
- * extra launch and halving-doubling's steps cost little, and two-shot's halved reduction
- * wins from 64 KiB; two shared cores keep mesh at 2 ranks and halving-doubling at 4 there
- * (4-rank 16 KiB: 29.7 against mesh's 32.0 us, alternating runs; recursive doubling of the
- * whole vector up to 16 KiB, halving-doubling from 32 KiB). */
+/* Another machine, other choices. With a core per rank nobody sleeps, and two-shot's
+ * halved reduction wins from 128 KiB; two shared cores keep mesh at 2 ranks and
+ * halving-doubling at 4 there (above). */
 static void the_machine_changes_the_choice(void **state)
 {
     static const struct pick server_picks[] = {
         {EMU_COLL_ALLREDUCE, 8, KiB(1), false, EMU_ALGO_RD},
-        {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_TWOSHOT},
-        {EMU_COLL_ALLREDUCE, 4, KiB(64), true, EMU_ALGO_TWOSHOT},
+        {EMU_COLL_ALLREDUCE, 2, KiB(128), true, EMU_ALGO_TWOSHOT},
+        {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_TWOSHOT},
     };
     static const struct pick vm_picks[] = {
-        {EMU_COLL_ALLREDUCE, 2, KiB(64), true, EMU_ALGO_MESH},
-        {EMU_COLL_ALLREDUCE, 4, KiB(64), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLREDUCE, 2, KiB(128), true, EMU_ALGO_MESH},
+        {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLREDUCE, 4, KiB(32), false, EMU_ALGO_RHD},
     };
 

@@ -20,50 +20,48 @@
  * in sequence. The machine's figures (copy rate, hand-off, cores: machine.h) are measured, so
  * the same counts choose differently on another machine.
  *
- * The task and launch weights come from bench/wakes.sh's CPU per 8-rank 1 KiB allreduce on a
- * 2-core machine (hand-off 2.5 us): mesh 150, rhd 152, ring 372, twoshot 450 CPU-us, i.e.
- * about 0.57 us a task and 12 tasks' worth a launch. */
+ * The weights were fitted on the 2-core Intel VM (docs/PERFORMANCE.md): every algorithm timed
+ * at 1 KiB-2 MiB and 2-16 ranks, medians of three runs, and the weights chosen where the picks
+ * lost least to the fastest algorithm of each row and the modelled times came nearest the
+ * measured ones (1.4x off on average, against 2.2x with the weights before).
+ * bench/picks.sh repeats the check on any machine. */
 #include "coll_cost.h"
 
 #include "collectives/coll_steps.h"
 
-/* A task's CPU, in microseconds: 0.57 us on the 2-core VM the weights come from. A fixed figure,
- * not a fraction of the hand-off: the hand-off measured at start-up swings 2.5-18 us with the
- * machine's idle states and load, while the CPU a task takes does not. */
-#define TASK_US 0.57
+/* A task's CPU, in microseconds. bench/wakes.sh's CPU per 8-rank 1 KiB allreduce (40-51
+ * CPU-us for rd, rhd and mesh, 105 for twoshot) over the tasks this model counts for them
+ * gives 0.18-0.24 us. A fixed figure, not a fraction of the hand-off: the hand-off measured
+ * at start-up swings with the machine's idle states and load, while a task's CPU does not. */
+#define TASK_US 0.2
 #define REDUCE_WEIGHT 1.5
 /* What a collective's copy runs at, as a share of the machine's copy figure (one core's memcpy
- * of a block in its own cache): a rank mostly copies lines another core wrote last. At a fifth,
- * the model's picks matched alternating runs on the 2-core machine where the full rate missed:
- * the 8-rank 256 KiB allgather by mesh's direct reads (152-230 us against recursive doubling's
- * 245-286), halving-doubling for the 4-rank 16 KiB allreduce (34-44 against mesh's 45-60) and
- * the 8-rank 4 KiB one (73-108 against 94-122), and two-shot and halving-doubling even at 4 and
- * 8 ranks and 256 KiB (docs/PERFORMANCE.md, "The copy rate of a collective"). */
-#define RANK_COPY_SHARE 0.2
+ * of a block in its own cache): a rank mostly copies lines another core wrote last. At 0.4
+ * every pick of the fit but one came within 5% of the fastest algorithm (the 4-rank 512 KiB
+ * allgather: 124 us against mesh's 107); at 0.35 the 2- and 4-rank 128 KiB allreduces went
+ * to two-shot, at 0.45 the 16-rank 256 KiB one to halving-doubling (1244 against 919 us). */
+#define RANK_COPY_SHARE 0.4
 /* A launch: the host's kernel launch and its wait for "done", the kernel's start on every
  * executor and its bookkeeping tasks. Every rank's executor must be woken and run before a
  * launch's exchanges end, so its hand-offs in sequence grow with the ranks per core. */
-#define LAUNCH_TASKS 12.0
+#define LAUNCH_TASKS 16.0
 #define LAUNCH_WAKES 1.0
 #define LAUNCH_HOPS 2.0
-/* What a call's exchanges in sequence cost of a hand-off each: half, since queued calls of a
- * communicator overlap (coll_launch.c), and the next call's first steps fill the wait for
- * this one's last. At the full figure halving-doubling's 6 steps kept the 8-rank 1 KiB
- * allreduce on mesh, which then measured slower (52.1 against 47.8 us, and 68.7 against
- * 52.2 us in another series of alternating runs); before calls overlapped it was the
- * other way round (mesh 62-85 us, halving-doubling 104-144). */
-#define HOP_SHARE 0.5
+/* What a call's exchanges in sequence cost, in hand-offs each. Queued calls of a
+ * communicator overlap (coll_launch.c), so half a hand-off each once fitted best; with
+ * the cheaper tasks above a whole one does: at a half the 8-rank 8 KiB allreduce went to
+ * halving-doubling (33.3 us against recursive doubling's 28.5) and the 2-rank 128 KiB one
+ * to two-shot (20.6 against mesh's 18.7). */
+#define HOP_SHARE 1.0
 
 /* A launch with direct pairs: each pair publishes, reads and acknowledges, and with more
- * ranks than cores those hand-offs find the peer's process off its core, so the launch pays
- * for sleeping peers in sequence. Fitted at 4 ranks on the 2-core machine while such a
- * launch also waited for the call before it (it overlaps since its outboxes are per call of
- * a window, collectives/coll_abi.h), where two such launches made a 128 KiB two-shot
- * allreduce 138-180 us against 83-93 with the same algorithm through the slots
- * (HCEMU_DIRECT_KB=0) and 85-109 for halving-doubling; overlapping, two-shot took 98-114
- * against halving-doubling's 69-74 on the Intel machine, so the price stays. With a core per
- * rank nothing sleeps: 2-rank pairs read directly from 32 KiB as before. */
-#define SOLO_WAKES 2.0
+ * ranks than cores those hand-offs find the peer's process off its core: each rank pays a
+ * switch to the peer and back, and the launch pays for sleeping peers in sequence. A
+ * switch is the scheduler's work, not the cross-core hand-off of the machine figure, so its
+ * price is a fixed one: on the Intel VM (hand-off 0.86 us) the two direct launches of a
+ * 4-rank 64 KiB two-shot allreduce took 64-74 us against 39-40 through the slots
+ * (HCEMU_DIRECT_KB=0), though they move fewer bytes. With a core per rank nothing sleeps. */
+#define SOLO_US 5.0
 #define SOLO_HOPS 1.0
 
 /* The card's thresholds (the modelled clock's; HCEMU_TIME=model keeps them). */
@@ -113,7 +111,7 @@ enum emu_coll_algo emu_coll_card_pick(enum emu_coll_kind kind, uint32_t n, uint6
  * sequence; work: bytes (copy-equivalent) of all ranks; crit: bytes of the busiest rank. */
 struct tally {
     double tasks, wakes, xwakes, hops, launches, work, crit; /* xwakes: of exchanges */
-    double solo; /* launches with direct pairs (SOLO_WAKES) */
+    double solo; /* launches with direct pairs (SOLO_US) */
 };
 
 static double rounds(uint64_t bytes, uint64_t chunk)
@@ -122,7 +120,7 @@ static double rounds(uint64_t bytes, uint64_t chunk)
     return bytes == 0 ? 1.0 : (double)((bytes + chunk - 1) / chunk);
 }
 
-/* A launch; `solo` when it has direct pairs (SOLO_WAKES). */
+/* A launch; `solo` when it has direct pairs (SOLO_US). */
 static void launch(struct tally *t, bool solo)
 {
     t->tasks += LAUNCH_TASKS;
@@ -387,8 +385,8 @@ double emu_coll_wall_cost(const struct emu_coll_shape *s, enum emu_coll_algo alg
     double h = m->handoff_us, B = m->copy_gbps * 1000.0 * RANK_COPY_SHARE; /* bytes per us */
     double task = TASK_US;
     bool own_cores = s->n <= m->cores; /* else peers' tasks run in place: no sleep, no wake */
-    double per_rank =
-        t.tasks * task + (t.wakes + (own_cores ? t.xwakes : t.solo * SOLO_WAKES)) * h;
+    double per_rank = t.tasks * task + (t.wakes + (own_cores ? t.xwakes : 0)) * h +
+                      (own_cores ? 0 : t.solo * SOLO_US);
     double cores = m->cores < s->n ? m->cores : s->n;
     double all = (s->n * per_rank + t.work / B) / cores, busiest = per_rank + t.crit / B;
     double seq = t.hops * h * HOP_SHARE + t.launches * LAUNCH_HOPS * (s->n / cores) * h +

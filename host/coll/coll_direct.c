@@ -50,7 +50,7 @@ bool emu_coll_direct_allowed(void)
  * ranks: 4-64 KiB even within the noise, from 256 KiB 0.65-0.8x (bench/direct.sh). Those
  * figures are of calls one at a time; with more ranks than cores a launch with direct pairs
  * also pays for its peers' sleeping processes, which the wall-clock cost model prices when
- * it picks the algorithm (coll_cost.c, SOLO_WAKES). */
+ * it picks the algorithm (coll_cost.c, SOLO_US). */
 uint64_t emu_coll_direct_min(void)
 {
     pthread_once(&once, decide);
