@@ -106,6 +106,16 @@ add_test(NAME collectives_procs_pushed_4 COMMAND $<TARGET_FILE:hcemu-run> -n 4 -
 set_tests_properties(collectives_procs_pushed collectives_procs_pushed_4 PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000"
     FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
+# Direct reads of megabytes (coll_kernel.c, direct_read), one task a peer, past the run
+# queue's moves: mesh allgathers of 4 processes with blocks of 2.5 and 7.5 MiB, and a 5 MiB
+# broadcast whose every rank reads the root's buffer; checked bytes.
+add_test(NAME collectives_procs_big_reads COMMAND $<TARGET_FILE:hcemu-run> -n 4 --
+         $<TARGET_FILE:all_gather_test> -b 10M -e 30M -f 3 -n 3 -w 1 -c 1)
+add_test(NAME collectives_procs_big_reads_bcast COMMAND $<TARGET_FILE:hcemu-run> -n 4 --
+         $<TARGET_FILE:broadcast_test> -b 5M -e 5M -n 3 -w 1 -c 1)
+set_tests_properties(collectives_procs_big_reads collectives_procs_big_reads_bcast
+    PROPERTIES TIMEOUT 300 ENVIRONMENT "HCEMU_ALGO=allgather:mesh;HCEMU_HANG_MS=30000"
+    FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")
 # Pushed allgather steps and the two-shot allreduce's direct pairs on one communicator, calls of
 # each repeating between the other's, which store into the same outboxes.
 add_test(NAME collectives_procs_pushed_mix COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
