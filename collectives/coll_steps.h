@@ -78,11 +78,18 @@ static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len
  * took 40-44 us pushed against 105-108 through the eager slots and mesh's direct reads'
  * 87-99; 8 ranks, 4 MiB 1.46 ms against mesh's 1.65. With 2 MiB blocks (8 ranks, 16 MiB)
  * mesh, whose reads all run at once, took 0.65x the time; the cost model chooses between
- * the two below that. */
+ * the two below that.
+ * Smaller blocks, down to a quarter of `dmin`, push too once the output is 4 x `dmin`: the
+ * eager slots copy every byte twice, and at 16 ranks the 64 and 128 KiB allgathers took
+ * 136-149 and 202-214 us pushed against 172-174 and 291-320 through them; at 8 ranks and 64
+ * KiB the two ran even (50-58 against 55-58 us), and smaller outputs lost (8 ranks, 32 KiB:
+ * 38-44 against 33-36). */
 #define HCOLL_PUSH_MAX (1u << 20)
 static inline bool hcoll_pushed(uint32_t n, uint64_t block, uint64_t dmin)
 {
-    return n >= 4 && (n & (n - 1)) == 0 && dmin != 0 && block >= dmin && block <= HCOLL_PUSH_MAX;
+    bool big = block >= dmin || (block >= dmin / 4 && (uint64_t)n * block >= 4 * dmin);
+
+    return n >= 4 && (n & (n - 1)) == 0 && dmin != 0 && big && block <= HCOLL_PUSH_MAX;
 }
 
 #endif
