@@ -81,7 +81,7 @@ static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len
  * the two below that.
  * Smaller blocks, down to a quarter of `dmin`, push too once the output is 4 x `dmin`: the
  * eager slots copy every byte twice, and at 16 ranks the 64 and 128 KiB allgathers took
- * 136-149 and 202-214 us pushed against 172-174 and 291-320 through them; at 8 ranks and 64
+ * 130-142 and 202-209 us pushed against 172-174 and 291-320 through them; at 8 ranks and 64
  * KiB the two ran even (50-58 against 55-58 us), and smaller outputs lost (8 ranks, 32 KiB:
  * 38-44 against 33-36). */
 #define HCOLL_PUSH_MAX (1u << 20)
