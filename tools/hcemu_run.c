@@ -100,14 +100,16 @@ static void usage(FILE *f)
                "                  (--key-file FILE | --insecure-loopback)]\n"
                "                 [--] PROGRAM [ARGS...]\n"
                "       hcemu-run --make-key FILE\n"
-               "       hcemu-run --machine\n"
+               "       hcemu-run --machine | --machine-cost OPERATOR:RANKS:SIZE\n"
                "  one host of a multi-host job: ranks R..R+N-1 of W run here, rank 0's process\n"
                "  listens on HOST:PORT for the other hosts' ranks, which must prove they hold\n"
                "  the job's key (the same FILE on every host, made by --make-key; or HCEMU_KEY /\n"
                "  HCEMU_KEY_FILE in the environment). --insecure-loopback: no key, for a job on\n"
                "  this machine with a 127.x root (any local user can then join it)\n"
                "  --machine: this machine's figures for the collectives' wall-clock cost model\n"
-               "  (exported to the ranks as HCEMU_MACHINE) and the algorithms they choose\n");
+               "  (exported to the ranks as HCEMU_MACHINE) and the algorithms they choose;\n"
+               "  --machine-cost: the modelled time of each algorithm for one call, e.g.\n"
+               "  allreduce:8:128K\n");
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -229,6 +231,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
         {"make-key", required_argument, NULL, 'M'},
         {"insecure-loopback", no_argument, NULL, 'L'},
         {"machine", no_argument, NULL, 'm'},
+        {"machine-cost", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -293,6 +296,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
             break;
         case 'm':
             exit(run_machine_print());
+        case 'C':
+            exit(run_machine_costs(optarg));
         case 'h':
             usage(stdout);
             exit(0);

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/contract/settings.h"
 #include "common/platform/copy.h"
@@ -37,15 +38,29 @@ static void slots(uint32_t n, uint64_t *eager, uint64_t *slot)
     *slot = s < (4u << 20) ? s : 4u << 20;
 }
 
+static const struct {
+    enum emu_coll_kind kind;
+    const char *name;
+} kinds[] = {{EMU_COLL_ALLREDUCE, "allreduce"},
+             {EMU_COLL_ALLGATHER, "allgather"},
+             {EMU_COLL_BROADCAST, "broadcast"},
+             {EMU_COLL_REDUCE_SCATTER, "reducescatter"}};
+
+/* The shape a call of `kind`, n ranks and `bytes` has with the default HCCL buffer. */
+static struct emu_coll_shape shape_of(enum emu_coll_kind kind, uint32_t n, uint64_t bytes)
+{
+    uint64_t eager, slot;
+    bool red = kind != EMU_COLL_ALLGATHER && kind != EMU_COLL_BROADCAST;
+
+    slots(n, &eager, &slot);
+    return (struct emu_coll_shape){
+        .kind = kind, .n = n, .bytes = bytes, .eager = eager,
+        .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
+        .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
+}
+
 int run_machine_print(void)
 {
-    static const struct {
-        enum emu_coll_kind kind;
-        const char *name;
-    } kinds[] = {{EMU_COLL_ALLREDUCE, "allreduce"},
-                 {EMU_COLL_ALLGATHER, "allgather"},
-                 {EMU_COLL_BROADCAST, "broadcast"},
-                 {EMU_COLL_REDUCE_SCATTER, "reducescatter"}};
     struct emu_machine m;
     enum emu_machine_source src;
     char text[128], path[4096];
@@ -65,19 +80,58 @@ int run_machine_print(void)
     printf("\n");
     for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
         for (uint32_t n = 2; n <= 16; n *= 2) {
-            uint64_t eager, slot;
-            slots(n, &eager, &slot);
-            bool red = kinds[k].kind != EMU_COLL_ALLGATHER && kinds[k].kind != EMU_COLL_BROADCAST;
             printf("%-14s %5u", kinds[k].name, n);
             for (uint64_t b = 1024; b <= (256ull << 20); b *= 2) {
-                struct emu_coll_shape s = {
-                    .kind = kinds[k].kind, .n = n, .bytes = b, .eager = eager,
-                    .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
-                    .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
+                struct emu_coll_shape s = shape_of(kinds[k].kind, n, b);
                 printf(" %7s", emu_coll_algo_name(emu_coll_default_pick(
                                    &s, false, src == EMU_MACHINE_CARD ? NULL : &m)));
             }
             printf("\n");
         }
+    return 0;
+}
+
+/* "OPERATOR:RANKS:SIZE" (SIZE in bytes, or with K, M or G) into its parts; false if it is not. */
+static bool parse_call(const char *call, enum emu_coll_kind *kind, uint32_t *n, uint64_t *bytes)
+{
+    char name[32], unit[2] = "";
+    unsigned long ranks;
+    unsigned long long size;
+    int used = 0;
+
+    if (sscanf(call, "%31[a-z]:%lu:%llu%n%1[KMG]%n", name, &ranks, &size, &used, unit, &used) < 3 ||
+        call[used] != '\0' || ranks < 2 || ranks > HCOLL_MAX_RANKS || size == 0 ||
+        size > (1ull << 40))
+        return false;
+    *n = (uint32_t)ranks;
+    *bytes = size << (unit[0] == 'K' ? 10 : unit[0] == 'M' ? 20 : unit[0] == 'G' ? 30 : 0);
+    for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        if (strcmp(name, kinds[k].name) == 0) {
+            *kind = kinds[k].kind;
+            return true;
+        }
+    return false;
+}
+
+int run_machine_costs(const char *call)
+{
+    enum emu_coll_kind kind;
+    struct emu_machine m;
+    uint32_t n;
+    uint64_t bytes;
+
+    if (!parse_call(call, &kind, &n, &bytes)) {
+        fprintf(stderr, "hcemu-run: --machine-cost %s: expected OPERATOR:RANKS:SIZE, e.g. "
+                        "allreduce:8:128K (allreduce, allgather, broadcast, reducescatter; "
+                        "2..%u ranks)\n", call, HCOLL_MAX_RANKS);
+        return 2;
+    }
+    emu_machine_get(&m, NULL);
+    struct emu_coll_shape s = shape_of(kind, n, bytes);
+    for (int a = EMU_ALGO_DEFAULT + 1; a < EMU_ALGO_COUNT; a++) {
+        double us = emu_coll_wall_cost(&s, (enum emu_coll_algo)a, &m);
+        if (us >= 0)
+            printf("%s %.1f\n", emu_coll_algo_name((enum emu_coll_algo)a), us);
+    }
     return 0;
 }

@@ -12,5 +12,8 @@ void run_machine_export(bool multihost);
 /* Prints the figures, where they came from, and the algorithm the wall clock picks per
  * operator, rank count and size. Returns the exit status. */
 int run_machine_print(void);
+/* `hcemu-run --machine-cost OPERATOR:RANKS:SIZE`: the wall-clock cost model's time of every
+ * algorithm that applies to that call, in microseconds, a line each. Returns the exit status. */
+int run_machine_costs(const char *call);
 
 #endif
