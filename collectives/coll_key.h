@@ -12,7 +12,8 @@
  * resources `r` (n ranks) depends on, but its "done" notify; returns its length, or 0 when
  * the launch is not to be replayed: the modelled clock or a diagnostic follows the card's
  * tasks one by one (no fused waits), the kernel stores an address besides queueing tasks
- * (direct pairs, pushed steps), or the communicator is large (few launches repeat its long expansions). */
+ * (direct pairs, pushed steps), or the communicator is large (few launches repeat its long
+ * expansions). */
 uint32_t hcoll_launch_key(const struct hcoll_args *a, const struct hcoll_res *r, uint32_t n,
                           uint8_t *key);
 

@@ -139,9 +139,10 @@ static void two_core_machine_choices(void **state)
         /* A launch with direct pairs pays for its peers' sleeping processes (SOLO_US): at 4
          * ranks and 128 KiB halving-doubling beats two such launches (76.0 against
          * two-shot's 91.9 us, medians of three runs), as recursive doubling beats mesh's
-         * direct reads for the allgather. Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed) up to
-         * blocks of 1 MiB, then mesh's direct reads (4 ranks, 128 KiB: 25 against mesh's
-         * 39-44 us; 8 ranks, 16 MiB: mesh 3.97-4.07 ms against 6.17-6.38 with 2 MiB steps). */
+         * direct reads for the allgather. Recursive doubling's pushed steps (coll_steps.h,
+         * hcoll_pushed) up to blocks of 1 MiB, then mesh's direct reads (4 ranks, 128 KiB: 25
+         * against mesh's 39-44 us; 8 ranks, 16 MiB: mesh 3.97-4.07 ms against 6.17-6.38 with
+         * 2 MiB steps). */
         {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLREDUCE, 4, KiB(512), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLGATHER, 4, KiB(128), true, EMU_ALGO_RHD},

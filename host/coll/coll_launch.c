@@ -509,7 +509,7 @@ void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
  * notify j of the host stream's thread (done_idx), so a record never meets one that is not
  * yet consumed. */
 #define DONE_NOTIFIES (EMU_STREAM_OWED_MAX + 1) /* the calls of a window */
-_Static_assert(DONE_NOTIFIES == HCOLL_WINDOW, "the kernel's outboxes of pushed steps");
+_Static_assert(DONE_NOTIFIES == HCOLL_WINDOW, "the kernel's outboxes, one per call of a window");
 /* Above this many ranks a call's tasks take room (a 256-rank allgather queues hundreds per
  * device) and the call itself takes milliseconds: one at a time. */
 #define OVERLAP_RANKS 64u
