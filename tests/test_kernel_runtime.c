@@ -639,9 +639,9 @@ static void several_entries_of_one_image_run_in_order_on_one_stream(void **state
 }
 
 /* A host that queues launches far ahead: 5000 small ones and every 50th a 48 KiB echo,
- * twice, with a synchronisation between: 10 MB of arguments wrap the stream's 4 MiB
- * argument ring twice, and whenever the host runs a whole ring ahead of the device the next
- * launches take blocks of the allocation table. Every launch must read its own arguments. */
+ * twice, with a synchronisation between: 10 MB of arguments wrap the stream's 256 KiB
+ * argument ring forty times, and whenever the host runs a whole ring ahead of the device the
+ * next launches wait for room. Every launch must read its own arguments. */
 static void queued_launches_past_the_argument_ring_each_read_their_own(void **state)
 {
     enum { N = 5000, BIG = 48u * 1024u };
@@ -714,7 +714,7 @@ static void *release_when_stuck(void *arg)
     return NULL;
 }
 
-/* More queued launches than the argument ring and the allocation table hold together (1024
+/* More queued launches than the argument ring and the allocation table hold together (64
  * blocks of 4 KiB in the ring, 16384 table entries), behind a kernel that holds the stream:
  * the host waits for room, as a full task queue makes it wait on the card, and every launch
  * reads its own arguments. Before, the launch after the table's last entry failed. */
