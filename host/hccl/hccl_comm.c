@@ -29,6 +29,17 @@ bool emu_comm_same_host(const struct emu_comm *c, uint32_t r)
     return r < c->size && c->ranks[r].host_key == c->ranks[c->rank].host_key;
 }
 
+bool emu_comm_one_folder(const struct emu_comm *c)
+{
+    const char *mine = c->ranks[c->rank].job_dir;
+
+    for (uint32_t r = 0; r < c->size; r++)
+        if (!emu_comm_same_host(c, r) ||
+            strncmp(c->ranks[r].job_dir, mine, sizeof(c->ranks[r].job_dir)) != 0)
+            return false;
+    return true;
+}
+
 uint64_t emu_comm_default_buf_bytes(void)
 {
     /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */

@@ -183,6 +183,10 @@ uint64_t emu_comm_connect_timeout_ms(void);
 const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r);
 /* Whether rank r of c is on this process's host (shared memory reaches its device). */
 bool emu_comm_same_host(const struct emu_comm *c, uint32_t r);
+/* Whether every rank of c is on this host in this job folder, so all map the same rendezvous
+ * file (its shared areas beyond the channel offers are not kept in step over the network).
+ * Every rank computes the same answer from the same rank table. */
+bool emu_comm_one_folder(const struct emu_comm *c);
 uint64_t emu_comm_default_buf_bytes(void);
 /* Validate an HcclCommConfig (fn/rank for the message). */
 emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn,
