@@ -82,7 +82,7 @@ emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn, uint
     return EMU_OK;
 }
 
-struct emu_comm *emu_comm_get(const void *user, const char *fn)
+struct emu_comm *emu_comm_try_get(const void *user)
 {
     struct emu_comm *found = NULL;
 
@@ -94,6 +94,13 @@ struct emu_comm *emu_comm_get(const void *user, const char *fn)
             break;
         }
     pthread_mutex_unlock(&reg_lock);
+    return found;
+}
+
+struct emu_comm *emu_comm_get(const void *user, const char *fn)
+{
+    struct emu_comm *found = emu_comm_try_get(user);
+
     if (found == NULL)
         EMU_LOG_ERR("%s: comm %p is not a live communicator (destroyed, or never created)", fn,
                     user);
