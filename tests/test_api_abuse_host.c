@@ -1086,8 +1086,9 @@ static void garbage_comm(HcclComm c)
 COLLECTIVES_ON_GARBAGE(collectives_on_garbage, )
 COLLECTIVES_ON_GARBAGE(inner_collectives_on_garbage, Inner)
 
-/* The hcomm 9.2 additions (api_hccl_diag.c): reports accepted, bad pointers refused,
- * symmetric windows and HCCL-side launches not provided. */
+/* The hcomm 9.2 additions (api_hccl_diag.c, api_hccl_symwin.c): reports accepted, bad
+ * pointers refused, garbage window handles refused, the host peer pointer and HCCL-side
+ * launches not provided. */
 static void hccl92_calls(HcclComm c)
 {
     HcclCommSymWindow w = NULL;
@@ -1101,8 +1102,9 @@ static void hccl92_calls(HcclComm c)
     memset(&info, 0, sizeof(info));
     memset(&prof, 0, sizeof(prof));
     EXPECT(HcclCommRegCommStateCallback(NULL, NULL, NULL), HCCL_E_PTR);
-    EXPECT(HcclCommSymWinRegister(c, heap_junk, 64, &w, 0), HCCL_E_NOT_SUPPORT);
-    EXPECT(HcclCommSymWinDeregister(heap_junk), HCCL_E_NOT_SUPPORT);
+    EXPECT(HcclCommSymWinRegister(c, heap_junk, 64, &w, 0), HCCL_E_PARA, HCCL_E_PTR);
+    EXPECT(HcclCommSymWinRegister(c, heap_junk, 64, &w, 1), HCCL_E_PARA, HCCL_E_PTR);
+    EXPECT(HcclCommSymWinDeregister(heap_junk), HCCL_E_PARA);
     SURVIVES(HcclCommSymWinGet(c, heap_junk, 64, &w, &off));
     EXPECT(HcclSymWinGetPeerPointer(heap_junk, 0, 1, &p), HCCL_E_NOT_SUPPORT);
     EXPECT(HcclAicpuKernelLaunch(c, NULL, NULL, 0, NULL, NULL), HCCL_E_PARA, HCCL_E_PTR);

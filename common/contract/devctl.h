@@ -20,7 +20,7 @@
 #include "wire.h"
 
 #define EMU_DEVCTL_MAGIC 0x3154434d45434845ull /* "HCEMCT1" */
-#define EMU_DEVCTL_VERSION 14u
+#define EMU_DEVCTL_VERSION 15u
 #define EMU_MAX_ALLOCS 16384u
 #define EMU_MAX_STREAMS 2048u /* the 950 allows 1984 streams per device */
 #define EMU_MAX_NOTIFIES (1u << 18)
@@ -31,6 +31,7 @@
 #define EMU_SQ_DEPTH 4096u
 #define EMU_PATH_MAX 256u
 #define EMU_MAX_COMMS 64u
+#define EMU_MAX_SYMWINS 64u /* symmetric windows registered on one device */
 
 enum emu_dev_state {
     EMU_DEV_STARTING = 0,
@@ -46,6 +47,7 @@ enum emu_alloc_kind {
     EMU_ALLOC_ARGS,        /* packed kernel arguments of one launch */
     EMU_ALLOC_STAGING,     /* bounce buffer of an async host copy */
     EMU_ALLOC_NOTIFY,      /* notify-pool ranges (in the notify table, not memory) */
+    EMU_ALLOC_SYM_WIN,     /* a symmetric window's descriptor (common/contract/symwin.h) */
 };
 
 /* Written by the executor's fault handler with async-signal-safe code only. */
@@ -169,6 +171,16 @@ struct emu_comm_ctl {
      * member's host only; `host_call_on` (0/1) is its publication word. */
     _Atomic uint32_t host_call_on;
     char host_call[44];
+};
+
+/* A symmetric window registered by a member on this device (HcclCommSymWinRegister): the
+ * executor reads it to accept transfers into a peer's copy of the window. Written by the
+ * member's host under res_lock, `state` (0 free, 1 live) stored with release last. */
+struct emu_symwin_ctl {
+    _Atomic uint32_t state;
+    uint32_t rank; /* the member's rank */
+    uint64_t comm_id;
+    uint64_t desc; /* global address of its struct emu_symwin_desc on this device */
 };
 
 /* Another device this device exchanges with: its job folder and id locate its files. */
@@ -299,12 +311,13 @@ struct emu_devctl {
      * of three. At 256 ranks each executor maps 255 peer blocks. */
     struct emu_alloc_table alloc;
     struct emu_notify_slot notifies[EMU_MAX_NOTIFIES];
-    pthread_mutex_t res_lock; /* streams, channels, notify pool, peers */
+    pthread_mutex_t res_lock; /* streams, channels, notify pool, peers, symwins */
     struct emu_notify_table notify_ranges;
     struct emu_stream_ctl streams[EMU_MAX_STREAMS];
     struct emu_channel_ctl channels[EMU_MAX_CHANNELS];
     struct emu_peer_ref peers[EMU_MAX_PEERS];
     struct emu_comm_ctl comms[EMU_MAX_COMMS];
+    struct emu_symwin_ctl symwins[EMU_MAX_SYMWINS];
     struct emu_runq_seg runq[EMU_MAX_STREAMS]; /* per stream slot; pages touched on use */
     struct emu_sq sq;
     /* Written by the host that starts the executor, before it starts (the executor adopts

@@ -6,8 +6,7 @@
  * device/kernel/ccl_kernel.c). What each does here (docs/DATA_PLANE.md "Device functions of HCCL"):
  * status and group state are real answers; profiling and DFX registrations are accepted
  * no-ops, since hcemu has no profiler and its own fault reports name the kernel's call site;
- * symmetric windows cannot exist in hcemu (HcclCommSymWinRegister is not provided), so every
- * window handle is refused. */
+ * symmetric-window handles resolve to the peers' addresses (dp_symwin.c). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -185,36 +184,57 @@ EMU_DP_API int32_t HcommChannelNotifyWaitWithDefaultTimeout(ChannelHandle channe
                                         "HcommChannelNotifyWaitOnThreadWithDefaultTimeout"));
 }
 
-static HcclResult no_window(struct emu_hcomm_call *c, HcclCommSymWindow win, void **ptr)
+/* --- symmetric windows ------------------------------------------------------------------ */
+
+/* The address of `offset` in peerRank's copy of the window, as this device addresses a peer:
+ * its global device address, which a transfer on a channel to that peer accepts as the
+ * remote end (dp_check.c). The handle resolves in this device's memory (dp_symwin.c). */
+static HcclResult peer_pointer(struct emu_hcomm_call *c, HcclCommSymWindow win, size_t offset,
+                               uint32_t peer, void **ptr)
 {
     emu_status st = emu_dp_check_ptr(c, "ptr", ptr);
 
     if (st == EMU_OK)
+        *ptr = NULL;
+    if (st == EMU_OK)
         st = emu_dp_check_ptr(c, "winHandle", win);
     if (st != EMU_OK)
         return out(st);
-    *ptr = NULL;
-    emu_hcomm_check_refuse(c, "%p is not a symmetric window (hcemu registers none)", win);
-    return HCCL_E_PARA;
+    const struct emu_symwin_desc *d = emu_dp_symwin_desc((uint64_t)(uintptr_t)win);
+    if (d == NULL) {
+        emu_hcomm_check_refuse(c, "winHandle %p is not a symmetric window registered on device "
+                               "%u (deregistered, or never a window handle)", win,
+                               emu_exec_g.dev);
+        return HCCL_E_PARA;
+    }
+    if (peer >= d->rank_size || offset >= d->size) {
+        emu_hcomm_check_refuse(c, "%s %llu is out of range (the window has %u ranks and %llu "
+                               "bytes)", peer >= d->rank_size ? "peerRank" : "offset",
+                               peer >= d->rank_size ? (unsigned long long)peer
+                                                    : (unsigned long long)offset,
+                               d->rank_size, (unsigned long long)d->size);
+        return HCCL_E_PARA;
+    }
+    *ptr = (void *)(uintptr_t)(d->base[peer] + offset);
+    return HCCL_SUCCESS;
 }
 
 EMU_DP_API HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
                                                uint32_t peerRank, void **ptr)
 {
     EMU_DP_CALL("HcclSymWinGetPeerPointer");
-    (void)offset, (void)peerRank;
-    return no_window(&c, winHandle, ptr);
+    return peer_pointer(&c, winHandle, offset, peerRank, ptr);
 }
 
 EMU_DP_API HcclResult HcommSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
                                                 uint32_t peerRank, void **ptr)
 {
     EMU_DP_CALL("HcommSymWinGetPeerPointer");
-    (void)offset, (void)peerRank;
-    return no_window(&c, winHandle, ptr);
+    return peer_pointer(&c, winHandle, offset, peerRank, ptr);
 }
 
-/* No window exists, so no range is inside one: HCCL then takes its ordinary path. */
+/* The lookup by address is a host call (HCCL makes it before an operator, on the host); a
+ * kernel holds no HcclComm to look in, so no range is found here, without a line. */
 EMU_DP_API HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size,
                                         HcclCommSymWindow *winHandle, size_t *offset)
 {

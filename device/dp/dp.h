@@ -19,6 +19,7 @@
 #include "common/contract/handle.h"
 #include "common/contract/hcomm_check.h"
 #include "common/contract/status.h"
+#include "common/contract/symwin.h"
 #include "dp_kinds.h"
 #include "device/exec.h"
 #include "device/sched/sched.h"
@@ -136,6 +137,14 @@ emu_status emu_dp_check_peer_ctl(const struct emu_hcomm_call *c, uint32_t ch,
 /* Whether [addr, addr+len) is inside a live allocation of the device mapped by `m`
  * (run-time check of a task; any device of the job). */
 bool emu_dp_check_range_alive(const struct emu_devmap *m, uint64_t addr, uint64_t len);
+/* --- dp_symwin.c: symmetric windows (HcclCommSymWinRegister) ---------------------------- */
+
+/* The descriptor behind window handle h, or NULL (silently) when h is not a registered
+ * window of this device. */
+const struct emu_symwin_desc *emu_dp_symwin_desc(uint64_t h);
+/* Whether [addr, addr+len) lies in peer_rank's copy of a window that communicator comm_id
+ * registered on this device: a channel to that peer may then reach it. */
+bool emu_dp_symwin_reaches(uint64_t comm_id, uint32_t peer_rank, uint64_t addr, uint64_t len);
 /* --- dp_task.c: task kinds (dp_kinds.h) run and described from their row ---------------- */
 
 /* Register the kind names with the report module (executor start-up). */

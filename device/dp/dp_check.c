@@ -213,10 +213,15 @@ emu_status emu_dp_check_remote(const struct emu_hcomm_call *c, uint32_t chs, con
         const struct emu_channel_mem *m = &ch->mems[i];
         inside = addr >= m->addr && addr - m->addr <= m->size && len <= m->size - (addr - m->addr);
     }
+    /* A peer's copy of a symmetric window is reachable on every channel of its communicator
+     * to that peer (the window's registration exchanged it, not the channel). */
+    if (!inside)
+        inside = emu_dp_symwin_reaches(ch->comm_id, ch->remote_rank, addr, len);
     if (!inside) {
         emu_hcomm_check_refuse(c, "%s [0x%llx, +%llu) is not inside the peer's HCCL buffer or a "
                                "memory exchanged on this channel to rank %u (%u regions; see "
-                               "HcclChannelGetHcclBuffer / HcclChannelGetRemoteMems)", what,
+                               "HcclChannelGetHcclBuffer / HcclChannelGetRemoteMems), nor in "
+                               "its copy of a symmetric window", what,
                                (unsigned long long)addr, (unsigned long long)len, ch->remote_rank,
                                n);
         return EMU_EINVAL;

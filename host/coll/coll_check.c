@@ -287,24 +287,13 @@ static emu_status verdict(const struct emu_comm *c, const struct area *a, uint32
     return EMU_OK;
 }
 
-/* Whether every rank maps this very file: same host, same job folder. Every rank computes
- * the same answer from the same rank table. */
-static bool one_file(const struct emu_comm *c)
-{
-    for (uint32_t r = 0; r < c->size; r++)
-        if (!emu_comm_same_host(c, r) ||
-            strncmp(c->ranks[r].job_dir, c->ranks[c->rank].job_dir, sizeof(c->ranks[r].job_dir)) != 0)
-            return false;
-    return true;
-}
-
 emu_status emu_coll_check_op(struct emu_comm *c, const struct emu_coll_op *o)
 {
     if (!emu_settings_bool(EMU_SET_COLL_CHECK) || c->size < 2)
         return EMU_OK;
     void *base = c->rdv != NULL ? emu_rdv_call_area(c->rdv) : NULL;
     enum emu_check_kind kind = kind_of(o->fn);
-    if (base == NULL || kind == 0 || !one_file(c))
+    if (base == NULL || kind == 0 || !emu_comm_one_folder(c))
         return EMU_OK;
     struct area a = area_of(base, c->size);
     struct rank_block *mine = &a.ranks[c->rank];

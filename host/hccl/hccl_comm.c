@@ -29,6 +29,17 @@ bool emu_comm_same_host(const struct emu_comm *c, uint32_t r)
     return r < c->size && c->ranks[r].host_key == c->ranks[c->rank].host_key;
 }
 
+bool emu_comm_one_folder(const struct emu_comm *c)
+{
+    const char *mine = c->ranks[c->rank].job_dir;
+
+    for (uint32_t r = 0; r < c->size; r++)
+        if (!emu_comm_same_host(c, r) ||
+            strncmp(c->ranks[r].job_dir, mine, sizeof(c->ranks[r].job_dir)) != 0)
+            return false;
+    return true;
+}
+
 uint64_t emu_comm_default_buf_bytes(void)
 {
     /* HCCL_BUFFSIZE alone, not twice it: one block serves as the operators' staging area. */
@@ -71,7 +82,7 @@ emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn, uint
     return EMU_OK;
 }
 
-struct emu_comm *emu_comm_get(const void *user, const char *fn)
+struct emu_comm *emu_comm_try_get(const void *user)
 {
     struct emu_comm *found = NULL;
 
@@ -83,6 +94,13 @@ struct emu_comm *emu_comm_get(const void *user, const char *fn)
             break;
         }
     pthread_mutex_unlock(&reg_lock);
+    return found;
+}
+
+struct emu_comm *emu_comm_get(const void *user, const char *fn)
+{
+    struct emu_comm *found = emu_comm_try_get(user);
+
     if (found == NULL)
         EMU_LOG_ERR("%s: comm %p is not a live communicator (destroyed, or never created)", fn,
                     user);

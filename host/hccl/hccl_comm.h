@@ -25,6 +25,7 @@
 struct emu_rdv;
 struct emu_graph;
 struct emu_hstream;
+struct emu_symwin;
 
 /* What every member knows about one rank after the rendezvous. */
 struct emu_rank_info {
@@ -131,6 +132,7 @@ struct emu_comm {
     bool peer_mapped[EMU_COMM_MAX_RANKS]; /* EMU_RPC_MAP_PEER sent for that rank's device */
     struct emu_ctx_rec *ctxs;
     struct emu_memreg *regs;
+    struct emu_symwin *wins; /* symmetric windows (hccl_sym_win.c), newest first */
     /* Exchange info (hccl_exchange.c): what the next channel set-up sends, and what each
      * peer sent, kept until read. */
     uint8_t *xinfo_out; /* [xinfo_out_len], NULL when nothing is added */
@@ -167,6 +169,8 @@ struct emu_comm_args {
  * is not a live communicator"). Pair with emu_comm_put(). */
 struct emu_comm *emu_comm_get(const void *user, const char *fn);
 void emu_comm_put(struct emu_comm *c);
+/* emu_comm_get without the line: NULL, silently, when `user` is no live member. */
+struct emu_comm *emu_comm_try_get(const void *user);
 /* Walk the live members of this process: the first (prev NULL) or the one after prev, each
  * taken as by emu_comm_get; prev is put. NULL at the end (nothing left taken). */
 struct emu_comm *emu_comm_next(struct emu_comm *prev);
@@ -183,6 +187,10 @@ uint64_t emu_comm_connect_timeout_ms(void);
 const char *emu_comm_host_of(const struct emu_comm *c, uint32_t r);
 /* Whether rank r of c is on this process's host (shared memory reaches its device). */
 bool emu_comm_same_host(const struct emu_comm *c, uint32_t r);
+/* Whether every rank of c is on this host in this job folder, so all map the same rendezvous
+ * file (its shared areas beyond the channel offers are not kept in step over the network).
+ * Every rank computes the same answer from the same rank table. */
+bool emu_comm_one_folder(const struct emu_comm *c);
 uint64_t emu_comm_default_buf_bytes(void);
 /* Validate an HcclCommConfig (fn/rank for the message). */
 emu_status emu_comm_config_check(const HcclCommConfig *cfg, const char *fn,

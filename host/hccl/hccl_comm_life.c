@@ -16,6 +16,7 @@
 #include "hccl_exchange.h"
 #include "hccl_link.h"
 #include "hccl_mem.h"
+#include "hccl_sym_win.h"
 #include "host/hccl/rdv/hccl_rdv.h"
 #include "host/hccl/rdv/hccl_rdvnet.h"
 #include "hccl_thread.h"
@@ -248,6 +249,7 @@ static void teardown(struct emu_comm *c)
     emu_thread_quiesce(c);
     emu_link_release_all(c);
     emu_thread_release_all(c);
+    emu_symwin_release_all(c);
     emu_hccl_mem_release_all(c);
     pthread_mutex_unlock(&c->lock);
     unpublish(c);

@@ -19,8 +19,7 @@
 #define MEMREG_MAGIC 0x47455252u /* "RREG" */
 #define BUF_OVERCOMMIT (256ull << 20)
 
-/* Where this process reaches device address `addr` of the comm's device. */
-static uint8_t *alias_of(const struct emu_comm *c, const void *addr)
+uint8_t *emu_hccl_mem_alias(const struct emu_comm *c, const void *addr)
 {
     return c->d->alias + ((uint64_t)(uintptr_t)addr - emu_window_base(c->d->id));
 }
@@ -50,7 +49,7 @@ emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, 
             return s;
     }
     if (clear) {
-        emu_status s = emu_mem_zero(alias_of(c, c->buf), c->buf_bytes, fn);
+        emu_status s = emu_mem_zero(emu_hccl_mem_alias(c, c->buf), c->buf_bytes, fn);
         if (s != EMU_OK)
             return s;
     }
@@ -92,7 +91,7 @@ emu_status emu_hccl_mem_ctx_create(struct emu_comm *c, const char *tag, int32_t 
     if (x->device) {
         s = emu_mem_alloc(c->d, size, EMU_ALLOC_ENGINE_CTX, &x->addr);
         /* Recycled device memory would otherwise show stale bytes. */
-        if (s == EMU_OK && (s = emu_mem_zero(alias_of(c, x->addr), size, fn)) != EMU_OK)
+        if (s == EMU_OK && (s = emu_mem_zero(emu_hccl_mem_alias(c, x->addr), size, fn)) != EMU_OK)
             emu_mem_free_owned(x->addr);
     } else if (size > c->d->mem_size /* a host context is no bigger than device memory, and
                                         * huge sizes never reach (sanitizer) allocators */
@@ -140,7 +139,7 @@ emu_status emu_hccl_mem_ctx_copy(struct emu_comm *c, const char *tag, int32_t en
                      (unsigned long long)x->size, x->tag);
         return EMU_EINVAL;
     }
-    uint8_t *dst = x->device ? alias_of(c, x->addr) : x->addr;
+    uint8_t *dst = x->device ? emu_hccl_mem_alias(c, x->addr) : x->addr;
     if (!x->device) {
         memcpy(dst + offset, src, size);
         return EMU_OK;
@@ -175,8 +174,7 @@ emu_status emu_hccl_mem_ctx_destroy(struct emu_comm *c, const char *tag, int32_t
     return EMU_EINVAL;
 }
 
-/* Whether [addr, addr+len) lies inside one live allocation of the comm's device. */
-static bool in_allocation(struct emu_comm *c, uint64_t addr, uint64_t len)
+bool emu_hccl_mem_in_allocation(const struct emu_comm *c, uint64_t addr, uint64_t len)
 {
     struct emu_devctl *ctl = c->d->ctl;
 
@@ -205,7 +203,7 @@ emu_status emu_hccl_mem_reg_add(struct emu_comm *c, const char *tag, const CommM
                      (int)mem->type);
         return mem->type == COMM_MEM_TYPE_HOST ? EMU_ENOTSUP : EMU_EINVAL;
     }
-    if (!in_allocation(c, (uint64_t)(uintptr_t)mem->addr, mem->size)) {
+    if (!emu_hccl_mem_in_allocation(c, (uint64_t)(uintptr_t)mem->addr, mem->size)) {
         EMU_COMM_ERR(c, fn, "[%p, +%llu) is not inside one allocation on device %u", mem->addr,
                      (unsigned long long)mem->size, c->d->id);
         return EMU_EINVAL;

@@ -9,6 +9,11 @@
 #include "common/contract/status.h"
 #include "hccl_comm.h"
 
+/* Where this process reaches device address `addr` of the comm's device (its alias). */
+uint8_t *emu_hccl_mem_alias(const struct emu_comm *c, const void *addr);
+/* Whether [addr, addr+len) lies inside one live allocation of the comm's device. */
+bool emu_hccl_mem_in_allocation(const struct emu_comm *c, uint64_t addr, uint64_t len);
+
 /* The HCCL buffer, allocated (and populated) on first use; zero-filled when `clear`. */
 emu_status emu_hccl_mem_buffer_get(struct emu_comm *c, bool clear, void **addr, uint64_t *size,
                                    const char *fn) EMU_MUST_CHECK;

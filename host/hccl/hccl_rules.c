@@ -34,11 +34,19 @@ const char *emu_rules_engine_name(int32_t engine)
     return engine == COMM_ENGINE_RESERVED ? "RESERVED" : "unknown";
 }
 
+bool emu_rules_has(uint32_t mask)
+{
+    return (mask & product_bit()) != 0;
+}
+
 emu_status emu_rules_call(const char *fn, uint32_t rank, uint32_t mask)
 {
     if ((mask & product_bit()) != 0)
         return EMU_OK;
-    EMU_LOG_ERR("%s: rank %u: %s does not support %s", fn, rank, emu_product_label(), fn);
+    if (rank == UINT32_MAX) /* a call without a communicator */
+        EMU_LOG_ERR("%s: %s does not support %s", fn, emu_product_label(), fn);
+    else
+        EMU_LOG_ERR("%s: rank %u: %s does not support %s", fn, rank, emu_product_label(), fn);
     return EMU_ENOTSUP;
 }
 

@@ -6,6 +6,7 @@
 #ifndef HCEMU_HOST_HCCL_RULES_H
 #define HCEMU_HOST_HCCL_RULES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/contract/status.h"
@@ -15,8 +16,11 @@
 #define EMU_ON_A2 4u
 #define EMU_ON_ALL 7u
 
-/* The call exists on the products in `mask`. */
+/* The call exists on the products in `mask` (rank UINT32_MAX: a call without a communicator,
+ * whose line names no rank). */
 emu_status emu_rules_call(const char *fn, uint32_t rank, uint32_t mask) EMU_MUST_CHECK;
+/* Whether the current product is one of `mask`, without a line. */
+bool emu_rules_has(uint32_t mask);
 /* `engine` is a CommEngine value (EMU_EINVAL if not) that this product has. */
 emu_status emu_rules_engine(const char *fn, uint32_t rank, int32_t engine) EMU_MUST_CHECK;
 /* `protocol` is a CommProtocol value (EMU_EINVAL for RESERVED or unknown) that this product

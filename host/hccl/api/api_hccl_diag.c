@@ -1,7 +1,7 @@
 /* api_hccl_diag.c - the host side of the hcomm 9.2 calls HCCL's own library makes around its
  * collectives: communicator status, group state and expansion mode (real answers),
  * diagnostics and profiling reports (accepted no-ops: hcemu has no profiler), state
- * callbacks and symmetric windows (not provided).
+ * callbacks (accepted, never fired). Symmetric windows: api_hccl_symwin.c.
  * See docs/CONTROL_PLANE.md "HCCL 9.2 additions". */
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,7 +11,6 @@
 #include "common/platform/log.h"
 #include "hccl/hccl.h"
 #include "hccl/hccl_diag.h"
-#include "hccl/hccl_sym_win.h"
 #include "hccl/hcom.h"
 #include "hccl/hcomm_diag.h"
 #include "host/hccl/hccl.h"
@@ -181,40 +180,7 @@ HcclResult HcclCommRegCommStateCallback(const char *regName, HcclCommStateCallba
     return HCCL_SUCCESS;
 }
 
-/* --- symmetric windows and HCCL-side launches: not provided -------------------------------- */
-
-HcclResult HcclCommSymWinRegister(HcclComm comm, void *addr, uint64_t size,
-                                  HcclCommSymWindow *winHandle, uint32_t flag)
-{
-    (void)comm, (void)addr, (void)size, (void)winHandle, (void)flag;
-    NOT_SUPPORTED("symmetric windows are not emulated");
-}
-
-HcclResult HcclCommSymWinDeregister(HcclCommSymWindow winHandle)
-{
-    (void)winHandle;
-    NOT_SUPPORTED("symmetric windows are not emulated");
-}
-
-/* No window exists, so no range lies in one; HCCL asks this to choose its ordinary path, so
- * the answer is NOT_FOUND without an error line. */
-HcclResult HcclCommSymWinGet(HcclComm comm, void *ptr, size_t size, HcclCommSymWindow *winHandle,
-                             size_t *offset)
-{
-    (void)comm, (void)ptr, (void)size;
-    if (winHandle != NULL)
-        *winHandle = NULL;
-    if (offset != NULL)
-        *offset = 0;
-    return HCCL_E_NOT_FOUND;
-}
-
-HcclResult HcclSymWinGetPeerPointer(HcclCommSymWindow winHandle, size_t offset,
-                                    uint32_t peerRank, void **ptr)
-{
-    (void)winHandle, (void)offset, (void)peerRank, (void)ptr;
-    NOT_SUPPORTED("symmetric windows are not emulated");
-}
+/* --- HCCL-side launches and hcom groups ------------------------------------------------ */
 
 /* HcclAicpuKernelLaunch is host/coll/api_aicpu_launch.c's: it launches hcemu's own kernel too. */
 

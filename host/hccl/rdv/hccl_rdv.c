@@ -149,9 +149,15 @@ static size_t check_offset(uint32_t nranks)
            (size_t)nranks * nranks * EMU_RDV_KEYS * sizeof(struct emu_rdv_offer);
 }
 
-static size_t file_bytes(uint32_t nranks)
+/* The window area follows the call area, on an 8-byte boundary like everything in it. */
+static size_t win_offset(uint32_t nranks)
 {
     return check_offset(nranks) + emu_rdv_call_area_bytes(nranks);
+}
+
+static size_t file_bytes(uint32_t nranks)
+{
+    return win_offset(nranks) + (size_t)nranks * EMU_RDV_WIN_RANK_BYTES;
 }
 
 /* The file must be ours and private: another user must not be able to steer a join. */
@@ -472,6 +478,11 @@ void emu_rdv_ring(struct emu_rdv *r)
 void *emu_rdv_call_area(const struct emu_rdv *r)
 {
     return r->base + check_offset(r->nranks);
+}
+
+void *emu_rdv_win_area(const struct emu_rdv *r)
+{
+    return r->base + win_offset(r->nranks);
 }
 
 bool emu_rdv_rank_gone(const struct emu_rdv *r, uint32_t rank)

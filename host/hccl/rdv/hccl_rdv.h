@@ -161,6 +161,11 @@ const struct emu_rdv_offer *emu_rdv_peer_offer(const struct emu_rdv *r, uint32_t
 #define EMU_RDV_CALL_TABLES 4u
 size_t emu_rdv_call_area_bytes(uint32_t nranks);
 void *emu_rdv_call_area(const struct emu_rdv *r);
+/* The window area after the call area, zeroed at creation: EMU_RDV_WIN_RANK_BYTES per rank,
+ * where the members exchange their symmetric windows (host/hccl/hccl_sym_win_xchg.c). Shared
+ * like the call area: by the members whose job folder holds this file. */
+#define EMU_RDV_WIN_RANK_BYTES 64u
+void *emu_rdv_win_area(const struct emu_rdv *r);
 /* Whether `rank` destroyed its member, or its process (or host) died. */
 bool emu_rdv_rank_gone(const struct emu_rdv *r, uint32_t rank);
 /* Wake every waiter (after publishing with a release store). */
