@@ -7,12 +7,19 @@
  * (hcemu-run -n N, mpirun). Exit 0 only if every case passed on every rank; rank 0 prints
  * one line per case and which library HcclAllGather came from.
  *
- *   hccl_ops_check [-t ranks] [-c count,count,...]
+ * With -w each AllGather's input and output lie in one allocation that every rank registers
+ * as a symmetric window (HcclCommSymWinRegister) before the call and deregisters after, as
+ * the vendor's example does: HCCL's AllGather then finds both buffers in windows
+ * (HcclCommSymWinGet) and its mesh template writes through HcclSymWinGetPeerPointer. Only
+ * AllGather runs then: on Atlas 350 the windows serve that operator alone.
+ *
+ *   hccl_ops_check [-t ranks] [-c count,count,...] [-w]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +51,7 @@ static const struct dtype types[] = {
 
 static uint64_t counts[MAX_COUNTS] = {1, 1000, 99999, 300001};
 static size_t n_counts = 4;
+static bool windows; /* -w */
 
 /* One result per (op, type, count) case, combined over the ranks. */
 #define N_CASES (OP_N * N_TYPES * MAX_COUNTS)
@@ -147,9 +155,25 @@ static int one_case(struct rank *r, HcclComm comm, aclrtStream stream, enum op o
     char *host = malloc(in_b > out_b ? in_b : out_b);
     int bad = 0;
 
-    if (host == NULL || aclrtMalloc(&send, in_b, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
-        (op != OP_BROADCAST &&
-         aclrtMalloc(&recv, out_b, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)) {
+    HcclCommSymWindow win = NULL;
+
+    if (windows) { /* one allocation, input then output, registered by every rank */
+        if (host == NULL || aclrtMalloc(&send, in_b + out_b, ACL_MEM_MALLOC_HUGE_FIRST) !=
+                                ACL_SUCCESS) {
+            bad = 2;
+            goto out;
+        }
+        recv = (char *)send + in_b;
+        HcclResult w = HcclCommSymWinRegister(comm, send, in_b + out_b, &win, 1);
+        if (w != HCCL_SUCCESS) {
+            fprintf(stderr, "rank %u: HcclCommSymWinRegister: HcclResult %d\n", r->rank, (int)w);
+            bad = 2;
+            goto out;
+        }
+    } else if (host == NULL ||
+               aclrtMalloc(&send, in_b, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+               (op != OP_BROADCAST &&
+                aclrtMalloc(&recv, out_b, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)) {
         bad = 2;
         goto out;
     }
@@ -196,8 +220,13 @@ out:
     else if (bad == 2)
         atomic_store(&case_error[idx], 1);
     free(host);
+    if (win != NULL && HcclCommSymWinDeregister(win) != HCCL_SUCCESS) {
+        fprintf(stderr, "rank %u: HcclCommSymWinDeregister failed\n", r->rank);
+        atomic_store(&case_error[idx], 1);
+        bad = 2;
+    }
     aclrtFree(send);
-    if (recv != NULL)
+    if (recv != NULL && !windows)
         aclrtFree(recv);
     return bad;
 }
@@ -214,7 +243,7 @@ static void rank_main(struct rank *r)
         r->failed = 1;
         return;
     }
-    for (int op = 0; op < OP_N; op++)
+    for (int op = 0; op < (windows ? OP_ALLGATHER + 1 : OP_N); op++)
         for (size_t t = 0; t < N_TYPES; t++) {
             /* int8 sums stay exact at up to 11 ranks only; moves take any. */
             bool reduces = op == OP_ALLREDUCE || op == OP_REDUCESCATTER;
@@ -244,7 +273,7 @@ static void report(uint32_t n, const char *mode)
 
     if (dladdr((void *)HcclAllGather, &info) != 0 && info.dli_fname != NULL)
         printf("HcclAllGather from %s\n", info.dli_fname);
-    for (int op = 0; op < OP_N; op++)
+    for (int op = 0; op < (windows ? OP_ALLGATHER + 1 : OP_N); op++)
         for (size_t t = 0; t < N_TYPES; t++)
             for (size_t c = 0; c < n_counts; c++) {
                 bool reduces = op == OP_ALLREDUCE || op == OP_REDUCESCATTER;
@@ -291,8 +320,10 @@ int main(int argc, char **argv)
                         argv[0], MAX_COUNTS);
                 return 2;
             }
+        } else if (strcmp(argv[i], "-w") == 0) {
+            windows = true;
         } else {
-            fprintf(stderr, "usage: %s [-t ranks] [-c count,count,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-t ranks] [-c count,count,...] [-w]\n", argv[0]);
             return 2;
         }
     }
@@ -315,7 +346,7 @@ int main(int argc, char **argv)
         failed = r.failed;
         /* Each process knows only its own verdicts; the launcher combines exit codes. */
         if (r.rank == 0)
-            report(r.n, "processes");
+            report(r.n, windows ? "processes, windows" : "processes");
     } else {
         struct rank r[MAX_RANKS];
         pthread_t tid[MAX_RANKS];
@@ -332,7 +363,7 @@ int main(int argc, char **argv)
             pthread_join(tid[i], NULL);
             failed |= r[i].failed;
         }
-        report(n, "threads");
+        report(n, windows ? "threads, windows" : "threads");
         aclrtResetDevice(0);
     }
     aclFinalize();
