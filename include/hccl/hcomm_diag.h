@@ -15,28 +15,6 @@
 extern "C" {
 #endif
 
-/* An operator's profile as the host library registers it (passed by value). */
-#define HCOM_PRO_INFO_MAX_LENGTH 128
-typedef struct HcomProInfo {
-    uint8_t dataType;
-    uint8_t cmdType;
-    uint64_t dataCount;
-    uint32_t rankSize;
-    uint32_t userRank;
-    uint32_t blockDim;
-    uint64_t beginTime;
-    uint32_t root;
-    uint32_t slaveThreadNum;
-    uint64_t commNameLen;
-    uint64_t algTypeLen;
-    char tag[HCOM_PRO_INFO_MAX_LENGTH];
-    char commName[HCOM_PRO_INFO_MAX_LENGTH];
-    char algType[HCOM_PRO_INFO_MAX_LENGTH];
-    bool isCapture;
-    bool isAiv;
-    uint8_t reserved[HCOM_PRO_INFO_MAX_LENGTH];
-} HcomProInfo;
-
 typedef void (*HcommGetOpInfoCallback)(const void *opInfo, char *outPut, size_t size);
 
 HcclResult HcommRegOpInfo(const char *commId, void *opInfo, size_t size);
@@ -44,12 +22,6 @@ HcclResult HcommRegOpTaskException(const char *commId, HcommGetOpInfoCallback ca
 HcclResult HcommProfilingReportDeviceOp(const char *groupname);
 HcclResult HcommProfilingReportKernelStartTask(uint64_t thread, const char *groupname);
 HcclResult HcommProfilingReportKernelEndTask(uint64_t thread, const char *groupname);
-/* Host side: the streams (threads[0] the main one, then slaveThreadNum more) an operator's
- * profile names, registered and withdrawn; the host's kernel and operator reports. */
-HcclResult HcommProfilingRegThread(HcomProInfo profInfo, ThreadHandle *threads);
-HcclResult HcommProfilingUnRegThread(HcomProInfo profInfo, ThreadHandle *threads);
-HcclResult HcommProfilingReportKernel(uint64_t beginTime, const char *profName);
-HcclResult HcommProfilingReportOp(HcomProInfo profInfo);
 
 #ifdef __cplusplus
 }

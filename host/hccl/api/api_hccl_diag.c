@@ -13,6 +13,7 @@
 #include "hccl/hccl_diag.h"
 #include "hccl/hcom.h"
 #include "hccl/hcomm_diag.h"
+#include "host/hccl/api/hcomm_profiling.h"
 #include "host/hccl/hccl.h"
 #include "host/hccl/hccl_comm.h"
 
