@@ -170,6 +170,17 @@ static int one_case(struct rank *r, HcclComm comm, aclrtStream stream, enum op o
             bad = 2;
             goto out;
         }
+        /* What HCCL's AllGather asks before it chooses its window path: both buffers found,
+         * at their offsets in the window. */
+        HcclCommSymWindow got_in = NULL, got_out = NULL;
+        size_t off_in = 1, off_out = 0;
+        if (HcclCommSymWinGet(comm, send, in_b, &got_in, &off_in) != HCCL_SUCCESS ||
+            HcclCommSymWinGet(comm, recv, out_b, &got_out, &off_out) != HCCL_SUCCESS ||
+            got_in != win || got_out != win || off_in != 0 || off_out != in_b) {
+            fprintf(stderr, "rank %u: HcclCommSymWinGet does not find the buffers\n", r->rank);
+            bad = 2;
+            goto out;
+        }
     } else if (host == NULL ||
                aclrtMalloc(&send, in_b, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
                (op != OP_BROADCAST &&
