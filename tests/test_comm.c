@@ -429,6 +429,55 @@ static void resources_are_seen_from_both_ends_of_each_channel(void **state)
     check_devices_clean(base);
 }
 
+/* Built-in collectives on a stream the communicator wraps already keep that thread's
+ * notifies where they are, so handles of them stay good: HCCL's kernels hold some, and its
+ * hccl_test tools, whose HcclBarrier is hcemu's, hung when a built-in grew the thread to its
+ * 17 "done" notifies. Three calls, so the windows of calls are that thread's 2. */
+static void body_builtin_on_wrapped_stream(struct cu_rank *r)
+{
+    aclrtStream st;
+    ThreadHandle cpu;
+    struct emu_handle h;
+    int32_t v[16], *buf = NULL;
+
+    CU_CHECK(r, aclrtCreateStream(&st) == ACL_SUCCESS);
+    memset(&h, 0, sizeof(h));
+    CU_CHECK(r, HcclThreadAcquireWithStream(r->comm, COMM_ENGINE_CPU_TS, st, 2, &cpu) == 0 &&
+                    emu_handle_decode(cpu, EMU_HANDLE_THREAD, &h));
+    const struct emu_devctl *ctl = cu_ctl_map(job, r->rank);
+    uint32_t base = ctl->streams[h.index].notify_base;
+    for (int i = 0; i < 16; i++)
+        v[i] = r->rank + 1;
+    CU_CHECK(r, aclrtMalloc((void **)&buf, sizeof(v), ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS &&
+                    aclrtMemcpy(buf, sizeof(v), v, sizeof(v), ACL_MEMCPY_HOST_TO_DEVICE) ==
+                        ACL_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        CU_CHECK(r, HcclAllReduce(buf, buf, 16, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, r->comm,
+                                  st) == HCCL_SUCCESS);
+    CU_CHECK(r, aclrtSynchronizeStream(st) == ACL_SUCCESS &&
+                    aclrtMemcpy(v, sizeof(v), buf, sizeof(v), ACL_MEMCPY_DEVICE_TO_HOST) ==
+                        ACL_SUCCESS);
+    int32_t sum = r->n * (r->n + 1) / 2;
+    CU_CHECK(r, v[0] == r->n * r->n * sum && v[15] == v[0]);
+    CU_CHECK(r, ctl->streams[h.index].notify_num == 2 && ctl->streams[h.index].notify_base == base);
+    cu_ctl_unmap(ctl);
+    aclrtFree(buf);
+    cu_barrier_wait(); /* nobody destroys while a peer's last call may still read its buffer */
+    CU_CHECK(r, aclrtDestroyStream(st) == ACL_SUCCESS);
+}
+
+static void builtin_collectives_keep_a_wrapped_streams_notifies(void **state)
+{
+    struct cu_rank r[NDEV];
+    HcclRootInfo ri;
+    (void)state;
+
+    memset(r, 0, sizeof(r));
+    assert_int_equal(HcclGetRootInfo(&ri), HCCL_SUCCESS);
+    cu_run_ranks(r, 4, &ri, body_builtin_on_wrapped_stream, NULL);
+    check_all_ranks(r, 4);
+}
+
 static void eight_ranks_build_a_full_mesh(void **state)
 {
     struct cu_rank r[NDEV];
@@ -886,6 +935,7 @@ int main(void)
         cmocka_unit_test(init_all_makes_one_member_per_device),
         cmocka_unit_test(resources_are_seen_from_both_ends_of_each_channel),
         cmocka_unit_test(eight_ranks_build_a_full_mesh),
+        cmocka_unit_test(builtin_collectives_keep_a_wrapped_streams_notifies),
         cmocka_unit_test(destroy_and_recreate_in_a_loop_leaves_nothing),
         cmocka_unit_test(init_times_out_naming_the_missing_rank),
         cmocka_unit_test(channel_times_out_when_the_peer_never_acquires),

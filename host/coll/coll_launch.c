@@ -548,7 +548,7 @@ static bool direct_settles(const struct emu_coll_state *st, const struct hcoll_a
 /* Queue the launch, then owe this call's own wait; when the stream owes all it may, queue
  * what it owes and this wait (see "Windows" above). */
 static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct hcoll_args *a,
-                           ThreadHandle host, bool overlap, const char *fn)
+                           ThreadHandle host, uint32_t window, bool overlap, const char *fn)
 {
     struct emu_hstream *hs = NULL;
     struct emu_stream_owed last, mine = {.owner = st->comm};
@@ -556,7 +556,10 @@ static emu_status run_wait(struct emu_coll_state *st, aclrtStream stream, struct
 
     overlap = overlap && emu_stream_resolve(stream, &hs) == EMU_OK;
     uint32_t owed = overlap ? emu_stream_owed(hs->dev, hs->slot, &last) : 0;
-    if (owed > 0 && (last.owner != st->comm || direct_settles(st, a))) {
+    /* A window of fewer calls than DONE_NOTIFIES (a stream wrapped before with fewer
+     * notifies) closes before the call whose notify it lacks. */
+    if (owed > 0 &&
+        (last.owner != st->comm || direct_settles(st, a) || last.tag + 1 >= window)) {
         owed = 0;
         STEP(fn, emu_stream_settle(hs->d, hs->slot));
     }
@@ -784,9 +787,16 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     emu_status s;
 
     /* The user's stream as a CPU_TS thread with a "done" notify per call in flight, named in
-     * the kernel. */
-    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, DONE_NOTIFIES,
-                                          &host, fn));
+     * the kernel. A stream the communicator wraps already with fewer notifies (HCCL's own
+     * library acquires one for its operators on the user's stream) keeps them, and the
+     * windows of calls on it are that many calls: growing the thread would move its notifies
+     * to a new range, and HCCL's kernels, which hold the handles of the old one, would record
+     * notifies nobody waits for (the hccl_test tools linked with HCCL's library, whose
+     * HcclBarrier is hcemu's, hung at 2 and 8 ranks). */
+    uint32_t window = emu_thread_check_stream_notifies(st->comm, stream);
+    window = window > 0 && window < DONE_NOTIFIES ? window : DONE_NOTIFIES;
+    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, window, &host,
+                                          fn));
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);
@@ -807,7 +817,8 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
     /* The kernel and the wait for its "done" reach the executor with one ring: one wake-up
      * of a sleeping worker instead of up to two. */
     emu_devctl_hold(NULL);
-    s = run_wait(st, stream, a, host, overlap_on && !cap && st->res.size <= OVERLAP_RANKS, fn);
+    s = run_wait(st, stream, a, host, window,
+                 overlap_on && !cap && st->res.size <= OVERLAP_RANKS, fn);
     emu_devctl_release();
     return s;
 }

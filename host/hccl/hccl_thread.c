@@ -245,6 +245,13 @@ static struct emu_thread_rec *find_stream_rec(struct emu_comm *c, const struct e
     return NULL;
 }
 
+uint32_t emu_thread_stream_notifies(struct emu_comm *c, const struct emu_hstream *s)
+{
+    const struct emu_thread_rec *t = find_stream_rec(c, s);
+
+    return t != NULL ? t->notify_num : 0;
+}
+
 /* Give a CPU_TS thread at least `n` notifies; the old range is kept until destroy because
  * tasks queued before may still name it. */
 static emu_status grow(struct emu_comm *c, struct emu_thread_rec *t, uint32_t n)

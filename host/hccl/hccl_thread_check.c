@@ -133,6 +133,19 @@ emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void
     return s;
 }
 
+uint32_t emu_thread_check_stream_notifies(struct emu_comm *c, void *stream)
+{
+    struct emu_hstream *hs;
+    uint32_t n = 0;
+
+    if (emu_stream_lookup(stream, &hs) && hs->dev == c->d->id) {
+        pthread_mutex_lock(&c->lock);
+        n = emu_thread_stream_notifies(c, hs);
+        pthread_mutex_unlock(&c->lock);
+    }
+    return n;
+}
+
 emu_status emu_thread_check_dedicated(struct emu_comm *c, int32_t useType,
                                       uint32_t notifyNumPerThread, ThreadHandle *thread,
                                       const char *fn)
