@@ -1,6 +1,7 @@
 # headers: ABI pins for the public headers (test_headers), plus a build-time check that every
 # header under include/ compiles on its own, twice in a row, as C11 and as C++17 with the
-# project's warning flags. The check is an OBJECT library in ALL, so a broken header breaks
+# project's warning flags, and beside the declarations HCCL's own sources make for themselves
+# (headers_hccl_decls.cpp: HCCL builds against these headers). The check is an OBJECT library in ALL, so a broken header breaks
 # the build rather than only a test.
 
 emu_add_test(headers
@@ -8,6 +9,7 @@ emu_add_test(headers
             ${CMAKE_CURRENT_SOURCE_DIR}/headers_c_tu1.c
             ${CMAKE_CURRENT_SOURCE_DIR}/headers_c_tu2.c
             ${CMAKE_CURRENT_SOURCE_DIR}/headers_cxx.cpp
+            ${CMAKE_CURRENT_SOURCE_DIR}/headers_hccl_decls.cpp
     LIBS hcemu_headers
     TIMEOUT 60)
 set_target_properties(test_headers PROPERTIES C_STANDARD 11 C_EXTENSIONS OFF
