@@ -793,10 +793,9 @@ emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,
      * to a new range, and HCCL's kernels, which hold the handles of the old one, would record
      * notifies nobody waits for (the hccl_test tools linked with HCCL's library, whose
      * HcclBarrier is hcemu's, hung at 2 and 8 ranks). */
-    uint32_t window = emu_thread_check_stream_notifies(st->comm, stream);
-    window = window > 0 && window < DONE_NOTIFIES ? window : DONE_NOTIFIES;
-    STEP(fn, emu_thread_check_with_stream(st->comm, COMM_ENGINE_CPU_TS, stream, window, &host,
-                                          fn));
+    uint32_t window;
+    STEP(fn, emu_thread_check_with_stream_upto(st->comm, COMM_ENGINE_CPU_TS, stream,
+                                               DONE_NOTIFIES, &host, &window, fn));
     STEP(fn, emu_thread_check_export(st->comm, 1, &host, COMM_ENGINE_AICPU_TS, &a->host, fn));
     a->res = st->res_dev;
     a->res_size = sizeof(st->res);

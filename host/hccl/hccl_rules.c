@@ -41,7 +41,7 @@ bool emu_rules_has(uint32_t mask)
 
 emu_status emu_rules_call(const char *fn, uint32_t rank, uint32_t mask)
 {
-    if ((mask & product_bit()) != 0)
+    if (emu_rules_has(mask))
         return EMU_OK;
     if (rank == UINT32_MAX) /* a call without a communicator */
         EMU_LOG_ERR("%s: %s does not support %s", fn, emu_product_label(), fn);

@@ -245,13 +245,6 @@ static struct emu_thread_rec *find_stream_rec(struct emu_comm *c, const struct e
     return NULL;
 }
 
-uint32_t emu_thread_stream_notifies(struct emu_comm *c, const struct emu_hstream *s)
-{
-    const struct emu_thread_rec *t = find_stream_rec(c, s);
-
-    return t != NULL ? t->notify_num : 0;
-}
-
 /* Give a CPU_TS thread at least `n` notifies; the old range is kept until destroy because
  * tasks queued before may still name it. */
 static emu_status grow(struct emu_comm *c, struct emu_thread_rec *t, uint32_t n)
@@ -273,12 +266,11 @@ static emu_status grow(struct emu_comm *c, struct emu_thread_rec *t, uint32_t n)
     return EMU_OK;
 }
 
-emu_status emu_thread_with_stream(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
-                                  uint32_t notify_num, ThreadHandle *out, const char *fn)
+/* Wrap s, whose record in c is t (NULL: none yet), with at least notify_num notifies. */
+static emu_status wrap_stream(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
+                              struct emu_thread_rec *t, uint32_t notify_num, ThreadHandle *out)
 {
-    struct emu_thread_rec *t = find_stream_rec(c, s);
     emu_status st;
-    (void)fn;
 
     if (t == NULL) {
         struct emu_thread_rec nt = {.kind = EMU_THREAD_WRAPPED,
@@ -303,6 +295,27 @@ emu_status emu_thread_with_stream(struct emu_comm *c, int32_t engine, struct emu
     stream_slot_bind(c, t);
     *out = handle_of(c, t);
     return EMU_OK;
+}
+
+emu_status emu_thread_with_stream(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
+                                  uint32_t notify_num, ThreadHandle *out, const char *fn)
+{
+    (void)fn;
+    return wrap_stream(c, engine, s, find_stream_rec(c, s), notify_num, out);
+}
+
+emu_status emu_thread_with_stream_upto(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
+                                       uint32_t most, ThreadHandle *out, uint32_t *got,
+                                       const char *fn)
+{
+    struct emu_thread_rec *t = find_stream_rec(c, s);
+    uint32_t n = t != NULL && t->notify_num > 0 && t->notify_num < most ? t->notify_num : most;
+    emu_status st = wrap_stream(c, engine, s, t, n, out);
+    (void)fn;
+
+    if (st == EMU_OK)
+        *got = n;
+    return st;
 }
 
 emu_status emu_thread_dedicated(struct emu_comm *c, int32_t type, uint32_t notify_num,

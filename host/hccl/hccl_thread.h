@@ -21,8 +21,12 @@ emu_status emu_thread_acquire(struct emu_comm *c, int32_t engine, uint32_t n,
 emu_status emu_thread_with_stream(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
                                   uint32_t notify_num, ThreadHandle *out,
                                   const char *fn) EMU_MUST_CHECK;
-/* The notifies of the thread c already wraps around stream s (0 when none), c->lock held. */
-uint32_t emu_thread_stream_notifies(struct emu_comm *c, const struct emu_hstream *s);
+/* emu_thread_with_stream for a caller that can do with fewer notifies than `most`: a thread c
+ * already wraps around s with some keeps them, since growing moves them to a new range under
+ * the handles of whoever wrapped it first. *got: the notifies the thread has for the caller. */
+emu_status emu_thread_with_stream_upto(struct emu_comm *c, int32_t engine, struct emu_hstream *s,
+                                       uint32_t most, ThreadHandle *out, uint32_t *got,
+                                       const char *fn) EMU_MUST_CHECK;
 /* HcclDedicatedThreadAcquire: one cached thread per type (see hccl_thread.c). */
 emu_status emu_thread_dedicated(struct emu_comm *c, int32_t type, uint32_t notify_num,
                                 ThreadHandle *out, const char *fn) EMU_MUST_CHECK;
@@ -70,8 +74,10 @@ emu_status emu_thread_check_stream_engine(struct emu_comm *c, int32_t engine,
 emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void *stream,
                                         uint32_t notifyNum, ThreadHandle *thread,
                                         const char *fn) EMU_MUST_CHECK;
-/* How many notifies the thread c wraps around `stream` has; 0 for none or a bad stream. */
-uint32_t emu_thread_check_stream_notifies(struct emu_comm *c, void *stream);
+/* The same checks, then emu_thread_with_stream_upto. */
+emu_status emu_thread_check_with_stream_upto(struct emu_comm *c, int32_t engine, void *stream,
+                                             uint32_t most, ThreadHandle *thread, uint32_t *got,
+                                             const char *fn) EMU_MUST_CHECK;
 /* HcclDedicatedThreadAcquire: a dedicated type (0..5), notifies in range, the rank's device. */
 emu_status emu_thread_check_dedicated(struct emu_comm *c, int32_t useType,
                                       uint32_t notifyNumPerThread, ThreadHandle *thread,

@@ -110,10 +110,10 @@ emu_status emu_thread_check_acquire_config(struct emu_comm *c, int32_t engine, u
     return s;
 }
 
-emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void *stream,
-                                        uint32_t notifyNum, ThreadHandle *thread, const char *fn)
+/* The checks of HcclThreadAcquireWithStream: *hs the live stream, on the comm's device. */
+static emu_status stream_of(struct emu_comm *c, int32_t engine, void *stream, uint32_t notifyNum,
+                            struct emu_hstream **hs, const char *fn)
 {
-    struct emu_hstream *hs;
     emu_status s;
 
     if ((s = emu_thread_check_stream_engine(c, engine, fn)) != EMU_OK)
@@ -121,29 +121,42 @@ emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void
     if (notifyNum > EMU_THREAD_NOTIFIES_PER_THREAD)
         return emu_hccl_bad(c, fn, "notifyNum %u is above %u", notifyNum,
                             EMU_THREAD_NOTIFIES_PER_THREAD);
-    if (!emu_stream_lookup(stream, &hs))
+    if (!emu_stream_lookup(stream, hs))
         return emu_hccl_bad(c, fn, "stream %p is not a live stream (destroyed, or never created)",
                             stream);
-    if (hs->dev != c->d->id)
+    if ((*hs)->dev != c->d->id)
         return emu_hccl_bad(c, fn, "stream %p is on device %u but the communicator on device %u",
-                            stream, hs->dev, c->d->id);
+                            stream, (*hs)->dev, c->d->id);
+    return EMU_OK;
+}
+
+emu_status emu_thread_check_with_stream(struct emu_comm *c, int32_t engine, void *stream,
+                                        uint32_t notifyNum, ThreadHandle *thread, const char *fn)
+{
+    struct emu_hstream *hs;
+    emu_status s;
+
+    if ((s = stream_of(c, engine, stream, notifyNum, &hs, fn)) != EMU_OK)
+        return s;
     pthread_mutex_lock(&c->lock);
     s = emu_thread_with_stream(c, engine, hs, notifyNum, thread, fn);
     pthread_mutex_unlock(&c->lock);
     return s;
 }
 
-uint32_t emu_thread_check_stream_notifies(struct emu_comm *c, void *stream)
+emu_status emu_thread_check_with_stream_upto(struct emu_comm *c, int32_t engine, void *stream,
+                                             uint32_t most, ThreadHandle *thread, uint32_t *got,
+                                             const char *fn)
 {
     struct emu_hstream *hs;
-    uint32_t n = 0;
+    emu_status s;
 
-    if (emu_stream_lookup(stream, &hs) && hs->dev == c->d->id) {
-        pthread_mutex_lock(&c->lock);
-        n = emu_thread_stream_notifies(c, hs);
-        pthread_mutex_unlock(&c->lock);
-    }
-    return n;
+    if ((s = stream_of(c, engine, stream, most, &hs, fn)) != EMU_OK)
+        return s;
+    pthread_mutex_lock(&c->lock);
+    s = emu_thread_with_stream_upto(c, engine, hs, most, thread, got, fn);
+    pthread_mutex_unlock(&c->lock);
+    return s;
 }
 
 emu_status emu_thread_check_dedicated(struct emu_comm *c, int32_t useType,
