@@ -2,3 +2,10 @@
 # `make bench`: the hccl_test tools at 2, 4, 8 ranks beside OpenMPI when it is installed).
 add_executable(coll_copy_bound ${CMAKE_CURRENT_SOURCE_DIR}/copy_bound.c)
 target_link_libraries(coll_copy_bound PRIVATE hcemu_common Threads::Threads)
+
+# Its arguments, not its figures: a size per line, and a bad option refused with status 2.
+add_test(NAME bench_copy_bound_gather COMMAND coll_copy_bound -s -g 3 65536 131072)
+set_tests_properties(bench_copy_bound_gather PROPERTIES
+    PASS_REGULAR_EXPRESSION "^65536 [0-9.]+\n131072 [0-9.]+\n$")
+add_test(NAME bench_copy_bound_refuses COMMAND coll_copy_bound -g 0 65536)
+set_tests_properties(bench_copy_bound_refuses PROPERTIES PASS_REGULAR_EXPRESSION "^usage: coll_copy_bound")

@@ -13,7 +13,8 @@
 # of an 8-rank small call between runs on a quiet 2-core machine), or, where the machine's own
 # copy steps more steeply between the two sizes (the buffers leave a cache: coll_copy_bound
 # with sizes, copying half of a footprint as large as the job's buffers into the other
-# half, with memcpy where hcemu keeps the job's transfers cached and with its streaming copy
+# half, or for an allgather each rank's copy of all the inputs into its output (copy_key),
+# with memcpy where hcemu keeps the job's transfers cached and with its streaming copy
 # past that, as its transfers do: copy_times), more than that step. Such a row is timed again
 # REPEAT (3) times: each time both sizes in jobs of their own, warmed for WARM_MS (500 ms) first, and then the machine's copy
 # of both footprints, back to back, so that each run is judged against the machine's step of
@@ -86,29 +87,51 @@ copy_us() {
     awk -v b="$1" '$1 == b { print $2 }' "$TMP/copy.txt"
 }
 
+# An allgather's copy is the gather one (coll_copy_bound -g n): every rank reads all the
+# inputs, BYTES together, into its output, so the inputs are read n times and the machine's
+# step comes where they leave the cache. The split copy of the same footprint never finds its
+# source in the cache past it, and held the 4- and 8-rank allgathers, which step with the
+# gather copy from 64 to 128 MiB (x2.4), to its x2.0. "copy_key TOOL BYTES": the size
+# copy.txt keys the row's copy by, BYTES for the gather copy and half_of otherwise;
+# "footprint_of TOOL KEY": the bytes of the job's buffers for that key.
+copy_key() {
+    case $1 in
+    all_gather_test) echo "$2" ;;
+    *) half_of "$1" "$2" ;;
+    esac
+}
+footprint_of() {
+    case $1 in
+    all_gather_test) echo $(((n + 1) * $2)) ;;
+    *) echo $((2 * $2)) ;;
+    esac
+}
+
 # The footprint up to which hcemu keeps a call's transfers cached: three quarters of the
 # machine's cache figure (host/coll/coll_plan.c; 0: the figure is unknown).
 cache_mib=$("$BIN/hcemu-run" --machine 2>/dev/null </dev/null |
     sed -n 's/^HCEMU_MACHINE=.*cache=\([0-9]*\).*/\1/p')
 room=$((${cache_mib:-0} * 1048576 / 4 * 3))
 
-# copy_times HALF...: "HALF US" per size, the copy of a footprint of 2 x HALF by the method
-# hcemu's transfers use at that footprint: memcpy while it fits the room, the streaming copy
+# copy_times TOOL KEY...: "KEY US" per size, the copy copy_key names for TOOL, by the method
+# hcemu's transfers use at its footprint: memcpy while it fits the room, the streaming copy
 # past it. glibc's memcpy switches to non-temporal stores at a threshold of its own, from the
 # L3 the CPU reports (480 MiB on the Intel machine): against it, 2-rank allgathers of 128 and
 # 256 MiB, streaming both, were held to the x1.24 of memcpy's switch.
 copy_times() {
-    ct_c="" ct_s=""
+    ct_c="" ct_s="" ct_g="" ct_tool=$1
+    shift
+    [ "$ct_tool" != all_gather_test ] || ct_g="-g $n"
     for ct_b in "$@"; do
-        if [ "$room" -eq 0 ] || [ $((2 * ct_b)) -le "$room" ]; then
+        if [ "$room" -eq 0 ] || [ "$(footprint_of "$ct_tool" "$ct_b")" -le "$room" ]; then
             ct_c="$ct_c $ct_b"
         else
             ct_s="$ct_s $ct_b"
         fi
     done
     # shellcheck disable=SC2086
-    { [ -z "$ct_c" ] || "$BIN/coll_copy_bound" $ct_c; } &&
-        { [ -z "$ct_s" ] || "$BIN/coll_copy_bound" -s $ct_s; }
+    { [ -z "$ct_c" ] || "$BIN/coll_copy_bound" $ct_g $ct_c; } &&
+        { [ -z "$ct_s" ] || "$BIN/coll_copy_bound" -s $ct_g $ct_s; }
 }
 
 # steep PREV_US US COPY_PREV_US COPY_US [SLACK_US]: whether the row breaks the rule: more than
@@ -128,8 +151,8 @@ steep() {
 # allgather took 2.9-4.9 ms in three rounds, the copy of its footprint 3.0-4.8 ms beside it),
 # so a step is judged against a copy timed in the same minute.
 copy_pair() {
-    hp=$(half_of "$1" "$2") hb=$(half_of "$1" "$3")
-    copy_times "$hp" "$hb" </dev/null 2>/dev/null |
+    hp=$(copy_key "$1" "$2") hb=$(copy_key "$1" "$3")
+    copy_times "$1" "$hp" "$hb" </dev/null 2>/dev/null |
         awk -v a="$hp" -v b="$hb" '$1 == a { x = $2 } $1 == b { y = $2 } END { print x, y }'
 }
 
@@ -240,11 +263,11 @@ for n in $RANKS; do
         name=$(echo "$tool" | sed 's/_test$//;s/_//g')
         sizes="" b=1024
         while [ "$b" -le "$maxbytes" ]; do
-            sizes="$sizes $(half_of "$tool" "$b")"
+            sizes="$sizes $(copy_key "$tool" "$b")"
             b=$((b * FACTOR))
         done
         # shellcheck disable=SC2086
-        copy_times $sizes >"$TMP/copy.txt" || true
+        copy_times "$tool" $sizes >"$TMP/copy.txt" || true
         : >"$TMP/out.txt"
         # The sizes from 1 KiB, x FACTOR: the small ones in one sweep, then each larger one in a job
         # of its own, so that no row depends on the sizes before it (one such dependence, a
@@ -275,8 +298,8 @@ $big $big $(iters_for "$big")"
             bytes=$((bytes + 0))
             m=$(awk -v o="$name" -v b="$bytes" '$1 == o && $2 == b + 0 { print $3 }' "$TMP/mpi.txt")
             verdict=""
-            if [ -n "$prev" ] && steep "$prev" "$us" "$(copy_us "$(half_of "$tool" "$prevb")")" \
-                "$(copy_us "$(half_of "$tool" "$bytes")")"; then
+            if [ -n "$prev" ] && steep "$prev" "$us" "$(copy_us "$(copy_key "$tool" "$prevb")")" \
+                "$(copy_us "$(copy_key "$tool" "$bytes")")"; then
                 # Steeper than the rule: a cliff only if every run again is. Each run: the two
                 # sizes in jobs of their own, then the copy of their footprints ("S B CS CB").
                 : >"$TMP/again.txt"
