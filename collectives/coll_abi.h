@@ -19,11 +19,17 @@
 /* Calls of a communicator in flight on one stream at most: a window of overlapping calls
  * (coll_launch.c, "Windows"); done_idx is below it. */
 #define HCOLL_WINDOW 17u
+/* Bytes of a direct pair's outbox and inbox entry: two addresses, the bytes I send the peer
+ * and, in a spread reduction, where its result goes in my output. */
+#define HCOLL_MAIL_ENTRY 16u
 /* Bytes of the HCCL buffer's mailbox area (at direct_off) for `size` ranks: an inbox per rank,
- * HCOLL_ALIGN apart, then an 8-byte outbox per rank and call of a window. */
-#define HCOLL_MAIL_BYTES(size) \
-    ((size) * (uint64_t)HCOLL_ALIGN + \
-     (HCOLL_WINDOW * 8ull * (size) + HCOLL_ALIGN - 1) / HCOLL_ALIGN * HCOLL_ALIGN)
+ * HCOLL_ALIGN apart, then an outbox entry per rank and call of a window. */
+#define HCOLL_MAIL_BYTES(size)                                                                     \
+    ((size) * (uint64_t)HCOLL_ALIGN +                                                              \
+     (HCOLL_WINDOW * (uint64_t)HCOLL_MAIL_ENTRY * (size) + HCOLL_ALIGN - 1) / HCOLL_ALIGN *        \
+         HCOLL_ALIGN)
+
+enum { HCOLL_SPREAD_OUT = 1, HCOLL_SPREAD_SLOT = 2 }; /* hcoll_args, spread */
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
  * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
@@ -144,6 +150,17 @@ struct hcoll_args {
     uint32_t eager_threads; /* 1: each eager pair on its peer's thread; 0: on the main thread */
     uint32_t disjoint; /* REDUCE: what I reduce into never overlaps what I send (a
                         * reduce-scatter), so my peers may read my input directly meanwhile */
+    /* REDUCE with every peer direct: a one-launch allreduce (0: not). Each rank writes its
+     * reduced part, round by round, also into every peer's output, where that peer published
+     * it (the second address of its inbox entry for me: its output at the offset of the part
+     * it sends me), before its DIRECT_ACK. The reduce-scatter's result then needs no
+     * allgather, which read each block back from its owner's output. HCOLL_SPREAD_OUT
+     * reduces into my output and copies from there (a call whose buffers stay cached);
+     * HCOLL_SPREAD_SLOT reduces into my slot of the HCCL buffer, which stays in the cache, and
+     * copies it to every output, mine too, with the launch's streaming stores
+     * (EMU_COPY_STREAM): each result is then written to memory once per output and never
+     * read back from there. */
+    uint32_t spread;
     uint64_t stage_len; /* STAGED, and RHD_AR's allgather half (0: recursive doubling):
                          * bytes at the start of my HCCL buffer a round stages */
     uint8_t eager_mask[HCOLL_MAX_RANKS / 8];
@@ -155,9 +172,9 @@ struct hcoll_args {
      * HCCL buffer takes two. The mailboxes lie at direct_off of every HCCL buffer: inbox p
      * (p's address for me) at direct_off + p * HCOLL_ALIGN; outbox p of this call (my address
      * for p, the source of my publishing write) at direct_off + size * HCOLL_ALIGN +
-     * (done_idx * size + p) * 8. The kernel stores an outbox when it runs, and calls overlap,
-     * so later calls' kernels store theirs while this call's writes may still read its own:
-     * each call of a window has its own. Notifies: DIRECT_DATA "published", DIRECT_ACK "read,
+     * (done_idx * size + p) * HCOLL_MAIL_ENTRY. The kernel stores an outbox when it runs, and calls
+     * overlap, so later calls' kernels store theirs while this call's writes may still read its
+     * own: each call of a window has its own. Notifies: DIRECT_DATA "published", DIRECT_ACK "read,
      * done with your buffer". */
     uint64_t direct_off;
     uint8_t direct_mask[HCOLL_MAX_RANKS / 8];

@@ -325,27 +325,32 @@ static uint8_t *mailbox(const struct run *g, void *buf, uint32_t idx)
 static uint8_t *outbox(const struct run *g, uint32_t p)
 {
     return (uint8_t *)g->r->buf + g->a->direct_off + (uint64_t)g->n * HCOLL_ALIGN +
-           ((uint64_t)g->a->done_idx * g->n + p) * sizeof(uint64_t);
+           ((uint64_t)g->a->done_idx * g->n + p) * HCOLL_MAIL_ENTRY;
 }
 
-/* Tell peer p an address of mine, stored now into the outbox of `box` (p, or me for a pushed
- * step's output, the same for every partner): one write with notify DIRECT_DATA puts it in
- * p's inbox for me. */
-static int publish(const struct run *g, uint32_t p, uint32_t box, const uint8_t *addr)
+/* Tell peer p an address of mine, and in a spread reduction a second one (NULL: none),
+ * stored now into the outbox of `box` (p, or me for a pushed step's output, the same for every
+ * partner): one write with notify DIRECT_DATA puts them in p's inbox for me. */
+static int publish(const struct run *g, uint32_t p, uint32_t box, const uint8_t *addr,
+                   const uint8_t *addr2)
 {
-    uint8_t *out = outbox(g, box);
+    uint64_t *out = (uint64_t *)(void *)outbox(g, box);
 
-    *(uint64_t *)(void *)out = (uint64_t)(uintptr_t)addr;
+    out[0] = (uint64_t)(uintptr_t)addr;
+    out[1] = (uint64_t)(uintptr_t)addr2;
     return write_notify(g, g->main, g->r->chans[p], mailbox(g, g->r->peer_buf[p], g->me), out,
-                        sizeof(uint64_t), HCOLL_DIRECT_DATA);
+                        addr2 != NULL ? 2 * sizeof(uint64_t) : sizeof(uint64_t), HCOLL_DIRECT_DATA);
 }
 
-/* Tell every direct peer where the bytes I send it start. */
+/* Tell every direct peer where the bytes I send it start and, in a spread reduction, where its
+ * reduced part goes in my output: the same offset, in my output. */
 static int direct_publish(const struct run *g)
 {
-    for (uint32_t p = 0; p < g->n; p++)
+    for (uint32_t p = 0; p < g->n; p++) {
+        uint64_t off = g->a->pairs[p].send_off;
         if (direct(g, p))
-            TRY(publish(g, p, p, g->a->in + g->a->pairs[p].send_off));
+            TRY(publish(g, p, p, g->a->in + off, g->a->spread ? g->a->out + off : NULL));
+    }
     return 0;
 }
 
@@ -399,10 +404,17 @@ static bool direct_fits(const struct run *g)
         bool d = direct(g, p), s = pushed(g, p);
         if ((d || s) && eager(g, p))
             return false;
+        if (g->a->spread && p != g->me && !d) /* its output would miss my part */
+            return false;
         if (s && (d || g->a->engine != HCOLL_ENGINE_RHD_AG))
             return false;
         any = any || d || s;
     }
+    if (g->a->spread > HCOLL_SPREAD_SLOT)
+        return false;
+    if (g->a->spread &&
+        (g->a->engine != HCOLL_ENGINE_PAIRS || g->a->recv_mode != HCOLL_RECV_REDUCE || !any))
+        return false;
     return !any || ((g->a->engine == HCOLL_ENGINE_PAIRS || g->a->engine == HCOLL_ENGINE_RHD_AG) &&
                     g->a->recv_mode != HCOLL_RECV_KEEP && g->a->direct_off % HCOLL_ALIGN == 0 &&
                     g->a->done_idx < HCOLL_WINDOW &&
@@ -475,6 +487,24 @@ static bool fused_pair(const struct run *g, uint32_t first, uint32_t second)
                              (second == g->me && direct(g, first)));
 }
 
+/* A spread reduction's round: my reduced part of it, `len` bytes at `res`, into my output
+ * (when it is not there already) and every peer's, `off` past where the peer published it,
+ * each peer from the next rank on, so that the ranks' writes of a round spread over the
+ * outputs instead of all going to rank 0's first. */
+static int spread_round(const struct run *g, const uint8_t *res, uint64_t off, uint64_t len)
+{
+    uint8_t *mine = g->a->out + g->a->pairs[g->me].recv_off + off;
+
+    if (res != mine)
+        TRY(HcommLocalCopyOnThread(g->main, mine, res, len));
+    for (uint32_t i = 1; i < g->n; i++) {
+        uint32_t q = (g->me + i) % g->n;
+        TRY(hcemu_write_published(g->main, g->r->chans[q],
+                                  mailbox(g, g->r->buf, q) + sizeof(uint64_t), off, res, len));
+    }
+    return 0;
+}
+
 /* REDUCE, round k: the part k of every rank taking part, in rank order, into my result, so
  * every rank that computes an element computes it with the same operations in the same
  * order. In the main-thread form an eager peer's part is waited for just before it is
@@ -483,7 +513,10 @@ static int reduce_round(const struct run *g, uint64_t k)
 {
     const struct hcoll_pair *mine = &g->a->pairs[g->me];
     uint64_t rl = part(g, mine->recv_len, k);
-    uint8_t *dst = g->a->out + mine->recv_off + k * g->slot;
+    /* A spread reduction past the cache reduces into my slot, which stays in the cache while
+     * its copies go to every output (coll_abi.h, spread). */
+    uint8_t *dst = g->a->spread == HCOLL_SPREAD_SLOT ? slot_of(g, g->me)
+                                                     : g->a->out + mine->recv_off + k * g->slot;
     const uint8_t *own = g->a->in + mine->send_off + k * g->slot;
     uint32_t first = 0;
 
@@ -534,7 +567,7 @@ static int reduce_round(const struct run *g, uint64_t k)
             TRY(HcommLocalReduceOnThread(g->main, dst, src, rl / g->a->esz,
                                          (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op));
     }
-    return 0;
+    return g->a->spread ? spread_round(g, dst, k * g->slot, rl) : 0;
 }
 
 /* Whether peer p exchanges through its slot (not eager, not direct) in round k. */
@@ -950,7 +983,7 @@ static int push_address(const struct run *g)
 {
     for (uint32_t mask = 1; mask < g->n; mask *= 2)
         if (pushed(g, g->me ^ mask))
-            TRY(publish(g, g->me ^ mask, g->me, g->a->out));
+            TRY(publish(g, g->me ^ mask, g->me, g->a->out, NULL));
     return 0;
 }
 

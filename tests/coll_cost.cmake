@@ -9,7 +9,7 @@ emu_add_test(coll_cost SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_coll_cost.c
 add_test(NAME machine_cost COMMAND $<TARGET_FILE:hcemu-run> --machine-cost allreduce:4:128K)
 set_tests_properties(machine_cost PROPERTIES TIMEOUT 30
     ENVIRONMENT "HCEMU_MACHINE=copy=34.8,handoff=0.86,cores=2,cache=171"
-    PASS_REGULAR_EXPRESSION "twoshot 97\\.[0-9]\nring [0-9.]+\nrhd 92\\.[0-9]")
+    PASS_REGULAR_EXPRESSION "twoshot 67\\.[0-9]\nring [0-9.]+\nrhd 92\\.[0-9]")
 add_test(NAME machine_cost_bad COMMAND sh -c [[
 out=$("$0" --machine-cost allreduce:1:1K 2>&1); rc=$?
 case $rc:$out in 2:*"expected OPERATOR:RANKS:SIZE"*) exit 0 ;; esac

@@ -94,6 +94,16 @@ add_test(NAME collectives_two_rank_twoshot COMMAND $<TARGET_FILE:all_reduce_test
 set_tests_properties(collectives_two_rank_twoshot PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCCL_BUFFSIZE=8;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
     PASS_REGULAR_EXPRESSION "success")
+# The two-shot allreduce in one launch, each rank writing its reduced block into every output
+# (coll_abi.h, spread), with a cache figure of 1 MiB: past it the reductions go into a buffer
+# that stays cached and their copies stream (copy.h, EMU_COPY_STREAM). Every operator's bytes,
+# in place too, at 1-8 ranks as threads and 8 as processes.
+add_test(NAME collectives_twoshot_streamed COMMAND test_collectives)
+add_test(NAME collectives_procs_twoshot_streamed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
+         $<TARGET_FILE:test_collectives>)
+set_tests_properties(collectives_twoshot_streamed collectives_procs_twoshot_streamed PROPERTIES
+    TIMEOUT 300 ENVIRONMENT
+    "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:twoshot;HCEMU_MACHINE=copy=30,handoff=1,cores=2,cache=1")
 # Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed): 8 rank processes, blocks of
 # 2 KiB-512 KiB written straight into the partners' outputs, in loops of overlapping calls
 # whose outboxes take turns; then 2 MiB blocks, past the pushed sizes. At 4 ranks up to the

@@ -54,9 +54,13 @@ static struct emu_coll_shape shape_of(enum emu_coll_kind kind, uint32_t n, uint6
 
     slots(n, &eager, &slot);
     return (struct emu_coll_shape){
-        .kind = kind, .n = n, .bytes = bytes, .eager = eager,
+        .kind = kind,
+        .n = n,
+        .bytes = bytes,
+        .eager = eager,
         .chunk = red ? emu_coll_reduce_chunk(slot, emu_copy_stream_min()) : slot,
-        .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10};
+        .direct = emu_settings_u64(EMU_SET_DIRECT_KB) << 10,
+        .spread = emu_settings_u64(EMU_SET_DIRECT_KB) != 0}; /* one server: every peer */
 }
 
 int run_machine_print(void)

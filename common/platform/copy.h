@@ -25,6 +25,7 @@
 #ifndef HCEMU_COMMON_COPY_H
 #define HCEMU_COMMON_COPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,12 +72,19 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
 enum emu_copy_mode {
     EMU_COPY_AUTO = 0, /* stream from HCEMU_COPY_STREAM_KB (a user's kernels) */
     EMU_COPY_CACHED,   /* never stream */
+    /* Copies stream from EMU_COPY_STREAM_FLOOR, reductions keep their results cached: a
+     * spread allreduce past the cache reduces each round into a buffer that stays in the
+     * cache and streams copies of it to every rank's output (collectives/coll_abi.h). */
+    EMU_COPY_STREAM,
 };
 
 /* A copy whose bytes another process reads next (the data plane's transfers). */
 static inline void emu_copy_shared(void *dst, const void *src, size_t n, uint32_t mode)
 {
-    if (mode != EMU_COPY_CACHED && n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min())
+    bool stream = mode == EMU_COPY_STREAM ? n >= EMU_COPY_STREAM_FLOOR
+                  : mode == EMU_COPY_AUTO ? n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min()
+                                          : false;
+    if (stream)
         emu_copy_stream(dst, src, n);
     else
         emu_copy(dst, src, n);

@@ -83,7 +83,8 @@ struct moving {
 /* A reduction into a third buffer (hcemu_read_reduce_published_into): nothing here reads its
  * result again; the peer does, after it left this core's cache in a call too large to stay
  * cached. Ordinary stores would first read every destination line from memory, so in such a
- * call (copy mode AUTO; the built-in collectives give CACHED to calls that fit the cache) the
+ * call (copy mode AUTO; the built-in collectives give CACHED to calls that fit the cache, and
+ * STREAM to a spread allreduce, which reduces into a buffer that stays cached) the
  * results of a whole round (half of HCEMU_COPY_STREAM_KB, coll_launch.c) go through a small
  * buffer to non-temporal stores: the 2-rank 32 MiB allreduce took 2.9-3.4 ms against 4.7-5.6
  * with ordinary stores (docs/PERFORMANCE.md, "Large calls: copies"). */
@@ -92,7 +93,7 @@ static void reduce_into(const struct moving *m)
     const void *a = m->o->own_first ? m->own : m->src, *b = m->o->own_first ? m->src : m->own;
     size_t es = m->o->count != 0 ? m->o->len / m->o->count : 0;
 
-    if (m->o->copy_mode == EMU_COPY_CACHED || es == 0 || es > STREAM_BATCH || m->dst == a ||
+    if (m->o->copy_mode != EMU_COPY_AUTO || es == 0 || es > STREAM_BATCH || m->dst == a ||
         m->dst == b || m->o->len < emu_copy_stream_min() / 2) {
         emu_reduce_into(m->dst, a, b, m->o->count, m->o->dtype, m->o->op);
         return;

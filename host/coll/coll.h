@@ -141,6 +141,7 @@ emu_status emu_coll_launch_kernel(struct emu_function *f, aclrtStream stream, co
 /* How the transfers of the call being planned treat the caches (enum emu_copy_mode), for
  * every launch of the call: coll_plan.c decides, once per call. */
 void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode);
+uint32_t emu_coll_copy_mode(const struct emu_coll_state *st);
 /* The Hcomm call a host-stream record or wait of the launches is made as (hcomm.h). */
 struct emu_hcomm_call emu_coll_host_call(const char *fn, uint64_t callsite);
 /* Launch hcemu_thread_wait (wait) or hcemu_thread_record of hcemu's image (loaded on first
@@ -159,6 +160,11 @@ uint64_t emu_coll_direct_min(void);
 /* Whether a call of this communicator may go direct with every peer whose pair is at least
  * emu_coll_direct_min() (on this stream: not while it is captured into a graph). */
 bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream);
+/* Whether a call on this stream whose every pair is at least `smallest` bytes goes direct with
+ * every peer (each of this machine, on a channel of our own): what a spread reduction needs
+ * (coll_abi.h, spread). */
+bool emu_coll_direct_everyone(const struct emu_coll_state *st, aclrtStream stream,
+                              uint64_t smallest);
 /* Bytes of an eager slot (0: this communicator has none). */
 uint64_t emu_coll_eager_len(const struct emu_coll_state *st);
 /* Bytes at the start of my HCCL buffer one round of staged reads may fill. */

@@ -176,6 +176,18 @@ static void gather(struct tally *t, uint32_t n, uint64_t b, uint64_t eager, uint
     t->crit += copies * (double)b;
 }
 
+/* The copies of a spread two-shot (collectives/coll_abi.h, spread), in the launch of its
+ * reduce-scatter: each round of my reduced block of `b` bytes into every peer's output, one
+ * task each, with no launch and no hand-off of their own. */
+static void spread(struct tally *t, uint32_t n, uint64_t b, uint64_t chunk)
+{
+    double peers = n - 1;
+
+    t->tasks += rounds(b, chunk) * peers;
+    t->work += peers * (double)b * n;
+    t->crit += peers * (double)b;
+}
+
 /* One neighbour step (ring, halving, doubling): `bytes` each way through the slots, then
  * reduced (`red`) or copied out. A halving-doubling step that fits an eager slot of `eager`
  * bytes (0: a ring step, never eager) is one write with notify, a wait and the copy or
@@ -234,7 +246,10 @@ static bool allreduce(const struct emu_coll_shape *s, enum emu_coll_algo algo, s
         return true;
     case EMU_ALGO_TWOSHOT:
         mesh(t, n, b, er, s->chunk, s->direct, true);
-        gather(t, n, b, s->eager, s->direct, false);
+        if (s->spread && direct(b, s->direct))
+            spread(t, n, b, s->chunk);
+        else
+            gather(t, n, b, s->eager, s->direct, false);
         return true;
     case EMU_ALGO_RING:
         launch(t, false);

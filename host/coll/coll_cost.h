@@ -22,6 +22,8 @@ struct emu_coll_shape {
     uint64_t direct; /* copying pairs of at least this many bytes read the peer's buffer
                       * directly, one copy of a block (0: never; coll_direct.c) */
     bool in_place;  /* reduce-scatter in place (no ring then) */
+    bool spread;    /* every peer may go direct: two-shot's blocks of `direct` bytes and more
+                     * are written into every output as they are reduced, in one launch */
 };
 
 /* The card's rule (the modelled clock's choice): mesh one-shot up to 256 KiB, then

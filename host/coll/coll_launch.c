@@ -479,6 +479,11 @@ static emu_status launch(struct emu_function *f, aclrtStream stream, const void 
                                   fn);
 }
 
+uint32_t emu_coll_copy_mode(const struct emu_coll_state *st)
+{
+    return st->copy_mode;
+}
+
 void emu_coll_set_copy_mode(struct emu_coll_state *st, uint32_t copy_mode)
 {
     st->copy_mode = copy_mode;
@@ -720,6 +725,13 @@ static void rhd_eager_plan(struct emu_coll_state *st, struct hcoll_args *a)
     }
 }
 
+/* Whether peer p may be read and written directly: a peer of this machine on a channel of our
+ * own. */
+static bool direct_peer(const struct emu_coll_state *st, uint32_t p)
+{
+    return !hcoll_bit(st->shared, p) && emu_comm_same_host(st->comm, p);
+}
+
 /* The pairs of a PAIRS launch that go direct: at least emu_coll_direct_min() bytes one way or
  * the other, with a peer of this machine, on a channel of our own; in a reduction only when
  * it is a reduce-scatter (`disjoint`: in a one-shot allreduce in place, peers would read what
@@ -735,7 +747,7 @@ static void direct_plan(struct emu_coll_state *st, struct hcoll_args *a)
     for (uint32_t p = 0; p < st->res.size; p++) {
         const struct hcoll_pair *pr = &a->pairs[p];
         if (pairs_with(st, a, p) && (pr->send_len >= min || pr->recv_len >= min) &&
-            !hcoll_bit(st->shared, p) && emu_comm_same_host(st->comm, p))
+            direct_peer(st, p))
             set_bit(a->direct_mask, p);
     }
 }
@@ -778,6 +790,17 @@ static bool captured(aclrtStream stream)
 bool emu_coll_direct_usable(const struct emu_coll_state *st, aclrtStream stream)
 {
     return st->direct_off != 0 && !captured(stream);
+}
+
+bool emu_coll_direct_everyone(const struct emu_coll_state *st, aclrtStream stream,
+                              uint64_t smallest)
+{
+    if (!emu_coll_direct_usable(st, stream) || smallest < emu_coll_direct_min() || smallest == 0)
+        return false;
+    for (uint32_t p = 0; p < st->res.size; p++)
+        if (p != st->res.rank && !direct_peer(st, p))
+            return false;
+    return true;
 }
 
 emu_status emu_coll_launch_run(struct emu_coll_state *st, aclrtStream stream,

@@ -71,10 +71,13 @@ static uint64_t reduce_slot(struct emu_coll_state *st)
 }
 
 /* One PAIRS launch. `disjoint`: a reduction whose ranks each reduce into a part they do not
- * send (a reduce-scatter, a reduce to a root), so peers may read their inputs directly. */
+ * send (a reduce-scatter, a reduce to a root), so peers may read their inputs directly.
+ * `spread`: a reduce-scatter whose ranks also write their part into every peer's output
+ * (coll_abi.h, spread; 0: not). */
 static emu_status launch_pairs(struct emu_coll_state *st, aclrtStream stream,
                                const struct emu_coll_op *op, const struct hcoll_pair *pairs,
-                               uint8_t *in, uint8_t *out, uint32_t mode, bool disjoint)
+                               uint8_t *in, uint8_t *out, uint32_t mode, bool disjoint,
+                               uint32_t spread)
 {
     struct hcoll_args a;
 
@@ -82,6 +85,7 @@ static emu_status launch_pairs(struct emu_coll_state *st, aclrtStream stream,
     if (mode == HCOLL_RECV_REDUCE)
         a.slot = reduce_slot(st);
     a.disjoint = disjoint;
+    a.spread = spread;
     a.in = in;
     a.out = out;
     emu_coll_pairs_copy(a.pairs, pairs, emu_coll_size(st));
@@ -92,7 +96,7 @@ static emu_status run_pairs(struct emu_coll_state *st, aclrtStream stream,
                             const struct emu_coll_op *op, const struct hcoll_pair *pairs,
                             uint8_t *in, uint8_t *out, uint32_t mode)
 {
-    return launch_pairs(st, stream, op, pairs, in, out, mode, false);
+    return launch_pairs(st, stream, op, pairs, in, out, mode, false, 0);
 }
 
 static uint64_t pair_rounds(const struct hcoll_pair *p, uint64_t slot)
@@ -183,7 +187,7 @@ static emu_status mesh_reduce(struct emu_coll_state *st, aclrtStream stream,
 {
     if (!emu_coll_prim_reducible(op->dtype, op->op))
         return reduce_by_compute(st, stream, op);
-    return launch_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE, disjoint);
+    return launch_pairs(st, stream, op, op->pairs, op->in, op->out, HCOLL_RECV_REDUCE, disjoint, 0);
 }
 
 /* HCEMU_ALGO; else the card's rule when the time is modelled or hier applies (several equal
@@ -209,11 +213,15 @@ static enum emu_coll_algo pick(const struct emu_coll_op *op, struct emu_coll_sta
         pm->pick_in_place == in_place)
         return (enum emu_coll_algo)pm->pick_algo;
     bool wall = wall_machine(st, &m);
-    struct emu_coll_shape sh = {.kind = op->kind, .n = n, .bytes = bytes,
-                                .eager = emu_coll_eager_len(st), .chunk = reduce_slot(st),
-                                .direct = emu_coll_direct_usable(st, NULL) ? emu_coll_direct_min()
-                                                                           : 0,
-                                .in_place = in_place};
+    struct emu_coll_shape sh = {
+        .kind = op->kind,
+        .n = n,
+        .bytes = bytes,
+        .eager = emu_coll_eager_len(st),
+        .chunk = reduce_slot(st),
+        .direct = emu_coll_direct_usable(st, NULL) ? emu_coll_direct_min() : 0,
+        .in_place = in_place,
+        .spread = emu_coll_direct_everyone(st, NULL, emu_coll_direct_min())};
     a = emu_coll_default_pick(&sh, hier, wall ? &m : NULL);
     EMU_LOG_DEBUG("%s: %u ranks, %llu bytes: %s (%s)", op->fn, n, (unsigned long long)bytes,
                   emu_coll_algo_name(a), wall && !hier ? "wall-clock cost model" : "card's rule");
@@ -231,7 +239,7 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
 {
     uint32_t me = emu_coll_rank(st), n = emu_coll_size(st);
     struct hcoll_pair rs[HCOLL_MAX_RANKS], ag[HCOLL_MAX_RANKS];
-    uint64_t moff, mlen;
+    uint64_t moff, mlen, smallest = UINT64_MAX;
     emu_status s;
 
     emu_coll_pairs_zero(rs, n);
@@ -242,9 +250,19 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
         hcoll_block(op->count, n, p, op->esz, &off, &len);
         rs[p] = (struct hcoll_pair){off, len, moff, mlen};
         ag[p] = (struct hcoll_pair){moff, mlen, off, len};
+        smallest = len < smallest ? len : smallest;
     }
-    if ((s = launch_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE, true)) !=
-        EMU_OK)
+    /* Every peer read and written directly: one launch, each rank's reduced block written into
+     * every output as it is reduced (coll_abi.h, spread). Every rank sees the same block sizes
+     * and peers, so all take this form or none. */
+    uint32_t spread = 0;
+    if (emu_coll_direct_everyone(st, stream, smallest)) {
+        spread = emu_coll_copy_mode(st) == EMU_COPY_CACHED ? HCOLL_SPREAD_OUT : HCOLL_SPREAD_SLOT;
+        if (spread == HCOLL_SPREAD_SLOT)
+            emu_coll_set_copy_mode(st, EMU_COPY_STREAM);
+    }
+    s = launch_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE, true, spread);
+    if (s != EMU_OK || spread != 0)
         return s;
     return run_gather(st, stream, op, ag, op->out, op->out);
 }
