@@ -767,7 +767,7 @@ static void pushed_plan(struct emu_coll_state *st, struct hcoll_args *a)
         return;
     a->direct_off = st->direct_off;
     for (uint32_t mask = 1; mask < n; mask *= 2)
-        if (!hcoll_bit(st->shared, me ^ mask) && emu_comm_same_host(st->comm, me ^ mask))
+        if (direct_peer(st, me ^ mask))
             set_bit(a->pushed_mask, me ^ mask);
 }
 
