@@ -104,6 +104,20 @@ add_test(NAME collectives_procs_twoshot_streamed COMMAND $<TARGET_FILE:hcemu-run
 set_tests_properties(collectives_twoshot_streamed collectives_procs_twoshot_streamed PROPERTIES
     TIMEOUT 300 ENVIRONMENT
     "TEST_COLL_QUICK=1;HCEMU_HANG_MS=30000;HCEMU_LOG_LEVEL=warn;HCEMU_ALGO=allreduce:twoshot;HCEMU_MACHINE=copy=30,handoff=1,cores=2,cache=1")
+# The spread form takes the place of the allgather launch: at 2 ranks the trace shows each
+# reduced round written into the peer's output and no block read back from it, and the bytes
+# are right (1 MiB, as processes).
+add_test(NAME collectives_twoshot_spread_traced COMMAND sh -c [=[
+t=$(mktemp "${TMPDIR:-/tmp}/hcemu-spread-XXXXXX") || exit 1
+HCEMU_TRACE=$t "$0" -n 2 -- "$1" -b 1M -e 1M -n 3 -w 0 -c 1 | grep -q success; ok=$?
+w=$(grep -c '"channel write to a published buffer"' "$t")
+r=$(grep -c '"channel read of a published buffer"' "$t"); rm -f "$t"
+echo "bytes checked: $ok, writes into outputs $w, reads back $r"
+[ "$ok" = 0 ] && [ "$w" -gt 0 ] && [ "$r" = 0 ]]=] $<TARGET_FILE:hcemu-run>
+    $<TARGET_FILE:all_reduce_test>)
+set_tests_properties(collectives_twoshot_spread_traced PROPERTIES TIMEOUT 120
+    ENVIRONMENT "HCEMU_ALGO=allreduce:twoshot;HCEMU_HANG_MS=30000")
+
 # Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed): 8 rank processes, blocks of
 # 2 KiB-512 KiB written straight into the partners' outputs, in loops of overlapping calls
 # whose outboxes take turns; then 2 MiB blocks, past the pushed sizes. At 4 ranks up to the
