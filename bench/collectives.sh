@@ -93,7 +93,7 @@ copy_us() {
 # source in the cache past it, and held the 4- and 8-rank allgathers, which step with the
 # gather copy from 64 to 128 MiB (x2.4), to its x2.0. "copy_key TOOL BYTES": the size
 # copy.txt keys the row's copy by, BYTES for the gather copy and half_of otherwise;
-# "footprint_of TOOL KEY": the bytes of the job's buffers for that key.
+# "footprint_of TOOL KEY": the bytes of the job's buffers for that key, twice half_of.
 copy_key() {
     case $1 in
     all_gather_test) echo "$2" ;;
@@ -102,7 +102,7 @@ copy_key() {
 }
 footprint_of() {
     case $1 in
-    all_gather_test) echo $(((n + 1) * $2)) ;;
+    all_gather_test) echo $((2 * $(half_of "$1" "$2"))) ;;
     *) echo $((2 * $2)) ;;
     esac
 }
