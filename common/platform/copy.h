@@ -72,9 +72,10 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
 enum emu_copy_mode {
     EMU_COPY_AUTO = 0, /* stream from HCEMU_COPY_STREAM_KB (a user's kernels) */
     EMU_COPY_CACHED,   /* never stream */
-    /* Copies stream from EMU_COPY_STREAM_FLOOR, reductions keep their results cached: a
-     * spread allreduce past the cache reduces each round into a buffer that stays in the
-     * cache and streams copies of it to every rank's output (collectives/coll_abi.h). */
+    /* Copies and writes stream from EMU_COPY_STREAM_FLOOR, reductions and reads keep their
+     * results cached: a spread allreduce past the cache reduces each round into a buffer
+     * that stays in the cache and streams copies of it to every rank's output
+     * (collectives/coll_abi.h). */
     EMU_COPY_STREAM,
 };
 
