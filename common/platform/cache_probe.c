@@ -11,12 +11,13 @@
  * So the figure is measured: two threads do to a block what a collective does to its buffers,
  * copying halves of it into a second block and back, each reading what the other wrote last,
  * once with memcpy and once with the data plane's streaming copy (emu_copy_stream), at
- * footprints doubling from PROBE_FROM. The first footprint at which streaming is at least as
- * fast, there and at the next one, is where the cache stops paying; the figure is that
- * footprint x 4/3, so that coll_plan.c's three quarters land on it: a call of that
- * footprint stays cached, since the collectives' reads of what a peer just wrote gain more
- * from the cache than the probe's copies (2-rank 32 MiB allreduce, 128 MiB: 3.4 ms cached,
- * 3.8-4.2 streamed). On that machine: 171 MiB, streaming past 128 MiB of buffers. */
+ * footprints doubling from PROBE_FROM. The first footprint at which streaming is clearly
+ * faster (STREAM_MARGIN), there and at the next one, is where the cache stops paying; the
+ * figure is that footprint x 4/3, so that coll_plan.c's three quarters land on it: a call of
+ * that footprint stays cached, since the collectives' reads of what a peer just wrote gain
+ * more from the cache than the probe's copies (2-rank 32 MiB allreduce, 128 MiB: 3.4 ms
+ * cached, 3.8-4.2 streamed). On that machine: 171 MiB, streaming past 128 MiB of buffers,
+ * in the minutes it was first measured; 86 MiB later (see STREAM_MARGIN). */
 #include "machine.h"
 
 #include <pthread.h>
@@ -35,6 +36,15 @@
 #define PROBE_ROUNDS 4u          /* copies there and back, twice */
 #define PROBE_RUNS 3u            /* per copy and footprint; the fastest counts */
 #define PROBE_WAIT_MS 5000       /* a partner this late: give up, keep what the CPU reports */
+/* How much faster streaming must be, as a fraction: time x 5/4 at most that of memcpy. Where
+ * the two copies run even, one probe or the next finds either ahead: on the Intel machine,
+ * five probes in a row timed 32 MiB at 0.80-1.07 x memcpy's rate and 64 MiB at 1.52-1.55, and
+ * taking "as fast" gave cache=43 or 86 in turn. The calls part a doubling above the tie: at 64
+ * MiB of buffers the 2-rank 16 MiB allreduce ran 10 % faster cached and the 4- and 8-rank
+ * ones even, at 128 MiB the 2-, 4- and 8-rank ones 15-35 % faster streamed (cache=86 fits
+ * both; docs/PERFORMANCE.md, "Streaming copies"). */
+#define STREAM_MARGIN_NUM 5u
+#define STREAM_MARGIN_DEN 4u
 
 struct probe {
     uint8_t *a, *b;        /* the two blocks, `half` bytes each */
@@ -110,7 +120,7 @@ static uint64_t run_once(struct probe *p, bool stream)
     return atomic_load(&p->failed) ? 0 : dt > 0 ? dt : 1;
 }
 
-/* Whether streaming copies are at least as fast at this footprint (*ok: the probe ran). */
+/* Whether streaming copies are clearly faster at this footprint (*ok: the probe ran). */
 static bool stream_wins(size_t footprint, bool *ok)
 {
     size_t half = footprint / 2;
@@ -131,7 +141,7 @@ static bool stream_wins(size_t footprint, bool *ok)
     }
     munmap(m, footprint);
     *ok = best[0] != UINT64_MAX && best[1] != UINT64_MAX;
-    return *ok && best[1] <= best[0];
+    return *ok && best[1] / STREAM_MARGIN_DEN * STREAM_MARGIN_NUM <= best[0];
 }
 
 uint32_t emu_cache_probe_mib(uint32_t reported_mib)
