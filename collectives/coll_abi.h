@@ -29,7 +29,7 @@
      (HCOLL_WINDOW * (uint64_t)HCOLL_MAIL_ENTRY * (size) + HCOLL_ALIGN - 1) / HCOLL_ALIGN *        \
          HCOLL_ALIGN)
 
-enum { HCOLL_SPREAD_OUT = 1, HCOLL_SPREAD_SLOT = 2 }; /* hcoll_args, spread */
+enum { HCOLL_SPREAD_OUT = 1, HCOLL_SPREAD_STREAMED = 2 }; /* hcoll_args, spread */
 
 /* Channel notifies (every channel has HCOLL_CHANNEL_NOTIFIES): ACK and DATA of the slot
  * protocol, the two DATA notifies of the eager protocol, one per parity, the two of the
@@ -156,10 +156,10 @@ struct hcoll_args {
      * it sends me), before its DIRECT_ACK. The reduce-scatter's result then needs no
      * allgather, which read each block back from its owner's output. HCOLL_SPREAD_OUT
      * reduces into my output and copies from there (a call whose buffers stay cached);
-     * HCOLL_SPREAD_SLOT reduces into my slot of the HCCL buffer, which stays in the cache, and
-     * copies it to every output, mine too, with the launch's streaming stores
-     * (EMU_COPY_STREAM): each result is then written to memory once per output and never
-     * read back from there. */
+     * HCOLL_SPREAD_STREAMED reduces each round in one task that stores every KiB of the
+     * result straight into every output, mine too, with streaming stores
+     * (hcemu_reduce_spread_published): each result is then written to memory once per
+     * output and never read back from there. */
     uint32_t spread;
     uint64_t stage_len; /* STAGED, and RHD_AR's allgather half (0: recursive doubling):
                          * bytes at the start of my HCCL buffer a round stages */

@@ -422,7 +422,7 @@ static bool direct_fits(const struct run *g)
             return false;
         any = any || d || s;
     }
-    if (g->a->spread > HCOLL_SPREAD_SLOT)
+    if (g->a->spread > HCOLL_SPREAD_STREAMED)
         return false;
     if (g->a->spread &&
         (g->a->engine != HCOLL_ENGINE_PAIRS || g->a->recv_mode != HCOLL_RECV_REDUCE || !any))
@@ -509,16 +509,12 @@ static bool fused_pair(const struct run *g, uint32_t first, uint32_t second)
                              (second == g->me && direct(g, first)));
 }
 
-/* A spread reduction's round: my reduced part of it, `len` bytes at `res`, into my output
- * (when it is not there already) and every peer's, `off` past where the peer published it,
- * each peer from the next rank on, so that the ranks' writes of a round spread over the
- * outputs instead of all going to rank 0's first. */
+/* A cached spread reduction's round: my reduced part of it, `len` bytes at `res` in my
+ * output, into every peer's, `off` past where the peer published it, each peer from the next
+ * rank on, so that the ranks' writes of a round spread over the outputs instead of all going
+ * to rank 0's first. */
 static int spread_round(const struct run *g, const uint8_t *res, uint64_t off, uint64_t len)
 {
-    uint8_t *mine = g->a->out + g->a->pairs[g->me].recv_off + off;
-
-    if (res != mine)
-        TRY(HcommLocalCopyOnThread(g->main, mine, res, len));
     for (uint32_t i = 1; i < g->n; i++) {
         uint32_t q = (g->me + i) % g->n;
         TRY(hcemu_write_published(g->main, g->r->chans[q],
@@ -535,10 +531,7 @@ static int reduce_round(const struct run *g, uint64_t k)
 {
     const struct hcoll_pair *mine = &g->a->pairs[g->me];
     uint64_t rl = part(g, mine->recv_len, k);
-    /* A spread reduction past the cache reduces into my slot, which stays in the cache while
-     * its copies go to every output (coll_abi.h, spread). */
-    uint8_t *dst = g->a->spread == HCOLL_SPREAD_SLOT ? slot_of(g, g->me)
-                                                     : g->a->out + mine->recv_off + k * g->slot;
+    uint8_t *dst = g->a->out + mine->recv_off + k * g->slot;
     const uint8_t *own = g->a->in + mine->send_off + k * g->slot;
     uint32_t first = 0;
 
@@ -548,6 +541,12 @@ static int reduce_round(const struct run *g, uint64_t k)
                 TRY(eager_wait(g, p));
         return 0;
     }
+    /* A spread call past the cache: the round reduced and stored into every output in one
+     * task, which reads memory and writes it at once (coll_abi.h, spread). */
+    if (g->a->spread == HCOLL_SPREAD_STREAMED)
+        return hcemu_reduce_spread_published(
+            g->main, g->r->chans, g->n, g->me, own, dst, mailbox(g, g->r->buf, 0), HCOLL_ALIGN,
+            k * g->slot, rl / g->a->esz, (HcommDataType)g->a->dtype, (HcommReduceOp)g->a->op);
     while (!takes_part(g, first))
         first++;
     if (own != dst && overlaps(own, dst, rl))

@@ -29,6 +29,15 @@ int32_t hcemu_read_reduce_published_into(ThreadHandle thread, ChannelHandle chan
  * before the task runs. */
 int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle channel, const void *mailbox,
                               uint64_t off, const void *src, uint64_t len);
+/* The reduction of `count` elements of my part at `own` and of every peer's, in rank order,
+ * written to `mine` and to every peer's output: peer q's part is `off` past the first address
+ * it wrote into its mailbox (my memory, at mailbox + q * stride), its output `off` past the
+ * second, 8 bytes on; chans[q] is the channel to peer q (chans[me] unused). Every peer must
+ * be on this host. `own` may be `mine`. */
+int32_t hcemu_reduce_spread_published(ThreadHandle thread, const ChannelHandle *chans, uint32_t n,
+                                      uint32_t me, const void *own, void *mine, const void *mailbox,
+                                      uint32_t stride, uint64_t off, uint64_t count,
+                                      HcommDataType dataType, HcommReduceOp reduceOp);
 /* HcommThreadNotifyRecordOnThread, but waking the destination's device only when nothing is
  * queued behind the record on `thread`: the kernel's "done" while calls overlap. */
 int32_t hcemu_record_done(ThreadHandle thread, ThreadHandle dstThread, uint32_t dstNotifyIdx);

@@ -58,9 +58,10 @@ static bool describe(const struct emu_task *t, struct emu_runq_task *d)
     const struct emu_devmap *m;
 
     /* A published end is read from this device's mailbox when the task runs, wherever it
-     * runs (build); a read-reduce into a third buffer of this device stays home. */
+     * runs (build); a read-reduce into a third buffer of this device stays home, and so does
+     * a reduce-spread, whose peers' ends are read from a row of mailboxes. */
     if (t->run != emu_dp_task_run || f == 0 || o->net || t->park == EMU_PARK_DEFER ||
-        ((f & EMU_DPF_PUBLISHED) && emu_dp_own_of(o, f) != 0))
+        ((f & EMU_DPF_PUBLISHED) && emu_dp_own_of(o, f) != 0) || (f & EMU_DPF_SPREAD))
         return false;
     *d = (struct emu_runq_task){.dst = o->dst, .src = o->src, .len = o->len, .count = o->count,
                                 .callsite = t->callsite, .kind = t->kind,

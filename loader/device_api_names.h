@@ -60,7 +60,7 @@
     X(HcommAicpuTsTaskCacheEnd)                                                                    \
     X(HcommAicpuTsTaskCacheExecute)                                                                \
     X(HcommAicpuTsTaskCacheClear)                                                                  \
-    /* HCCL 9.2 device functions (device/dp/api_hccl_device.c) */                                     \
+    /* HCCL 9.2 device functions (device/dp/api_hccl_device.c) */                                  \
     X(HcclCommGetStatus)                                                                           \
     X(HcclGroupStatusGet)                                                                          \
     X(HcclCommRegCommStateCallback)                                                                \
@@ -80,11 +80,12 @@
     X(HcclSymWinGetPeerPointer)                                                                    \
     X(HcommSymWinGetPeerPointer)                                                                   \
     X(HcclCommSymWinGet)                                                                           \
-    /* hcemu's own, for its built-in collectives' image (device/dp/api_hcemu.c) */                \
+    /* hcemu's own, for its built-in collectives' image (device/dp/api_hcemu.c) */                 \
     X(hcemu_read_published)                                                                        \
     X(hcemu_write_published)                                                                       \
     X(hcemu_read_reduce_published)                                                                 \
     X(hcemu_read_reduce_published_into)                                                            \
+    X(hcemu_reduce_spread_published)                                                               \
     X(hcemu_record_done)                                                                           \
     X(hcemu_wait_copy)                                                                             \
     X(hcemu_wait_reduce)                                                                           \

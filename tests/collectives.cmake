@@ -95,9 +95,9 @@ set_tests_properties(collectives_two_rank_twoshot PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCCL_BUFFSIZE=8;HCEMU_HANG_MS=30000" FAIL_REGULAR_EXPRESSION "failed"
     PASS_REGULAR_EXPRESSION "success")
 # The two-shot allreduce in one launch, each rank writing its reduced block into every output
-# (coll_abi.h, spread), with a cache figure of 1 MiB: past it the reductions go into a buffer
-# that stays cached and their copies stream (copy.h, EMU_COPY_STREAM). Every operator's bytes,
-# in place too, at 1-8 ranks as threads and 8 as processes.
+# (coll_abi.h, spread), with a cache figure of 1 MiB: past it each round is one reduce-spread
+# task (hcemu_reduce_spread_published), whose stores stream. Every operator's bytes, in place
+# too, at 1-8 ranks as threads and 8 as processes.
 add_test(NAME collectives_twoshot_streamed COMMAND test_collectives)
 add_test(NAME collectives_procs_twoshot_streamed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:test_collectives>)

@@ -495,6 +495,113 @@ static void write_published_writes_where_the_mailbox_points(void **state)
     assert_int_equal(r[3], HCCL_E_PTR);
 }
 
+/* Adds device 1's hcemu_reduce_spread_published as rank 1 of 2: own and mine in its user
+ * buffer, rank 0's part and output `off` past the two addresses at HB[1] + 512. */
+static struct dp_op *spread_op(struct prog *p, void *mine, void *own, uint64_t count, int rop,
+                               uint64_t off)
+{
+    chan_op(p, DPF_SPREAD_PUB, T[1][0], CH[1], mine, HB[1] + 512, count, HCOMM_DATA_TYPE_FP32, rop,
+            1);
+    struct dp_op *o = &p->ops[p->n - 1];
+    o->addrs[0] = A(own), o->aux = off, o->sizes[0] = 16;
+    return o;
+}
+
+/* Puts rank 0's part (device 0, 96 bytes past where the row's first address points) and rank
+ * 1's at `own`, `bytes` of FP32 each, then runs device 1's reduce-spread into `mine`. */
+static void spread_run(void *mine, void *own, const void *part0, const void *part1, size_t bytes,
+                       int rop)
+{
+    struct prog p = {.n = 0};
+    int32_t r[16];
+
+    dpf_put(UB[0] + 4096, part0, bytes);
+    dpf_put(own, part1, bytes);
+    spread_op(&p, mine, own, bytes / sizeof(float), rop, 96);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    expect_ok(&p, r);
+}
+
+/* Both outputs of a reduce-spread of i and 0.25 i (1000 FP32 elements): 1.25 i. */
+static void expect_spread_sums(const void *mine, const void *peer_out)
+{
+    static float got[1000];
+    const void *at[2] = {mine, peer_out};
+
+    for (int k = 0; k < 2; k++) {
+        dpf_get(got, at[k], sizeof(got));
+        for (int i = 0; i < 1000; i++)
+            assert_true(got[i] == 1.25f * (float)i);
+    }
+}
+
+/* hcemu's reduce-spread (device/dp/api_hcemu.c), as rank 1 of 2 on device 1: its part and
+ * rank 0's, which device 0's user buffer holds where device 1's mailbox row points, reduced
+ * in rank order into both outputs, the peer's too, and nothing past them; 1000 elements, so
+ * three whole KiB and a tail. MAX of -0 (rank 0's) and +0 (rank 1's) is +0, the second, in
+ * both outputs. In place (my part is my output, the peer's part its output), each KiB is
+ * read before it is written. Refused when queued (HCCL_E_PARA): fewer than 2 ranks, a rank
+ * past them, mailboxes closer than 16 bytes, a mailbox row outside this device's memory, an
+ * output past its allocation, a type the reduction does not take; a NULL part HCCL_E_PTR.
+ * A published address that is not another device's memory fails the task when it runs. */
+static void reduce_spread_writes_every_output(void **state)
+{
+    struct prog p = {.n = 0};
+    int32_t r[16];
+    uint64_t box[2] = {A(UB[0] + 4000), A(UB[0] + 12000)};
+    static float a[1000], b[1000], got[64];
+
+    (void)state;
+    for (int i = 0; i < 1000; i++)
+        a[i] = (float)i, b[i] = 0.25f * (float)i;
+    zero(UB[0] + 12000, 8192);
+    zero(UB[1] + 8192, 8192);
+    dpf_put(HB[1] + 512, box, sizeof(box));
+    spread_run(UB[1] + 8192, UB[1] + 1024, a, b, sizeof(a), HCOMM_REDUCE_SUM);
+    expect_spread_sums(UB[1] + 8192, UB[0] + 12096);
+    assert_int_equal(peek(UB[0] + 12092), 0);
+    assert_int_equal(peek(UB[0] + 12096 + sizeof(a)), 0);
+    assert_int_equal(peek(UB[1] + 8192 + sizeof(a)), 0);
+
+    float zp[64], zm[64];
+    for (int i = 0; i < 64; i++)
+        zp[i] = 0.0f, zm[i] = -0.0f;
+    spread_run(UB[1] + 8192, UB[1] + 1024, zm, zp, sizeof(zm), HCOMM_REDUCE_MAX);
+    for (int k = 0; k < 2; k++) {
+        dpf_get(got, k == 0 ? UB[1] + 8192 : UB[0] + 12096, sizeof(got));
+        for (int i = 0; i < 64; i++)
+            assert_true(!signbit(got[i]));
+    }
+
+    box[1] = box[0]; /* in place on both ranks */
+    dpf_put(HB[1] + 512, box, sizeof(box));
+    spread_run(UB[1] + 1024, UB[1] + 1024, a, b, sizeof(a), HCOMM_REDUCE_SUM);
+    expect_spread_sums(UB[1] + 1024, UB[0] + 4096);
+
+    p.n = 0;
+    spread_op(&p, UB[1], UB[1] + 1024, 8, HCOMM_REDUCE_SUM, 0)->sizes[1] = 1;
+    spread_op(&p, UB[1], UB[1] + 1024, 8, HCOMM_REDUCE_SUM, 0)->idx = 2;
+    spread_op(&p, UB[1], UB[1] + 1024, 8, HCOMM_REDUCE_SUM, 0)->sizes[0] = 8;
+    spread_op(&p, UB[1], UB[1] + 1024, 8, HCOMM_REDUCE_SUM, 0)->src = A(HB[0]);
+    spread_op(&p, UB[1] + BUF - 4, UB[1] + 1024, 8, HCOMM_REDUCE_SUM, 0);
+    spread_op(&p, UB[1], UB[1] + 1024, 8, 99, 0);
+    spread_op(&p, UB[1], NULL, 8, HCOMM_REDUCE_SUM, 0);
+    assert_int_equal(run2(NULL, &p, NULL, r), 0);
+    for (uint32_t i = 0; i < 6; i++)
+        if (r[i] != HCCL_E_PARA)
+            fail_msg("refusal %u returned %d", i, r[i]);
+    assert_int_equal(r[6], HCCL_E_PTR);
+
+    /* A published output in this device's own memory fails the task, which names it. */
+    long mark = dpf_log_mark(&F);
+    box[1] = A(UB[1] + 4000);
+    dpf_put(HB[1] + 512, box, sizeof(box));
+    p.n = 0;
+    spread_op(&p, UB[1] + 8192, UB[1] + 1024, 64, HCOMM_REDUCE_SUM, 96);
+    assert_int_not_equal(run2(NULL, &p, NULL, r), 0);
+    assert_int_equal(dpf_log_wait(&F, mark, "rank 0's output at", 1, 20), 1);
+}
+
 /* hcemu's own wait-then-move calls (device/dp/api_hcemu.c): device 1's copy or reduction of
  * what device 0 wrote into its HCCL buffer runs only once device 0's notify came, as one
  * task; a wait with several tasks behind it on both sides goes through the job-wide run
@@ -1154,6 +1261,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(write_and_read_move_exact_bytes),
         cmocka_unit_test(read_published_reads_where_the_mailbox_points),
         cmocka_unit_test(write_published_writes_where_the_mailbox_points),
+        cmocka_unit_test(reduce_spread_writes_every_output),
         cmocka_unit_test(wait_copy_and_wait_reduce_move_after_the_notify),
         cmocka_unit_test(write_with_notify_makes_data_visible_before_the_notify),
         cmocka_unit_test(read_after_ready_notify_gets_the_peer_data),

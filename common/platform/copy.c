@@ -3,6 +3,7 @@
 #include "copy.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include "common/contract/settings.h"
 
@@ -89,9 +90,11 @@ __attribute__((target("avx2"))) static void pages_avx2(unsigned char *d, const u
     pages_with(lines_avx2, d, s, lines);
 }
 
-/* Copies the unaligned head, the whole lines with `lines_fn`, then the tail. */
-static void stream_with(void (*lines_fn)(unsigned char *, const unsigned char *, size_t),
-                        void *dst, const void *src, size_t n)
+typedef void (*lines_fn_t)(unsigned char *, const unsigned char *, size_t);
+
+/* Copies the unaligned head, the whole lines with `lines_fn`, then the tail; fenced between
+ * the lines and the tail unless `fence` is false (the caller fences). */
+static void stream_with(lines_fn_t lines_fn, void *dst, const void *src, size_t n, bool fence)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
@@ -106,28 +109,44 @@ static void stream_with(void (*lines_fn)(unsigned char *, const unsigned char *,
     lines_fn(d, s, n / 64);
     /* Non-temporal stores are weakly ordered: without the fence a notify stored after the
      * copy could become visible before the bytes it announces. */
-    _mm_sfence();
+    if (fence)
+        _mm_sfence();
     memcpy(d + n / 64 * 64, s + n / 64 * 64, n % 64);
+}
+
+/* The lines of the best form the CPU has; racing first callers choose alike. */
+static lines_fn_t best_lines(bool pages)
+{
+    static _Atomic lines_fn_t chosen[2];
+    lines_fn_t fn = atomic_load_explicit(&chosen[pages], memory_order_relaxed);
+
+    if (fn == NULL) {
+        __builtin_cpu_init();
+        bool avx2 = __builtin_cpu_supports("avx2");
+        fn = pages ? (avx2 ? pages_avx2 : pages_sse2) : (avx2 ? lines_avx2 : lines_sse2);
+        atomic_store_explicit(&chosen[pages], fn, memory_order_relaxed);
+    }
+    return fn;
 }
 
 void emu_copy_stream_sse2(void *dst, const void *src, size_t n)
 {
-    stream_with(pages_sse2, dst, src, n);
+    stream_with(pages_sse2, dst, src, n, true);
 }
 
 void emu_copy_stream(void *dst, const void *src, size_t n)
 {
-    /* Chosen once; racing first callers choose alike. */
-    static void (*_Atomic lines)(unsigned char *, const unsigned char *, size_t);
-    void (*fn)(unsigned char *, const unsigned char *, size_t) =
-        atomic_load_explicit(&lines, memory_order_relaxed);
+    stream_with(best_lines(true), dst, src, n, true);
+}
 
-    if (fn == NULL) {
-        __builtin_cpu_init();
-        fn = __builtin_cpu_supports("avx2") ? pages_avx2 : pages_sse2;
-        atomic_store_explicit(&lines, fn, memory_order_relaxed);
-    }
-    stream_with(fn, dst, src, n);
+void emu_copy_stream_unfenced(void *dst, const void *src, size_t n)
+{
+    stream_with(best_lines(false), dst, src, n, false);
+}
+
+void emu_copy_stream_fence(void)
+{
+    _mm_sfence();
 }
 #else
 void emu_copy_stream_sse2(void *dst, const void *src, size_t n)
@@ -138,5 +157,14 @@ void emu_copy_stream_sse2(void *dst, const void *src, size_t n)
 void emu_copy_stream(void *dst, const void *src, size_t n)
 {
     memcpy(dst, src, n);
+}
+
+void emu_copy_stream_unfenced(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+
+void emu_copy_stream_fence(void)
+{
 }
 #endif

@@ -25,7 +25,6 @@
 #ifndef HCEMU_COMMON_COPY_H
 #define HCEMU_COMMON_COPY_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +38,10 @@ size_t emu_copy_stream_min(void);
 /* memcpy with non-temporal stores, ordered before the caller's later stores (a notify that
  * publishes the bytes) by a store fence. dst and src must not overlap. */
 void emu_copy_stream(void *dst, const void *src, size_t n);
+/* emu_copy_stream without the fence, for a caller streaming many small pieces (1 KiB: no
+ * page interleaving either) that fences once after the last: emu_copy_stream_fence(). */
+void emu_copy_stream_unfenced(void *dst, const void *src, size_t n);
+void emu_copy_stream_fence(void);
 /* The 16-byte form emu_copy_stream uses on x86-64 CPUs without AVX2 (it takes the 32-byte one
  * where it can); tests call it to check both. memcpy elsewhere. */
 void emu_copy_stream_sse2(void *dst, const void *src, size_t n);
@@ -72,20 +75,12 @@ static inline void emu_copy(void *dst, const void *src, size_t n)
 enum emu_copy_mode {
     EMU_COPY_AUTO = 0, /* stream from HCEMU_COPY_STREAM_KB (a user's kernels) */
     EMU_COPY_CACHED,   /* never stream */
-    /* Copies and writes stream from EMU_COPY_STREAM_FLOOR, reductions and reads keep their
-     * results cached: a spread allreduce past the cache reduces each round into a buffer
-     * that stays in the cache and streams copies of it to every rank's output
-     * (collectives/coll_abi.h). */
-    EMU_COPY_STREAM,
 };
 
 /* A copy whose bytes another process reads next (the data plane's transfers). */
 static inline void emu_copy_shared(void *dst, const void *src, size_t n, uint32_t mode)
 {
-    bool stream = mode == EMU_COPY_STREAM ? n >= EMU_COPY_STREAM_FLOOR
-                  : mode == EMU_COPY_AUTO ? n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min()
-                                          : false;
-    if (stream)
+    if (mode != EMU_COPY_CACHED && n >= EMU_COPY_STREAM_FLOOR && n >= emu_copy_stream_min())
         emu_copy_stream(dst, src, n);
     else
         emu_copy(dst, src, n);

@@ -91,6 +91,28 @@ EMU_DP_API int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle chan
     return emu_dp_submit_built(&c, slot, st, t);
 }
 
+/* A spread allreduce's round past the cache in one task (collectives/coll_kernel.c, "spread"):
+ * my part and every peer's reduced in rank order, 1 KiB at a time, and each KiB stored
+ * straight into every rank's output, so that the task reads memory and writes it at once, as
+ * a copy does. The same round as a reduction into a cached buffer and then a copy from it per
+ * output read memory first and wrote it after. */
+EMU_DP_API int32_t hcemu_reduce_spread_published(ThreadHandle thread, const ChannelHandle *chans,
+                                                 uint32_t n, uint32_t me, const void *own,
+                                                 void *mine, const void *mailbox, uint32_t stride,
+                                                 uint64_t off, uint64_t count,
+                                                 HcommDataType dataType, HcommReduceOp reduceOp)
+{
+    EMU_DP_CALL("hcemu_reduce_spread_published");
+    struct emu_task *t = NULL;
+    uint32_t slot;
+    emu_status st = emu_dp_check_thread(&c, thread, &slot);
+
+    if (st == EMU_OK)
+        st = emu_dp_build_reduce_spread(&c, chans, n, me, own, mine, mailbox, stride, off, count,
+                                        (int)dataType, (int)reduceOp, &t);
+    return emu_dp_submit_built(&c, slot, st, t);
+}
+
 /* A thread notify record that wakes the destination's device only when nothing is queued
  * behind it on `thread` (dp_kinds.h, EMU_DPF_LAZY): the built-in collectives' "done" to the
  * host stream, while later calls already queued behind it on the same thread will record

@@ -28,6 +28,7 @@
 #define EMU_DP_BATCH_LIMIT 128u          /* tasks pending on one queue before it is released */
 #define EMU_DP_DEFAULT_WAIT_S 1836u      /* HcommSetNotifyWaitTimeOut default (device) */
 #define EMU_DP_DEFAULT_RES_S 1856u       /* HcommThreadResAcquireTimeOut default */
+#define EMU_DP_SPREAD_MAX 256u           /* ranks of a reduce-spread task (HCOLL_MAX_RANKS) */
 
 /* The payload of a data-plane task, in emu_task.u.raw. Addresses are global device
  * addresses; the maps say through which mapping this process reaches them, resolved at the
@@ -56,6 +57,13 @@ struct emu_dp_op {
          * own_first is 0, `own` in this device's memory; 0: op(dst, src), as every other
          * reduction. */
         uint64_t own;
+        /* EMU_DPF_SPREAD: the ranks, mine among them, and the distance between two ranks'
+         * mailboxes, which start at `mailbox` (hcemu_reduce_spread_published). */
+        struct {
+            uint16_t spread_n;
+            uint16_t spread_me;
+            uint32_t spread_stride;
+        };
     };
     uint32_t net_dev;     /* the channel's peer's device, when `net` */
     uint8_t net;          /* 1: the channel's peer is on another host (device/net/net.h) */
@@ -202,6 +210,15 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
                                        const void *dst, const void *own, bool own_first,
                                        const void *mailbox, uint64_t off, uint64_t n, int dtype,
                                        int op, struct emu_task **out) EMU_MUST_CHECK;
+/* A reduction of my part `own` and every peer's published part, in rank order, written to
+ * `mine` and to every peer's published output (hcemu_reduce_spread_published): chans[q] for
+ * each peer q != me, the mailbox of rank q at mailbox + q * stride (this device), `off` past
+ * both published addresses. */
+emu_status emu_dp_build_reduce_spread(const struct emu_hcomm_call *c, const uint64_t *chans,
+                                      uint32_t n, uint32_t me, const void *own, void *mine,
+                                      const void *mailbox, uint32_t stride, uint64_t off,
+                                      uint64_t count, int dtype, int op,
+                                      struct emu_task **out) EMU_MUST_CHECK;
 /* A write of `len` bytes from `src` (this device) through channel `ch` into the peer's memory
  * at `off` past the address the peer writes into the 8 bytes at `mailbox` (this device)
  * before the task runs. */

@@ -202,6 +202,63 @@ emu_status emu_dp_build_read_published(const struct emu_hcomm_call *c, uint32_t 
     return EMU_OK;
 }
 
+emu_status emu_dp_build_reduce_spread(const struct emu_hcomm_call *c, const uint64_t *chans,
+                                      uint32_t n, uint32_t me, const void *ownp, void *minep,
+                                      const void *mailboxp, uint32_t stride, uint64_t off,
+                                      uint64_t count, int dtype, int op, struct emu_task **out)
+{
+    uint64_t own = (uint64_t)(uintptr_t)ownp, mine = (uint64_t)(uintptr_t)minep;
+    uint64_t mailbox = (uint64_t)(uintptr_t)mailboxp, len = count;
+    emu_status st;
+
+    if ((st = emu_dp_check_ptr(c, "own", ownp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "mine", minep)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "mailbox", mailboxp)) != EMU_OK ||
+        (st = emu_dp_check_ptr(c, "chans", chans)) != EMU_OK)
+        return st;
+    if (n < 2 || n > EMU_DP_SPREAD_MAX || me >= n || stride < 2 * sizeof(uint64_t) ||
+        stride % sizeof(uint64_t) != 0) {
+        emu_hcomm_check_refuse(c,
+                               "rank %u of %u ranks, mailboxes %u bytes apart: want 2 to %u "
+                               "ranks, a rank below their number, and at least 16 bytes "
+                               "apart, 8-byte aligned",
+                               me, n, stride, EMU_DP_SPREAD_MAX);
+        return EMU_EINVAL;
+    }
+    if ((st = emu_dp_check_reduce(c, dtype, op, count, true, &len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "own", own, len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "mine", mine, len)) != EMU_OK ||
+        (st = emu_dp_check_local(c, "mailboxes", mailbox, (uint64_t)stride * n)) != EMU_OK)
+        return st;
+    if (overlap(own, mine, len)) {
+        emu_hcomm_check_refuse(c, "own [0x%llx, +%llu) overlaps mine 0x%llx without being it",
+                               (unsigned long long)own, (unsigned long long)len,
+                               (unsigned long long)mine);
+        return EMU_EINVAL;
+    }
+    /* Every peer on this host and mapped here: the task reaches them through these mappings
+     * when it runs (emu_devmem_job_find), as a published read or write does. */
+    for (uint32_t q = 0; q < n; q++) {
+        struct emu_devmap *peer;
+        struct emu_hcomm_call cq = *c;
+        uint32_t ch;
+        if (q != me &&
+            ((st = emu_hcomm_check_channel(&cq, chans[q], &ch)) != EMU_OK ||
+             (st = published_peer(&cq, ch, mailbox + (uint64_t)q * stride, &peer)) != EMU_OK))
+            return st;
+    }
+    if ((st = alloc(EMU_DP_REDUCE_SPREAD_PUBLISHED, EMU_DP_NONE, out)) != EMU_OK)
+        return st;
+    struct emu_dp_op *o = emu_dp_op_of(*out);
+    set_move(o, mine, own, len, count, dtype, op, &emu_exec_g.self, &emu_exec_g.self);
+    o->mailbox = mailbox;
+    o->pub_off = off;
+    o->spread_n = (uint16_t)n;
+    o->spread_me = (uint16_t)me;
+    o->spread_stride = stride;
+    return EMU_OK;
+}
+
 emu_status emu_dp_build_write_published(const struct emu_hcomm_call *c, uint32_t ch,
                                         const void *mailboxp, uint64_t off, const void *srcp,
                                         uint64_t len, struct emu_task **out)

@@ -34,38 +34,45 @@
 #define EMU_DPF_LAZY 0x100u      /* a record that wakes its device only when nothing is queued
                                   * behind it on the recording thread, whose later record of
                                   * the same kind will (hcemu's own collectives' "done") */
+#define EMU_DPF_SPREAD                                                                             \
+    0x200u /* with MOVE and REDUCE: src (mine) and every peer's published                          \
+            * part reduced, the result written to dst and every peer's                             \
+            * published output; the peers' ends come from a row of                                 \
+            * mailboxes when the task runs (hcemu's own collectives) */
 
 #define EMU_DPF_WRITE (EMU_DPF_MOVE | EMU_DPF_REMOTE_DST | EMU_DPF_CHANNEL)
 #define EMU_DPF_READ (EMU_DPF_MOVE | EMU_DPF_REMOTE_SRC | EMU_DPF_CHANNEL)
 
 /* X(id, report name, flags) -> EMU_DP_<id>. Comments: the calls that make the kind. */
-#define EMU_DP_KINDS(X)                                                                        \
-    X(COPY, "local copy", EMU_DPF_MOVE) /* HcommLocalCopyOnThread */                           \
-    X(REDUCE, "local reduce", EMU_DPF_MOVE | EMU_DPF_REDUCE) /* HcommLocalReduceOnThread */     \
-    X(WRITE, "channel write", EMU_DPF_WRITE) /* HcommWriteOnThread, batch WRITE */             \
-    X(READ, "channel read", EMU_DPF_READ)    /* HcommReadOnThread, batch READ */               \
-    X(WRITE_REDUCE, "channel write-reduce", EMU_DPF_WRITE | EMU_DPF_REDUCE)                    \
-    X(READ_REDUCE, "channel read-reduce", EMU_DPF_READ | EMU_DPF_REDUCE)                       \
-    X(READ_PUBLISHED, "channel read of a published buffer",                                    \
-      EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published */                             \
-    X(READ_REDUCE_PUBLISHED, "channel read-reduce of a published buffer",                      \
-      EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published[_into] */\
-    X(WRITE_PUBLISHED, "channel write to a published buffer",                                  \
-      EMU_DPF_WRITE | EMU_DPF_PUBLISHED) /* hcemu_write_published */                           \
-    X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)               \
-    X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                 \
-      EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                         \
-    X(THREAD_RECORD, "thread notify record", EMU_DPF_RECORD)                                   \
-    X(DONE_RECORD, "thread notify record (collective done)",                                   \
-      EMU_DPF_RECORD | EMU_DPF_LAZY) /* hcemu_record_done */                                   \
-    X(THREAD_WAIT, "thread notify wait", EMU_DPF_WAIT) /* [WithDefaultTimeout] */              \
-    X(CHANNEL_RECORD, "channel notify record", EMU_DPF_RECORD | EMU_DPF_CHANNEL)               \
-    X(CHANNEL_WAIT, "channel notify wait", EMU_DPF_WAIT | EMU_DPF_CHANNEL)                     \
-    X(WAIT_COPY, "channel notify wait, then local copy",                                       \
-      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE) /* hcemu_wait_copy */                     \
-    X(WAIT_REDUCE, "channel notify wait, then local reduce",                                   \
-      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE | EMU_DPF_REDUCE) /* hcemu_wait_reduce */  \
-    X(ACL_RECORD, "runtime notify record", EMU_DPF_RECORD) /* HcommAclrtNotify*, A2/A3 */      \
+#define EMU_DP_KINDS(X)                                                                            \
+    X(COPY, "local copy", EMU_DPF_MOVE)                      /* HcommLocalCopyOnThread */          \
+    X(REDUCE, "local reduce", EMU_DPF_MOVE | EMU_DPF_REDUCE) /* HcommLocalReduceOnThread */        \
+    X(WRITE, "channel write", EMU_DPF_WRITE)                 /* HcommWriteOnThread, batch WRITE */ \
+    X(READ, "channel read", EMU_DPF_READ)                    /* HcommReadOnThread, batch READ */   \
+    X(WRITE_REDUCE, "channel write-reduce", EMU_DPF_WRITE | EMU_DPF_REDUCE)                        \
+    X(READ_REDUCE, "channel read-reduce", EMU_DPF_READ | EMU_DPF_REDUCE)                           \
+    X(READ_PUBLISHED, "channel read of a published buffer",                                        \
+      EMU_DPF_READ | EMU_DPF_PUBLISHED) /* hcemu_read_published */                                 \
+    X(READ_REDUCE_PUBLISHED, "channel read-reduce of a published buffer",                          \
+      EMU_DPF_READ | EMU_DPF_REDUCE | EMU_DPF_PUBLISHED) /* hcemu_read_reduce_published[_into] */  \
+    X(WRITE_PUBLISHED, "channel write to a published buffer",                                      \
+      EMU_DPF_WRITE | EMU_DPF_PUBLISHED) /* hcemu_write_published */                               \
+    X(REDUCE_SPREAD_PUBLISHED, "reduce-spread of published buffers",                               \
+      EMU_DPF_MOVE | EMU_DPF_REDUCE | EMU_DPF_SPREAD) /* hcemu_reduce_spread_published */          \
+    X(WRITE_NOTIFY, "channel write with notify", EMU_DPF_WRITE | EMU_DPF_RECORD)                   \
+    X(WRITE_REDUCE_NOTIFY, "channel write-reduce with notify",                                     \
+      EMU_DPF_WRITE | EMU_DPF_REDUCE | EMU_DPF_RECORD)                                             \
+    X(THREAD_RECORD, "thread notify record", EMU_DPF_RECORD)                                       \
+    X(DONE_RECORD, "thread notify record (collective done)",                                       \
+      EMU_DPF_RECORD | EMU_DPF_LAZY)                   /* hcemu_record_done */                     \
+    X(THREAD_WAIT, "thread notify wait", EMU_DPF_WAIT) /* [WithDefaultTimeout] */                  \
+    X(CHANNEL_RECORD, "channel notify record", EMU_DPF_RECORD | EMU_DPF_CHANNEL)                   \
+    X(CHANNEL_WAIT, "channel notify wait", EMU_DPF_WAIT | EMU_DPF_CHANNEL)                         \
+    X(WAIT_COPY, "channel notify wait, then local copy",                                           \
+      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE) /* hcemu_wait_copy */                         \
+    X(WAIT_REDUCE, "channel notify wait, then local reduce",                                       \
+      EMU_DPF_WAIT | EMU_DPF_CHANNEL | EMU_DPF_MOVE | EMU_DPF_REDUCE) /* hcemu_wait_reduce */      \
+    X(ACL_RECORD, "runtime notify record", EMU_DPF_RECORD) /* HcommAclrtNotify*, A2/A3 */          \
     X(ACL_WAIT, "runtime notify wait", EMU_DPF_WAIT)
 
 /* Task kinds of the data plane (emu_task.kind), after the scheduler's own (below 64). */

@@ -74,7 +74,6 @@ struct moving {
     const void *own; /* a reduction's local first or second operand (may be dst), or NULL */
     const struct emu_dp_op *o;
     bool reduce;
-    bool read; /* a copy from the channel's peer into this device */
 };
 
 /* Bytes of a streamed reduction's results between the kernel and the stream stores: the
@@ -84,8 +83,7 @@ struct moving {
 /* A reduction into a third buffer (hcemu_read_reduce_published_into): nothing here reads its
  * result again; the peer does, after it left this core's cache in a call too large to stay
  * cached. Ordinary stores would first read every destination line from memory, so in such a
- * call (copy mode AUTO; the built-in collectives give CACHED to calls that fit the cache, and
- * STREAM to a spread allreduce, which reduces into a buffer that stays cached) the
+ * call (copy mode AUTO; the built-in collectives give CACHED to calls that fit the cache) the
  * results of a whole round (half of HCEMU_COPY_STREAM_KB, coll_launch.c) go through a small
  * buffer to non-temporal stores: the 2-rank 32 MiB allreduce took 2.9-3.4 ms against 4.7-5.6
  * with ordinary stores (docs/PERFORMANCE.md, "Large calls: copies"). */
@@ -94,7 +92,7 @@ static void reduce_into(const struct moving *m)
     const void *a = m->o->own_first ? m->own : m->src, *b = m->o->own_first ? m->src : m->own;
     size_t es = m->o->count != 0 ? m->o->len / m->o->count : 0;
 
-    if (m->o->copy_mode != EMU_COPY_AUTO || es == 0 || es > STREAM_BATCH || m->dst == a ||
+    if (m->o->copy_mode == EMU_COPY_CACHED || es == 0 || es > STREAM_BATCH || m->dst == a ||
         m->dst == b || m->o->len < emu_copy_stream_min() / 2) {
         emu_reduce_into(m->dst, a, b, m->o->count, m->o->dtype, m->o->op);
         return;
@@ -117,12 +115,6 @@ static void move_bytes(void *ctx)
         reduce_into(m);
     else if (m->reduce)
         emu_reduce(m->dst, m->src, m->o->count, m->o->dtype, m->o->op);
-    else if (m->read && m->o->copy_mode == EMU_COPY_STREAM)
-        /* A spread allreduce past the cache reads a peer's part into the slot its next
-         * reductions read (from rank 2 on, when the first two parts are peers'): streamed,
-         * each of them read the slot back from memory. Cached: 4 ranks 32 MiB 9.3-11.0
-         * against 11.6-12.0 ms, 8 ranks 16 MiB 9.3-10.0 against 10.8-11.1. */
-        emu_copy(m->dst, m->src, m->o->len);
     else
         emu_copy_shared(m->dst, m->src, m->o->len, m->o->copy_mode);
 }
@@ -150,6 +142,112 @@ bool emu_dp_resolve_published(struct emu_task *t, struct emu_devmap *self, uint3
     return false;
 }
 
+/* Bytes a reduce-spread task reduces before it stores them into every output: small enough
+ * that the stores follow the loads closely, so the memory is read and written at once. With
+ * 1 KiB, two runs each of `hcemu-run -n N all_reduce_test -b S -e S -n 20`, the 4-rank 32 MiB
+ * call took 7.6-8.0 ms and the 8-rank 16 MiB one 8.7-9.5; in pieces of 4, 16 or 64 KiB
+ * 7.8-9.3 and 8.5-10.2. A round of 512 KiB reduced into a buffer and then copied out once
+ * per output took 9.9-11.0 and 10.0-10.7. */
+#define SPREAD_BATCH 1024u
+
+/* Peer q's end of a reduce-spread task: the address it wrote at `slot` (0: its part, 1: its
+ * output) of its mailbox, `pub_off` past it, inside a live allocation of a device other than
+ * this one that this executor maps. NULL, with the task's status and note, when it is not. */
+static unsigned char *spread_end(struct emu_task *t, uint32_t q, unsigned slot)
+{
+    const struct emu_dp_op *o = emu_dp_op_of(t);
+    uint64_t at = o->mailbox + (uint64_t)q * o->spread_stride;
+    const uint64_t *box = ptr_of(&emu_exec_g.self, at, 2 * sizeof(uint64_t));
+    uint64_t base = box != NULL ? __atomic_load_n(&box[slot], __ATOMIC_ACQUIRE) : 0;
+    uint64_t addr = base + o->pub_off;
+    int dev = emu_window_device(addr);
+    struct emu_devmap *m = dev >= 0 && dev != (int)emu_exec_g.dev && addr >= base
+                               ? emu_devmem_job_find((uint32_t)dev)
+                               : NULL;
+    unsigned char *p =
+        m != NULL && emu_dp_check_range_alive(m, addr, o->len) ? ptr_of(m, addr, o->len) : NULL;
+
+    if (p == NULL) {
+        snprintf(t->note, sizeof(t->note),
+                 "rank %u's %s at 0x%llx, published at 0x%llx, is not live memory of another "
+                 "device of this job",
+                 q, slot == 0 ? "part" : "output", (unsigned long long)addr,
+                 (unsigned long long)at + slot * sizeof(uint64_t));
+        t->status = EMU_EINVAL;
+    }
+    return p;
+}
+
+struct spreading {
+    const unsigned char *src[EMU_DP_SPREAD_MAX];
+    unsigned char *dst[EMU_DP_SPREAD_MAX];
+    const struct emu_dp_op *o;
+};
+
+/* Every KiB reduced from each rank's part in rank order, then stored into each output, mine
+ * first and then the peers' from the next rank on, as the rounds of a spread call did. */
+static void spread_bytes(void *ctx)
+{
+    const struct spreading *sp = ctx;
+    const struct emu_dp_op *o = sp->o;
+    uint32_t n = o->spread_n, me = o->spread_me;
+    size_t es = o->len / o->count, per = SPREAD_BATCH / es;
+    bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR;
+    _Alignas(64) unsigned char acc[SPREAD_BATCH];
+
+    for (uint64_t i = 0; i < o->count; i += per) {
+        uint64_t k = o->count - i < per ? o->count - i : per;
+        size_t at = i * es, bytes = k * es;
+        emu_reduce_into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
+        for (uint32_t q = 2; q < n; q++)
+            emu_reduce(acc, sp->src[q] + at, k, o->dtype, o->op);
+        for (uint32_t j = 0; j < n; j++) {
+            unsigned char *d = sp->dst[(me + j) % n] + at;
+            if (stream)
+                emu_copy_stream_unfenced(d, acc, bytes);
+            else
+                memcpy(d, acc, bytes);
+        }
+    }
+    if (stream) /* before the task ends, and with it any notify behind it */
+        emu_copy_stream_fence();
+}
+
+/* EMU_DPF_SPREAD: resolve every rank's part and output, then reduce and store. In place (my
+ * part is my output, and so are the peers'), each KiB is read whole before it is written. */
+static enum emu_run_result spread(struct emu_task *t)
+{
+    struct emu_dp_op *o = emu_dp_op_of(t);
+    struct spreading sp = {.o = o};
+    uint32_t n = o->spread_n, me = o->spread_me;
+
+    if (deferred(t, o))
+        return EMU_RUN_PARK;
+    if (o->len == 0)
+        return EMU_RUN_DONE;
+    if (!emu_dp_check_range_alive(&emu_exec_g.self, o->src, o->len))
+        return fail_range(t, "own", o->src, o->len, emu_exec_g.dev);
+    if (!emu_dp_check_range_alive(&emu_exec_g.self, o->dst, o->len))
+        return fail_range(t, "mine", o->dst, o->len, emu_exec_g.dev);
+    sp.src[me] = ptr_of(&emu_exec_g.self, o->src, o->len);
+    sp.dst[me] = ptr_of(&emu_exec_g.self, o->dst, o->len);
+    if (sp.src[me] == NULL || sp.dst[me] == NULL)
+        return fail_range(t, "own or mine", o->src, o->len, emu_exec_g.dev);
+    for (uint32_t q = 0; q < n; q++)
+        if (q != me && ((sp.src[q] = spread_end(t, q, 0)) == NULL ||
+                        (sp.dst[q] = spread_end(t, q, 1)) == NULL))
+            return EMU_RUN_FAIL;
+    if (emu_bus_guard_run(spread_bytes, &sp) != EMU_OK) {
+        snprintf(t->note, sizeof(t->note),
+                 "no room for the pages of the outputs of a reduce-spread of %llu bytes: the "
+                 "file system of the job folder is full",
+                 (unsigned long long)o->len);
+        t->status = EMU_ENOMEM;
+        return EMU_RUN_FAIL;
+    }
+    return EMU_RUN_DONE;
+}
+
 /* Move (or reduce) the payload's bytes; DONE, FAIL, or PARK while a seeded deferral lasts
  * (never after a wait of the same task, which the next run would repeat). */
 static enum emu_run_result move(struct emu_task *t, uint32_t f)
@@ -175,12 +273,7 @@ static enum emu_run_result move(struct emu_task *t, uint32_t f)
     if (own_at != 0 && (!emu_dp_check_range_alive(&emu_exec_g.self, own_at, o->len) ||
                         (own = ptr_of(&emu_exec_g.self, own_at, o->len)) == NULL))
         return fail_range(t, "own", own_at, o->len, emu_exec_g.dev);
-    struct moving m = {.dst = dst,
-                       .src = src,
-                       .own = own,
-                       .o = o,
-                       .reduce = reduce,
-                       .read = (f & EMU_DPF_REMOTE_SRC) != 0};
+    struct moving m = {.dst = dst, .src = src, .own = own, .o = o, .reduce = reduce};
     if (emu_bus_guard_run(move_bytes, &m) != EMU_OK) {
         snprintf(t->note, sizeof(t->note),
                  "no room for the pages of [0x%llx, +%llu) or [0x%llx, +%llu): the file system "
@@ -288,6 +381,8 @@ enum emu_run_result emu_dp_task_run(struct emu_task *t)
 
     if (v == EMU_INJECT_FAIL)
         return EMU_RUN_FAIL;
+    if (f & EMU_DPF_SPREAD)
+        return spread(t);
     if (f & EMU_DPF_WAIT) {
         enum emu_run_result r = wait_notify(t);
         return r == EMU_RUN_DONE && (f & EMU_DPF_MOVE) ? move(t, f) : r;

@@ -257,9 +257,8 @@ static emu_status allreduce_twoshot(struct emu_coll_state *st, aclrtStream strea
      * and peers, so all take this form or none. */
     uint32_t spread = 0;
     if (emu_coll_direct_everyone(st, stream, smallest)) {
-        spread = emu_coll_copy_mode(st) == EMU_COPY_CACHED ? HCOLL_SPREAD_OUT : HCOLL_SPREAD_SLOT;
-        if (spread == HCOLL_SPREAD_SLOT)
-            emu_coll_set_copy_mode(st, EMU_COPY_STREAM);
+        spread =
+            emu_coll_copy_mode(st) == EMU_COPY_CACHED ? HCOLL_SPREAD_OUT : HCOLL_SPREAD_STREAMED;
     }
     s = launch_pairs(st, stream, op, rs, op->in, op->out, HCOLL_RECV_REDUCE, true, spread);
     if (s != EMU_OK || spread != 0)

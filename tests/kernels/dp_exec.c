@@ -131,6 +131,14 @@ static int32_t one(const struct dp_op *o)
                                                 (HcommDataType)o->dtype, (HcommReduceOp)o->rop);
     case DPF_WRITE_PUB:
         return hcemu_write_published(o->thread, o->other, P(o->dst), o->aux, P(o->src), o->n);
+    case DPF_SPREAD_PUB: {
+        ChannelHandle chans[2] = {0, 0};
+        chans[(o->idx + 1) % 2] = o->other;
+        return hcemu_reduce_spread_published(
+            o->thread, chans, o->sizes[1] != 0 ? (uint32_t)o->sizes[1] : 2, o->idx, P(o->addrs[0]),
+            P(o->dst), P(o->src), (uint32_t)o->sizes[0], o->aux, o->n, (HcommDataType)o->dtype,
+            (HcommReduceOp)o->rop);
+    }
     case DPF_WAIT_COPY:
         return hcemu_wait_copy(o->thread, o->other, o->idx, o->timeout, P(o->dst), P(o->src),
                                o->n);
