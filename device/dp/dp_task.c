@@ -225,6 +225,13 @@ static enum emu_run_result spread(struct emu_task *t)
         return EMU_RUN_PARK;
     if (o->len == 0)
         return EMU_RUN_DONE;
+    /* The builder took a type of the reduction: a KiB holds whole elements of any of them. */
+    if (o->count == 0 || o->len / o->count > SPREAD_BATCH) {
+        snprintf(t->note, sizeof(t->note), "a reduce-spread of %llu bytes in %llu elements",
+                 (unsigned long long)o->len, (unsigned long long)o->count);
+        t->status = EMU_EINTERNAL;
+        return EMU_RUN_FAIL;
+    }
     if (!emu_dp_check_range_alive(&emu_exec_g.self, o->src, o->len))
         return fail_range(t, "own", o->src, o->len, emu_exec_g.dev);
     if (!emu_dp_check_range_alive(&emu_exec_g.self, o->dst, o->len))
