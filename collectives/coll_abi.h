@@ -154,12 +154,12 @@ struct hcoll_args {
      * reduced part, round by round, also into every peer's output, where that peer published
      * it (the second address of its inbox entry for me: its output at the offset of the part
      * it sends me), before its DIRECT_ACK. The reduce-scatter's result then needs no
-     * allgather, which read each block back from its owner's output. HCOLL_SPREAD_OUT
-     * reduces into my output and copies from there (a call whose buffers stay cached);
-     * HCOLL_SPREAD_STREAMED reduces each round in one task that stores every KiB of the
-     * result straight into every output, mine too, with streaming stores
-     * (hcemu_reduce_spread_published): each result is then written to memory once per
-     * output and never read back from there. */
+     * allgather, which read each block back from its owner's output. Each round is one task
+     * that stores every KiB of the result straight into every output, mine too
+     * (hcemu_reduce_spread_published), but at 2 ranks in a cached call, which reduces into
+     * my output and writes it to the peer's from there. HCOLL_SPREAD_OUT: a call whose
+     * buffers stay cached; HCOLL_SPREAD_STREAMED: past the cache, where the task's stores
+     * stream, so each result is written to memory once per output and never read back. */
     uint32_t spread;
     uint64_t stage_len; /* STAGED, and RHD_AR's allgather half (0: recursive doubling):
                          * bytes at the start of my HCCL buffer a round stages */
