@@ -39,6 +39,18 @@ static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint
     return EMU_RUN_FAIL;
 }
 
+/* Pointer through which this process reaches [addr, +len) of m's device, a live allocation
+ * there; NULL, with the task failed naming `what`, when it is not one or cannot be mapped. */
+static void *live_at(struct emu_task *t, struct emu_devmap *m, const char *what, uint64_t addr,
+                     uint64_t len)
+{
+    void *p = emu_dp_check_range_alive(m, addr, len) ? ptr_of(m, addr, len) : NULL;
+
+    if (p == NULL)
+        fail_range(t, what, addr, len, m->dev);
+    return p;
+}
+
 /* Seeded schedules: a transfer through a channel is delivered now or deferred by up to
  * 50 us, by a seeded choice, so that concurrent deliveries into one peer land in orders the
  * default schedule rarely produces. PARK while deferred; false when delivery may go on. */
@@ -221,9 +233,7 @@ static enum emu_run_result spread(struct emu_task *t)
     struct spreading sp = {.o = o};
     uint32_t n = o->spread_n, me = o->spread_me;
 
-    if (deferred(t, o))
-        return EMU_RUN_PARK;
-    if (o->len == 0)
+    if (o->len == 0) /* no channel: never deferred (seeded schedules defer channel moves) */
         return EMU_RUN_DONE;
     /* The builder took a type of the reduction: a KiB holds whole elements of any of them. */
     if (o->count == 0 || o->len / o->count > SPREAD_BATCH) {
@@ -232,14 +242,9 @@ static enum emu_run_result spread(struct emu_task *t)
         t->status = EMU_EINTERNAL;
         return EMU_RUN_FAIL;
     }
-    if (!emu_dp_check_range_alive(&emu_exec_g.self, o->src, o->len))
-        return fail_range(t, "own", o->src, o->len, emu_exec_g.dev);
-    if (!emu_dp_check_range_alive(&emu_exec_g.self, o->dst, o->len))
-        return fail_range(t, "mine", o->dst, o->len, emu_exec_g.dev);
-    sp.src[me] = ptr_of(&emu_exec_g.self, o->src, o->len);
-    sp.dst[me] = ptr_of(&emu_exec_g.self, o->dst, o->len);
-    if (sp.src[me] == NULL || sp.dst[me] == NULL)
-        return fail_range(t, "own or mine", o->src, o->len, emu_exec_g.dev);
+    if ((sp.src[me] = live_at(t, &emu_exec_g.self, "own", o->src, o->len)) == NULL ||
+        (sp.dst[me] = live_at(t, &emu_exec_g.self, "mine", o->dst, o->len)) == NULL)
+        return EMU_RUN_FAIL;
     for (uint32_t q = 0; q < n; q++)
         if (q != me && ((sp.src[q] = spread_end(t, q, 0)) == NULL ||
                         (sp.dst[q] = spread_end(t, q, 1)) == NULL))
@@ -277,9 +282,8 @@ static enum emu_run_result move(struct emu_task *t, uint32_t f)
         return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
     const void *own = NULL;
     uint64_t own_at = emu_dp_own_of(o, f);
-    if (own_at != 0 && (!emu_dp_check_range_alive(&emu_exec_g.self, own_at, o->len) ||
-                        (own = ptr_of(&emu_exec_g.self, own_at, o->len)) == NULL))
-        return fail_range(t, "own", own_at, o->len, emu_exec_g.dev);
+    if (own_at != 0 && (own = live_at(t, &emu_exec_g.self, "own", own_at, o->len)) == NULL)
+        return EMU_RUN_FAIL;
     struct moving m = {.dst = dst, .src = src, .own = own, .o = o, .reduce = reduce};
     if (emu_bus_guard_run(move_bytes, &m) != EMU_OK) {
         snprintf(t->note, sizeof(t->note),
