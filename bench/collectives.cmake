@@ -7,5 +7,11 @@ target_link_libraries(coll_copy_bound PRIVATE hcemu_common Threads::Threads)
 add_test(NAME bench_copy_bound_gather COMMAND coll_copy_bound -s -g 3 65536 131072)
 set_tests_properties(bench_copy_bound_gather PROPERTIES
     PASS_REGULAR_EXPRESSION "^65536 [0-9.]+\n131072 [0-9.]+\n$")
+add_test(NAME bench_copy_bound_reduce COMMAND coll_copy_bound -r 3 65536 131072)
+set_tests_properties(bench_copy_bound_reduce PROPERTIES
+    PASS_REGULAR_EXPRESSION "^65536 [0-9.]+\n131072 [0-9.]+\n$")
 add_test(NAME bench_copy_bound_refuses COMMAND coll_copy_bound -g 0 65536)
 set_tests_properties(bench_copy_bound_refuses PROPERTIES PASS_REGULAR_EXPRESSION "^usage: coll_copy_bound")
+add_test(NAME bench_copy_bound_refuses_mixed COMMAND coll_copy_bound -g 2 -r 2 65536)
+set_tests_properties(bench_copy_bound_refuses_mixed PROPERTIES
+    PASS_REGULAR_EXPRESSION "^usage: coll_copy_bound")

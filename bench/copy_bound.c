@@ -23,7 +23,15 @@
  * source leaves the cache, not where the outputs do: on the 2-core machine of
  * docs/PERFORMANCE.md, 8 destinations took 15.2 ms from 64 MiB and 35.8 from 128 MiB (x2.36),
  * 4 destinations 7.6 and 18.7 (x2.46), where the split copy of the same footprints streams
- * from memory at both sizes and steps x2.0-2.1. */
+ * from memory at both sizes and steps x2.0-2.1.
+ * `coll_copy_bound -r RANKS BYTES...` times the reduction an allreduce makes: RANKS inputs of
+ * BYTES (fp32), summed element by element into RANKS outputs, each thread taking half of the
+ * elements a KiB at a time (summed from every input into a buffer of its own, then stored into
+ * every output). Every input byte is read once and every output byte written once, the least
+ * an allreduce over shared memory moves, but from RANKS sources and into RANKS destinations at
+ * once where a copy has one of each. No hcemu code is in it but the streaming copy (-s). It is
+ * the yardstick for an allreduce past the cache (docs/PERFORMANCE.md, "The cliffs left");
+ * with ordinary stores, cached, it is slower than hcemu's own cached forms and bounds nothing. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -46,11 +54,69 @@ struct job {
     size_t len;
     bool stream;
     size_t copies; /* the source into dst, dst + len, ... (a gather copy); 0 counts as 1 */
+    size_t ranks;  /* a reduction (`reduce`) of this many inputs; 0: a copy */
+    size_t stride; /* bytes from one input (and one output) to the next */
 };
+
+/* The piece a reduction sums before it stores it: hcemu's reduce-spread task's KiB. */
+#define PIECE_FLOATS 256u
+
+/* dst = a + b over `n` floats, then dst += each further input. A whole piece has a constant
+ * count, which GCC vectorises at -O2 (it will not for a count that needs a scalar tail); built
+ * for AVX2 where the CPU has it, as hcemu's reduction kernels are. */
+#define SUM_BODY(n)                                                                                \
+    do {                                                                                           \
+        const float *a = (const float *)in, *b = (const float *)(in + stride);                     \
+        for (size_t i = 0; i < (n); i++)                                                           \
+            dst[i] = a[i] + b[i];                                                                  \
+        for (size_t r = 2; r < ranks; r++) {                                                       \
+            const float *c = (const float *)(in + r * stride);                                     \
+            for (size_t i = 0; i < (n); i++)                                                       \
+                dst[i] += c[i];                                                                    \
+        }                                                                                          \
+    } while (0)
+
+__attribute__((target_clones("avx2", "default"))) static void
+sum_piece(float *restrict dst, const char *in, size_t stride, size_t ranks)
+{
+    SUM_BODY(PIECE_FLOATS);
+}
+
+static void sum_tail(float *restrict dst, const char *in, size_t stride, size_t ranks, size_t n)
+{
+    SUM_BODY(n);
+}
+
+/* Elements [src, src + len) of every input summed into the same range of every output. */
+static void reduce(const struct job *j)
+{
+    _Alignas(64) float acc[PIECE_FLOATS];
+
+    for (size_t at = 0; at < j->len; at += sizeof(acc)) {
+        size_t bytes = j->len - at < sizeof(acc) ? j->len - at : sizeof(acc);
+        if (bytes == sizeof(acc))
+            sum_piece(acc, j->src + at, j->stride, j->ranks);
+        else
+            sum_tail(acc, j->src + at, j->stride, j->ranks, bytes / sizeof(float));
+        for (size_t r = 0; r < j->ranks; r++) {
+            if (j->stream)
+                emu_copy_stream_unfenced(j->dst + r * j->stride + at, acc, bytes);
+            else
+                memcpy(j->dst + r * j->stride + at, acc, bytes);
+        }
+    }
+    if (j->stream)
+        emu_copy_stream_fence();
+}
 
 static void *copy(void *p)
 {
     struct job *j = p;
+
+    if (j->ranks != 0) {
+        reduce(j);
+        return NULL;
+    }
 
     for (size_t i = 0; i < (j->copies > 1 ? j->copies : 1); i++) {
         if (j->stream)
@@ -158,8 +224,8 @@ static double best_rate(char *buf[2], bool stream)
     double best = 0;
 
     for (int rep = 0; rep < 5; rep++) {
-        struct job j[2] = {{buf[0] + BYTES, buf[0], BYTES, stream, 1},
-                           {buf[1] + BYTES, buf[1], BYTES, stream, 1}};
+        struct job j[2] = {{buf[0] + BYTES, buf[0], BYTES, stream, 1, 0, 0},
+                           {buf[1] + BYTES, buf[1], BYTES, stream, 1, 0, 0}};
         double rate = 2.0 * BYTES / run_pair(j) / 1e9;
         best = rate > best ? rate : best;
     }
@@ -173,36 +239,57 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median time of two threads copying `bytes` (half each) from one buffer to another,
- * with memcpy or the streaming copy; or, with `gather` destinations, copying the whole source
- * into each of them, the first half of them on one thread and the rest on the other. */
-static int copy_step(size_t bytes, bool stream, size_t gather)
+/* The median time, in microseconds, of the pair of jobs run again and again: at least five
+ * runs and STEP_MIN_S (the collectives' rows are means of their calls, not their best). */
+static double median_us(struct job j[2])
 {
-    size_t dsts = gather != 0 ? gather : 1;
-    char *src = malloc(bytes), *dst = dsts <= SIZE_MAX / bytes ? malloc(dsts * bytes) : NULL;
-    size_t half = bytes / 2, first = dsts / 2;
     double runs[STEP_RUNS_MAX], spent = 0;
     int n = 0;
 
+    while (n < STEP_RUNS_MAX && (n < 5 || spent < STEP_MIN_S)) {
+        runs[n] = run_pair(j);
+        spent += runs[n++];
+    }
+    qsort(runs, (size_t)n, sizeof(runs[0]), by_value);
+    return runs[n / 2] * 1e6;
+}
+
+/* `bytes` on whole pages, as device memory is: malloc's large blocks start 16 bytes into a
+ * page, and a reduction storing a KiB at a time then wrote each piece's first and last line
+ * with ordinary stores beside streaming ones (`-s -r 2 33554432` took 5.0 ms against
+ * 2.9-3.7 page-aligned). NULL when there is no room. */
+static char *pages(size_t bytes)
+{
+    void *p = NULL;
+
+    return posix_memalign(&p, 4096, bytes) == 0 ? p : NULL;
+}
+
+/* Two threads copying `bytes` (half each) from one buffer to another, with memcpy or the
+ * streaming copy; or, with `gather` destinations, copying the whole source into each of them,
+ * the first half of them on one thread and the rest on the other; or, with `ranks`, reducing
+ * that many inputs of `bytes` into as many outputs, half of the elements on each thread. */
+static int copy_step(size_t bytes, bool stream, size_t gather, size_t ranks)
+{
+    size_t srcs = ranks != 0 ? ranks : 1, dsts = ranks != 0 ? ranks : gather != 0 ? gather : 1;
+    char *src = srcs <= SIZE_MAX / bytes ? pages(srcs * bytes) : NULL;
+    char *dst = dsts <= SIZE_MAX / bytes ? pages(dsts * bytes) : NULL;
+    size_t half = ranks != 0 ? bytes / 8 * 4 : bytes / 2, first = dsts / 2;
+
     if (src == NULL || dst == NULL) { /* that size has no figure; the smaller ones stand */
-        fprintf(stderr, "coll_copy_bound: no memory for %zu buffers of %zu bytes\n", dsts + 1,
+        fprintf(stderr, "coll_copy_bound: no memory for %zu buffers of %zu bytes\n", srcs + dsts,
                 bytes);
         free(src);
         free(dst);
         return 1;
     }
-    memset(src, 1, bytes); /* fault all in: the collectives' loops time warm buffers */
-    memset(dst, 2, dsts * bytes);
-    while (n < STEP_RUNS_MAX && (n < 5 || spent < STEP_MIN_S)) {
-        struct job split[2] = {{dst, src, half, stream, 1},
-                               {dst + half, src + half, bytes - half, stream, 1}};
-        struct job all[2] = {{dst, src, bytes, stream, first},
-                             {dst + first * bytes, src, bytes, stream, dsts - first}};
-        runs[n] = run_pair(gather != 0 ? all : split);
-        spent += runs[n++];
-    }
-    qsort(runs, (size_t)n, sizeof(runs[0]), by_value);
-    printf("%zu %.2f\n", bytes, runs[n / 2] * 1e6);
+    memset(src, 1, srcs * bytes); /* fault all in: the collectives' loops time warm buffers */
+    memset(dst, 2, dsts * bytes); /* (as fp32, 0x01010101 is a normal number: sums stay so) */
+    struct job split[2] = {{dst, src, half, stream, 1, ranks, bytes},
+                           {dst + half, src + half, bytes - half, stream, 1, ranks, bytes}};
+    struct job all[2] = {{dst, src, bytes, stream, first, 0, 0},
+                         {dst + first * bytes, src, bytes, stream, dsts - first, 0, 0}};
+    printf("%zu %.2f\n", bytes, median_us(gather != 0 && ranks == 0 ? all : split));
     free(src);
     free(dst);
     return 0;
@@ -216,7 +303,7 @@ int main(int argc, char **argv)
     partner_start();
     if (argc > 1) {
         bool stream = false;
-        unsigned long long gather = 0;
+        unsigned long long gather = 0, ranks = 0;
         int i = 1;
         bool usage = false;
         for (; i < argc && argv[i][0] == '-' && !usage; i++) {
@@ -226,21 +313,25 @@ int main(int argc, char **argv)
             else if (strcmp(argv[i], "-g") == 0 && i + 1 < argc) {
                 gather = strtoull(argv[++i], &end, 10);
                 usage = *end != '\0' || gather < 1 || gather > 4096;
+            } else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) {
+                ranks = strtoull(argv[++i], &end, 10);
+                usage = *end != '\0' || ranks < 2 || ranks > 256;
             } else
                 usage = true;
         }
-        if (usage || i == argc) {
-            fprintf(stderr, "usage: coll_copy_bound [-s] [-g RANKS] BYTES...\n");
+        if (usage || i == argc || (gather != 0 && ranks != 0)) {
+            fprintf(stderr, "usage: coll_copy_bound [-s] [-g RANKS | -r RANKS] BYTES...\n");
             partner_stop();
             return 2;
         }
         for (; i < argc && rc == 0; i++) {
             char *end;
             unsigned long long b = strtoull(argv[i], &end, 10);
-            if (*end != '\0' || b < 2) {
-                fprintf(stderr, "coll_copy_bound: not a byte count: %s\n", argv[i]);
+            if (*end != '\0' || b < 2 || (ranks != 0 && b % sizeof(float) != 0)) {
+                fprintf(stderr, "coll_copy_bound: not a byte count%s: %s\n",
+                        ranks != 0 ? " of whole fp32 elements" : "", argv[i]);
                 rc = 2;
-            } else if (copy_step((size_t)b, stream, (size_t)gather) != 0) {
+            } else if (copy_step((size_t)b, stream, (size_t)gather, (size_t)ranks) != 0) {
                 rc = 1; /* the larger sizes would not fit either */
             }
         }
