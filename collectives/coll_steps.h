@@ -74,17 +74,21 @@ static inline bool hcoll_step_eager(uint64_t sl, uint64_t rl, uint64_t eager_len
 /* Whether a recursive doubling allgather of n ranks with blocks of `block` bytes pushes its
  * steps (coll_kernel.c, "Pushed steps"), given the direct reads' least size `dmin` (0: none):
  * the host plans it (coll_launch.c) and the wall-clock cost model prices it (coll_cost.c) by
- * this one rule. From 4 ranks and `dmin` up to blocks of 1 MiB: 4 ranks, 256 KiB of output
+ * this one rule. From 4 ranks and `dmin` up to blocks of 512 KiB: 4 ranks, 256 KiB of output
  * took 40-44 us pushed against 105-108 through the eager slots and mesh's direct reads'
- * 87-99; 8 ranks, 4 MiB 1.46 ms against mesh's 1.65. With 2 MiB blocks (8 ranks, 16 MiB)
- * mesh, whose reads all run at once, took 0.65x the time; the cost model chooses between
- * the two below that.
+ * 87-99; 8 ranks, 4 MiB 1.49-1.53 ms against mesh's 1.38-1.54. From 1 MiB blocks mesh,
+ * whose reads all run at once and from inputs that stay put, is the faster, while each
+ * pushed step reads what the step before it wrote: 4 ranks, 4 MiB 0.66-0.70 ms against
+ * 0.74-0.82 pushed; 8 ranks, 8 MiB 2.39-2.63 against 3.28-3.50; 16 ranks, 16 MiB 9.4-9.6
+ * against 13.0-13.7 (alternating runs of `all_gather_test` with `HCEMU_ALGO` mesh and rhd).
+ * Past that limit recursive doubling's steps are staged, which the cost model prices above
+ * mesh's direct reads.
  * Smaller blocks, down to a quarter of `dmin`, push too once the output is 4 x `dmin`: the
  * eager slots copy every byte twice, and at 16 ranks the 64 and 128 KiB allgathers took
  * 130-142 and 202-209 us pushed against 172-174 and 291-320 through them; at 8 ranks and 64
  * KiB the two ran even (50-58 against 55-58 us), and smaller outputs lost (8 ranks, 32 KiB:
  * 38-44 against 33-36). */
-#define HCOLL_PUSH_MAX (1u << 20)
+#define HCOLL_PUSH_MAX (512u << 10)
 static inline bool hcoll_pushed(uint32_t n, uint64_t block, uint64_t dmin)
 {
     bool big = block >= dmin || (block >= dmin / 4 && (uint64_t)n * block >= 4 * dmin);

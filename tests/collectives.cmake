@@ -121,12 +121,12 @@ set_tests_properties(collectives_twoshot_spread_traced PROPERTIES TIMEOUT 120
 # Recursive doubling's pushed steps (coll_steps.h, hcoll_pushed): 8 rank processes, blocks of
 # 2 KiB-512 KiB written straight into the partners' outputs, in loops of overlapping calls
 # whose outboxes take turns; then 2 MiB blocks, past the pushed sizes. At 4 ranks up to the
-# largest pushed block, 1 MiB; steps from 256 KiB stay with their device, shorter ones go
+# largest pushed block, 512 KiB; steps from 256 KiB stay with their device, shorter ones go
 # through the job-wide run queue (runq.c, RUNQ_MOVE_MAX). collectives_procs_rhd pushes in place.
 add_test(NAME collectives_procs_pushed COMMAND $<TARGET_FILE:hcemu-run> -n 8 --
          $<TARGET_FILE:all_gather_test> -b 16K -e 16M -f 4 -n 20 -w 2 -c 1)
 add_test(NAME collectives_procs_pushed_4 COMMAND $<TARGET_FILE:hcemu-run> -n 4 --
-         $<TARGET_FILE:all_gather_test> -b 16K -e 4M -f 4 -n 20 -w 2 -c 1)
+         $<TARGET_FILE:all_gather_test> -b 8K -e 2M -f 4 -n 20 -w 2 -c 1)
 set_tests_properties(collectives_procs_pushed collectives_procs_pushed_4 PROPERTIES TIMEOUT 300
     ENVIRONMENT "HCEMU_ALGO=allgather:rhd;HCEMU_DIRECT_KB=2;HCEMU_HANG_MS=30000"
     FAIL_REGULAR_EXPRESSION "failed" PASS_REGULAR_EXPRESSION "success")

@@ -140,15 +140,18 @@ static void two_core_machine_choices(void **state)
          * ranks and 128 KiB halving-doubling beats two such launches (76.0 against
          * two-shot's 91.9 us, medians of three runs), as recursive doubling beats mesh's
          * direct reads for the allgather. Recursive doubling's pushed steps (coll_steps.h,
-         * hcoll_pushed) up to blocks of 1 MiB, then mesh's direct reads (4 ranks, 128 KiB: 25
-         * against mesh's 39-44 us; 8 ranks, 16 MiB: mesh 3.97-4.07 ms against 6.17-6.38 with
-         * 2 MiB steps). */
+         * hcoll_pushed) up to blocks of 512 KiB, then mesh's direct reads (4 ranks, 128 KiB:
+         * 25 against mesh's 39-44 us; 8 ranks, 8 MiB: mesh 2.39-2.63 ms against 3.28-3.50
+         * pushed; 16 MiB: mesh 3.97-4.07 against 6.17-6.38 with 2 MiB steps). */
         {EMU_COLL_ALLREDUCE, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLREDUCE, 4, KiB(512), true, EMU_ALGO_TWOSHOT},
         {EMU_COLL_ALLGATHER, 4, KiB(128), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLGATHER, 4, MiB(16), true, EMU_ALGO_MESH},
         {EMU_COLL_ALLGATHER, 8, KiB(256), true, EMU_ALGO_RHD},
         {EMU_COLL_ALLGATHER, 8, MiB(1), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLGATHER, 8, MiB(4), true, EMU_ALGO_RHD},
+        {EMU_COLL_ALLGATHER, 4, MiB(4), true, EMU_ALGO_MESH},
+        {EMU_COLL_ALLGATHER, 8, MiB(8), true, EMU_ALGO_MESH},
         {EMU_COLL_ALLGATHER, 8, MiB(16), true, EMU_ALGO_MESH},
         /* 8-rank allgather: recursive doubling, 3 eager steps, beats 7 eager pairs. */
         {EMU_COLL_ALLGATHER, 8, KiB(1), false, EMU_ALGO_RHD},
