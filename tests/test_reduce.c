@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <stdbool.h>
 #include <limits.h>
 
 #include <cmocka.h>
@@ -265,8 +266,9 @@ enum { OFF_NONE, OFF_ELEMENT, OFF_BYTE, OFF_COUNT };
 #define GUARD 64
 
 /* Where the result goes: emu_reduce(d, s) into d, or emu_reduce_into() with d and s as the
- * operands into a third buffer or into s. */
-enum { INTO_D, INTO_THIRD, INTO_S };
+ * operands into a third buffer or into s; the last two, the same through the streamed set
+ * (emu_reduce_streamed, emu_reduce_into_streamed). */
+enum { INTO_D, INTO_THIRD, INTO_S, INTO_D_STREAMED, INTO_THIRD_STREAMED };
 
 static void check_one(const char *isa, int dt, int op, uint64_t count, int off_kind, int alias,
                       int into)
@@ -299,12 +301,18 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
     for (uint64_t i = 0; i < count; i++)
         nan_expected[i] = (char)ref_element(dt, op, orig + i * es, s + i * es, want + i * es);
 
+    bool streamed = into == INTO_D_STREAMED || into == INTO_THIRD_STREAMED;
+    into = into == INTO_D_STREAMED ? INTO_D : into == INTO_THIRD_STREAMED ? INTO_THIRD : into;
     unsigned char *res = into == INTO_D ? d : into == INTO_THIRD ? third + off : s;
     unsigned char *sorig = malloc(bytes + 1);
     assert_non_null(sorig);
     memcpy(sorig, s, bytes);
-    if (into == INTO_D)
+    if (into == INTO_D && streamed)
+        emu_reduce_streamed(d, s, count, dt, op);
+    else if (into == INTO_D)
         emu_reduce(d, s, count, dt, op);
+    else if (streamed)
+        emu_reduce_into_streamed(res, d, s, count, dt, op);
     else
         emu_reduce_into(res, d, s, count, dt, op);
     if (into == INTO_THIRD) { /* the operands are left alone, nothing past the result moves */
@@ -371,6 +379,25 @@ static void sweep(const char *isa)
                     check_one(isa, dt, op, counts[c], off, 0, INTO_S);
                     check_one(isa, dt, op, counts[c], off, 1, INTO_THIRD);
                 }
+    assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
+}
+
+/* The set for operands streamed from memory mixes the best sets by type where nothing was
+ * forced (reduce.c, `streamed`): every entry of it against the reference, and a forced set
+ * is the streamed set too. */
+static void streamed_kernels_match_the_reference(void **state)
+{
+    (void)state;
+    assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
+    for (int dt = 0; dt < EMU_REDUCE_DTYPE_COUNT; dt++)
+        for (int op = 0; op < EMU_REDUCE_OP_COUNT; op++)
+            for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+                check_one("auto", dt, op, counts[c], OFF_NONE, 0, INTO_D_STREAMED);
+                check_one("auto", dt, op, counts[c], OFF_BYTE, 0, INTO_THIRD_STREAMED);
+            }
+    assert_int_equal(emu_reduce_select_isa("generic"), EMU_OK);
+    check_one("generic", EMU_DTYPE_FP32, EMU_REDUCE_OP_SUM, 4097, OFF_ELEMENT, 0,
+              INTO_THIRD_STREAMED);
     assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
 }
 
@@ -687,6 +714,7 @@ int main(void)
         cmocka_unit_test(sse2_kernels_match_the_reference),
         cmocka_unit_test(avx2_kernels_match_the_reference),
         cmocka_unit_test(avx512_kernels_match_the_reference),
+        cmocka_unit_test(streamed_kernels_match_the_reference),
     };
     return cmocka_run_group_tests_name("reduce", tests, NULL, NULL);
 }

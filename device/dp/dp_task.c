@@ -210,9 +210,15 @@ static void spread_bytes(void *ctx)
     for (uint64_t i = 0; i < o->count; i += per) {
         uint64_t k = o->count - i < per ? o->count - i : per;
         size_t at = i * es, bytes = k * es;
-        emu_reduce_into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
-        for (uint32_t q = 2; q < n; q++)
-            emu_reduce(acc, sp->src[q] + at, k, o->dtype, o->op);
+        if (stream) {
+            emu_reduce_into_streamed(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
+            for (uint32_t q = 2; q < n; q++)
+                emu_reduce_streamed(acc, sp->src[q] + at, k, o->dtype, o->op);
+        } else {
+            emu_reduce_into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
+            for (uint32_t q = 2; q < n; q++)
+                emu_reduce(acc, sp->src[q] + at, k, o->dtype, o->op);
+        }
         for (uint32_t j = 0; j < n; j++) {
             unsigned char *d = sp->dst[(me + j) % n] + at;
             if (stream)

@@ -4,6 +4,7 @@
 #include "reduce.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,16 @@ static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
 /* The set in use. Written by fill_sets() (under fill_once) and emu_reduce_select_isa(). */
 static _Atomic(const struct emu_reduce_kernels *) active;
 
+/* The set for operands that stream from memory (emu_reduce_streamed), written with `active`.
+ * Where the best set is AVX-512 and nobody forced it, fp32 takes the AVX2 kernels there: in
+ * the reduce-spread task past the cache, which reads its operands from memory on every core at
+ * once, they were 7-9 % faster (2 ranks, 64 MiB allreduce: 6.7-7.0 ms against 7.3-7.5; 128
+ * MiB 14.1-14.6 against 15.3-15.9; alternating runs with HCEMU_REDUCE_ISA=avx2). fp16 and
+ * bf16, whose conversions are the work, keep AVX-512 (`bench_reduce` at 64 MiB: 6.2 and 5.8
+ * GB/s against 5.3 and 4.7). The bytes are the same with either set. */
+static _Atomic(const struct emu_reduce_kernels *) streamed;
+static struct emu_reduce_kernels streamed_mix;
+
 #if defined(__x86_64__)
 /* CPUID.1:ECX.F16C, read directly: clang's __builtin_cpu_supports does not know "f16c". The
  * OS-saves-YMM check is covered by the "avx2" test next to it. */
@@ -187,6 +198,26 @@ static enum isa isa_from_env(void)
     return isa;
 }
 
+/* The streamed set that goes with `isa`; `forced` when HCEMU_REDUCE_ISA or a caller named it,
+ * which the streamed set then follows too. */
+static const struct emu_reduce_kernels *streamed_for(enum isa isa, bool forced)
+{
+    if (forced || isa != ISA_AVX512 || !isa_available(ISA_AVX2))
+        return &sets[isa];
+    streamed_mix = sets[ISA_AVX512];
+    memcpy(streamed_mix.fn[EMU_DTYPE_FP32], sets[ISA_AVX2].fn[EMU_DTYPE_FP32],
+           sizeof(streamed_mix.fn[EMU_DTYPE_FP32]));
+    return &streamed_mix;
+}
+
+/* Whether HCEMU_REDUCE_ISA names a set (anything but unset or "auto"). */
+static bool isa_forced_by_env(void)
+{
+    const char *want = emu_settings_str(EMU_SET_REDUCE_ISA);
+
+    return want[0] != '\0' && strcmp(want, "auto") != 0;
+}
+
 static void fill_sets(void)
 {
 #if defined(__x86_64__)
@@ -200,6 +231,7 @@ static void fill_sets(void)
 #endif
     enum isa isa = isa_from_env();
     EMU_LOG_DEBUG("reduce: using the %s kernels", isa_names[isa]);
+    emu_store_release(&streamed, streamed_for(isa, isa_forced_by_env()));
     /* Pairs with the acquire in kernels(); pthread_once orders it for waiters as well. */
     emu_store_release(&active, &sets[isa]);
 }
@@ -228,6 +260,8 @@ emu_status emu_reduce_select_isa(const char *name)
         if (st != EMU_OK)
             return st;
     }
+    emu_store_release(&streamed, streamed_for(isa, name != NULL ? strcmp(name, "auto") != 0
+                                                                : isa_forced_by_env()));
     /* Pairs with the acquire in kernels(). */
     emu_store_release(&active, &sets[isa]);
     return EMU_OK;
@@ -262,4 +296,24 @@ void emu_reduce_into(void *dst, const void *a, const void *b, uint64_t count, in
 {
     if (computable(dst, data_type, reduce_op) && count > 0)
         kernels()->fn[data_type][reduce_op](dst, a, b, count);
+}
+
+/* The streamed set, selected with `active` (kernels() makes sure of that). */
+static const struct emu_reduce_kernels *streamed_kernels(void)
+{
+    (void)kernels();
+    return emu_load_acquire(&streamed);
+}
+
+void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_type, int reduce_op)
+{
+    if (computable(dst, data_type, reduce_op) && count > 0)
+        streamed_kernels()->fn[data_type][reduce_op](dst, dst, src, count);
+}
+
+void emu_reduce_into_streamed(void *dst, const void *a, const void *b, uint64_t count,
+                              int data_type, int reduce_op)
+{
+    if (computable(dst, data_type, reduce_op) && count > 0)
+        streamed_kernels()->fn[data_type][reduce_op](dst, a, b, count);
 }

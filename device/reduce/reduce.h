@@ -72,6 +72,13 @@ void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int r
 void emu_reduce_into(void *dst, const void *a, const void *b, uint64_t count, int data_type,
                      int reduce_op);
 
+/* emu_reduce() and emu_reduce_into() for operands that stream from memory, as a task's
+ * inputs past the cache do: the same bytes, from the kernels that run fastest there, which
+ * need not be those that run fastest on cached data (reduce.c, `streamed`). */
+void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_type, int reduce_op);
+void emu_reduce_into_streamed(void *dst, const void *a, const void *b, uint64_t count,
+                              int data_type, int reduce_op);
+
 /* Force a kernel set: "generic", "sse2", "avx2", "avx512", or "auto" (the best the CPU has).
  * NULL re-reads HCEMU_REDUCE_ISA (auto when unset). Meant for tests and benchmarks; call it
  * while no emu_reduce() runs. Returns EMU_OK, EMU_EINVAL for an unknown name (the selection is
