@@ -179,12 +179,14 @@ static emu_status resolve_isa(const char *name, enum isa *out)
     return EMU_EINVAL;
 }
 
-/* The set HCEMU_REDUCE_ISA asks for, or the best one when it is unset or unusable. */
-static enum isa isa_from_env(void)
+/* The set HCEMU_REDUCE_ISA asks for, or the best one when it is unset or unusable;
+ * `*named` says whether the setting chose it (a usable name other than "auto"). */
+static enum isa isa_from_env(bool *named)
 {
     const char *want = emu_settings_str(EMU_SET_REDUCE_ISA);
     enum isa isa = best_isa();
 
+    *named = false;
     if (want[0] == '\0')
         return isa;
     emu_status st = resolve_isa(want, &isa);
@@ -194,15 +196,17 @@ static enum isa isa_from_env(void)
                      "avx512)",
                      want, st == EMU_ENOTSUP ? "not supported by this CPU" : "unknown name",
                      isa_names[isa]);
+        return isa;
     }
+    *named = strcmp(want, "auto") != 0;
     return isa;
 }
 
-/* The streamed set that goes with `isa`; `forced` when HCEMU_REDUCE_ISA or a caller named it,
+/* The streamed set that goes with `isa`; `named` when HCEMU_REDUCE_ISA or a caller chose it,
  * which the streamed set then follows too. */
-static const struct emu_reduce_kernels *streamed_for(enum isa isa, bool forced)
+static const struct emu_reduce_kernels *streamed_for(enum isa isa, bool named)
 {
-    if (forced || isa != ISA_AVX512 || !isa_available(ISA_AVX2))
+    if (named || isa != ISA_AVX512 || !isa_available(ISA_AVX2))
         return &sets[isa];
     streamed_mix = sets[ISA_AVX512];
     memcpy(streamed_mix.fn[EMU_DTYPE_FP32], sets[ISA_AVX2].fn[EMU_DTYPE_FP32],
@@ -210,12 +214,13 @@ static const struct emu_reduce_kernels *streamed_for(enum isa isa, bool forced)
     return &streamed_mix;
 }
 
-/* Whether HCEMU_REDUCE_ISA names a set (anything but unset or "auto"). */
-static bool isa_forced_by_env(void)
+/* Puts `isa` in use, and its streamed set beside it. */
+static void use_isa(enum isa isa, bool named)
 {
-    const char *want = emu_settings_str(EMU_SET_REDUCE_ISA);
-
-    return want[0] != '\0' && strcmp(want, "auto") != 0;
+    emu_store_release(&streamed, streamed_for(isa, named));
+    /* Pairs with the acquire in kernels(): both tables are complete before either is seen,
+     * and `streamed` is set whenever `active` is. */
+    emu_store_release(&active, &sets[isa]);
 }
 
 static void fill_sets(void)
@@ -229,11 +234,10 @@ static void fill_sets(void)
     emu_reduce_avx2_fill(&sets[ISA_AVX2]);
     emu_reduce_avx512_fill(&sets[ISA_AVX512]);
 #endif
-    enum isa isa = isa_from_env();
+    bool named;
+    enum isa isa = isa_from_env(&named);
     EMU_LOG_DEBUG("reduce: using the %s kernels", isa_names[isa]);
-    emu_store_release(&streamed, streamed_for(isa, isa_forced_by_env()));
-    /* Pairs with the acquire in kernels(); pthread_once orders it for waiters as well. */
-    emu_store_release(&active, &sets[isa]);
+    use_isa(isa, named); /* pthread_once orders it for waiters as well */
 }
 
 static const struct emu_reduce_kernels *kernels(void)
@@ -251,19 +255,18 @@ static const struct emu_reduce_kernels *kernels(void)
 emu_status emu_reduce_select_isa(const char *name)
 {
     enum isa isa;
+    bool named;
 
     pthread_once(&fill_once, fill_sets);
     if (name == NULL) {
-        isa = isa_from_env();
+        isa = isa_from_env(&named);
     } else {
         emu_status st = resolve_isa(name, &isa);
         if (st != EMU_OK)
             return st;
+        named = strcmp(name, "auto") != 0;
     }
-    emu_store_release(&streamed, streamed_for(isa, name != NULL ? strcmp(name, "auto") != 0
-                                                                : isa_forced_by_env()));
-    /* Pairs with the acquire in kernels(). */
-    emu_store_release(&active, &sets[isa]);
+    use_isa(isa, named);
     return EMU_OK;
 }
 
