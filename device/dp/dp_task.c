@@ -40,11 +40,17 @@ static enum emu_run_result fail_range(struct emu_task *t, const char *what, uint
 }
 
 /* Pointer through which this process reaches [addr, +len) of m's device, a live allocation
- * there; NULL, with the task failed naming `what`, when it is not one or cannot be mapped. */
+ * there; NULL when it is not one or cannot be mapped. */
+static void *mapped_live(struct emu_devmap *m, uint64_t addr, uint64_t len)
+{
+    return emu_dp_check_range_alive(m, addr, len) ? ptr_of(m, addr, len) : NULL;
+}
+
+/* mapped_live(), with the task failed naming `what` when it gives NULL. */
 static void *live_at(struct emu_task *t, struct emu_devmap *m, const char *what, uint64_t addr,
                      uint64_t len)
 {
-    void *p = emu_dp_check_range_alive(m, addr, len) ? ptr_of(m, addr, len) : NULL;
+    void *p = mapped_live(m, addr, len);
 
     if (p == NULL)
         fail_range(t, what, addr, len, m->dev);
@@ -176,8 +182,7 @@ static unsigned char *spread_end(struct emu_task *t, uint32_t q, unsigned slot)
     struct emu_devmap *m = dev >= 0 && dev != (int)emu_exec_g.dev && addr >= base
                                ? emu_devmem_job_find((uint32_t)dev)
                                : NULL;
-    unsigned char *p =
-        m != NULL && emu_dp_check_range_alive(m, addr, o->len) ? ptr_of(m, addr, o->len) : NULL;
+    unsigned char *p = m != NULL ? mapped_live(m, addr, o->len) : NULL;
 
     if (p == NULL) {
         snprintf(t->note, sizeof(t->note),
@@ -205,20 +210,19 @@ static void spread_bytes(void *ctx)
     uint32_t n = o->spread_n, me = o->spread_me;
     size_t es = o->len / o->count, per = SPREAD_BATCH / es;
     bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR;
+    /* Past the cache the operands come from memory: the kernels for that (reduce.h). */
+    void (*into)(void *, const void *, const void *, uint64_t, int, int) =
+        stream ? emu_reduce_into_streamed : emu_reduce_into;
+    void (*more)(void *, const void *, uint64_t, int, int) =
+        stream ? emu_reduce_streamed : emu_reduce;
     _Alignas(64) unsigned char acc[SPREAD_BATCH];
 
     for (uint64_t i = 0; i < o->count; i += per) {
         uint64_t k = o->count - i < per ? o->count - i : per;
         size_t at = i * es, bytes = k * es;
-        if (stream) {
-            emu_reduce_into_streamed(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
-            for (uint32_t q = 2; q < n; q++)
-                emu_reduce_streamed(acc, sp->src[q] + at, k, o->dtype, o->op);
-        } else {
-            emu_reduce_into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
-            for (uint32_t q = 2; q < n; q++)
-                emu_reduce(acc, sp->src[q] + at, k, o->dtype, o->op);
-        }
+        into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
+        for (uint32_t q = 2; q < n; q++)
+            more(acc, sp->src[q] + at, k, o->dtype, o->op);
         for (uint32_t j = 0; j < n; j++) {
             unsigned char *d = sp->dst[(me + j) % n] + at;
             if (stream)
@@ -277,15 +281,9 @@ static enum emu_run_result move(struct emu_task *t, uint32_t f)
         return EMU_RUN_PARK;
     if (o->len == 0)
         return EMU_RUN_DONE;
-    if (!emu_dp_check_range_alive(o->src_map, o->src, o->len))
-        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
-    if (!emu_dp_check_range_alive(o->dst_map, o->dst, o->len))
-        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
-    void *dst = ptr_of(o->dst_map, o->dst, o->len), *src = ptr_of(o->src_map, o->src, o->len);
-    if (src == NULL)
-        return fail_range(t, "src", o->src, o->len, o->src_map->dev);
-    if (dst == NULL)
-        return fail_range(t, "dst", o->dst, o->len, o->dst_map->dev);
+    void *src = live_at(t, o->src_map, "src", o->src, o->len), *dst = NULL;
+    if (src == NULL || (dst = live_at(t, o->dst_map, "dst", o->dst, o->len)) == NULL)
+        return EMU_RUN_FAIL;
     const void *own = NULL;
     uint64_t own_at = emu_dp_own_of(o, f);
     if (own_at != 0 && (own = live_at(t, &emu_exec_g.self, "own", own_at, o->len)) == NULL)
