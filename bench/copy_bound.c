@@ -26,12 +26,13 @@
  * from memory at both sizes and steps x2.0-2.1.
  * `coll_copy_bound -r RANKS BYTES...` times the reduction an allreduce makes: RANKS inputs of
  * BYTES (fp32), summed element by element into RANKS outputs, each thread taking half of the
- * elements a KiB at a time (summed from every input into a buffer of its own, then stored into
- * every output). Every input byte is read once and every output byte written once, the least
- * an allreduce over shared memory moves, but from RANKS sources and into RANKS destinations at
- * once where a copy has one of each. No hcemu code is in it but the streaming copy (-s). It is
- * the yardstick for an allreduce past the cache (docs/PERFORMANCE.md, "The cliffs left");
- * with ordinary stores, cached, it is slower than hcemu's own cached forms and bounds nothing. */
+ * elements a piece at a time (summed from every input into a buffer of its own, then stored
+ * into every output; the piece is hcemu's, piece_floats). Every input byte is read once and every
+ * output byte written once, the least an allreduce over shared memory moves, but from RANKS sources
+ * and into RANKS destinations at once where a copy has one of each. No hcemu code is in it but the
+ * streaming copy (-s). It is the yardstick for an allreduce past the cache (docs/PERFORMANCE.md,
+ * "The cliffs left"); with ordinary stores, cached, it is slower than hcemu's own cached forms and
+ * bounds nothing. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -58,8 +59,14 @@ struct job {
     size_t stride; /* bytes from one input (and one output) to the next */
 };
 
-/* The piece a reduction sums before it stores it: hcemu's reduce-spread task's KiB. */
-#define PIECE_FLOATS 256u
+/* The floats a reduction sums before it stores them, as hcemu's reduce-spread task takes
+ * them past the cache (device/dp/dp_task.c, spread_piece): a KiB over the rank count, and no
+ * less than 256 bytes. Cached, a KiB. */
+static size_t piece_floats(size_t ranks)
+{
+    size_t bytes = 1024 / ranks < 256 ? 256 : 1024 / ranks;
+    return bytes / sizeof(float);
+}
 
 /* dst = a + b over `n` floats, then dst += each further input. A whole piece has a constant
  * count, which GCC vectorises at -O2 (it will not for a count that needs a scalar tail); built
@@ -76,11 +83,16 @@ struct job {
         }                                                                                          \
     } while (0)
 
-__attribute__((target_clones("avx2", "default"))) static void
-sum_piece(float *restrict dst, const char *in, size_t stride, size_t ranks)
-{
-    SUM_BODY(PIECE_FLOATS);
-}
+/* One function per piece size, each with its constant count. */
+#define SUM_PIECE(floats)                                                                          \
+    __attribute__((target_clones("avx2", "default"))) static void sum_piece_##floats(              \
+        float *restrict dst, const char *in, size_t stride, size_t ranks)                          \
+    {                                                                                              \
+        SUM_BODY(floats);                                                                          \
+    }
+SUM_PIECE(64)
+SUM_PIECE(128)
+SUM_PIECE(256)
 
 static void sum_tail(float *restrict dst, const char *in, size_t stride, size_t ranks, size_t n)
 {
@@ -90,14 +102,21 @@ static void sum_tail(float *restrict dst, const char *in, size_t stride, size_t 
 /* Elements [src, src + len) of every input summed into the same range of every output. */
 static void reduce(const struct job *j)
 {
-    _Alignas(64) float acc[PIECE_FLOATS];
+    _Alignas(64) float acc[256];
+    size_t floats = j->stream ? piece_floats(j->ranks) : 256;
+    size_t piece = floats * sizeof(float);
 
-    for (size_t at = 0; at < j->len; at += sizeof(acc)) {
-        size_t bytes = j->len - at < sizeof(acc) ? j->len - at : sizeof(acc);
-        if (bytes == sizeof(acc))
-            sum_piece(acc, j->src + at, j->stride, j->ranks);
+    for (size_t at = 0; at < j->len; at += piece) {
+        size_t bytes = j->len - at < piece ? j->len - at : piece;
+        const char *in = j->src + at;
+        if (bytes < piece)
+            sum_tail(acc, in, j->stride, j->ranks, bytes / sizeof(float));
+        else if (floats == 64)
+            sum_piece_64(acc, in, j->stride, j->ranks);
+        else if (floats == 128)
+            sum_piece_128(acc, in, j->stride, j->ranks);
         else
-            sum_tail(acc, j->src + at, j->stride, j->ranks, bytes / sizeof(float));
+            sum_piece_256(acc, in, j->stride, j->ranks);
         for (size_t r = 0; r < j->ranks; r++) {
             if (j->stream)
                 emu_copy_stream_unfenced(j->dst + r * j->stride + at, acc, bytes);
@@ -255,7 +274,7 @@ static double median_us(struct job j[2])
 }
 
 /* `bytes` on whole pages, as device memory is: malloc's large blocks start 16 bytes into a
- * page, and a reduction storing a KiB at a time then wrote each piece's first and last line
+ * page, and a reduction storing a piece at a time then wrote each piece's first and last line
  * with ordinary stores beside streaming ones (`-s -r 2 33554432` took 5.0 ms against
  * 2.9-3.7 page-aligned). NULL when there is no room. */
 static char *pages(size_t bytes)

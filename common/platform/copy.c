@@ -104,14 +104,16 @@ static void stream_with(lines_fn_t lines_fn, void *dst, const void *src, size_t 
 
     if (head > n)
         head = n;
-    memcpy(d, s, head);
+    if (head != 0) /* calls skipped: a reduce-spread task streams pieces of 256 bytes */
+        memcpy(d, s, head);
     d += head, s += head, n -= head;
     lines_fn(d, s, n / 64);
     /* Non-temporal stores are weakly ordered: without the fence a notify stored after the
      * copy could become visible before the bytes it announces. */
     if (fence)
         _mm_sfence();
-    memcpy(d + n / 64 * 64, s + n / 64 * 64, n % 64);
+    if (n % 64 != 0)
+        memcpy(d + n / 64 * 64, s + n / 64 * 64, n % 64);
 }
 
 /* The lines of the best form the CPU has; racing first callers choose alike. */

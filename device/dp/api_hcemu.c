@@ -92,11 +92,11 @@ EMU_DP_API int32_t hcemu_write_published(ThreadHandle thread, ChannelHandle chan
 }
 
 /* A spread allreduce's round in one task (collectives/coll_kernel.c, "spread"): my part and
- * every peer's reduced in rank order, 1 KiB at a time, and each KiB stored straight into every
- * rank's output. Past the cache the stores stream, so the task reads memory and writes it at
- * once, as a copy does, where a reduction into a cached buffer and then a copy from it per
- * output read memory first and wrote it after; in a cached call it saves the passes over my
- * output and a task per peer. */
+ * every peer's reduced in rank order, a piece at a time (dp_task.c, spread_piece), and each
+ * piece stored straight into every rank's output. Past the cache the stores stream, so the task
+ * reads memory and writes it at once, as a copy does, where a reduction into a cached buffer and
+ * then a copy from it per output read memory first and wrote it after; in a cached call it saves
+ * the passes over my output and a task per peer. */
 EMU_DP_API int32_t hcemu_reduce_spread_published(ThreadHandle thread, const ChannelHandle *chans,
                                                  uint32_t n, uint32_t me, const void *own,
                                                  void *mine, const void *mailbox, uint32_t stride,

@@ -7,6 +7,7 @@
  * absorbed record is logged, as on hardware it is lost); waits consume one or PARK until the
  * doorbell rings or their deadline passes, so a wait never holds an OS thread. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -167,6 +168,20 @@ bool emu_dp_resolve_published(struct emu_task *t, struct emu_devmap *self, uint3
  * 7.8-9.3 and 8.5-10.2. A round of 512 KiB reduced into a buffer and then copied out once
  * per output took 9.9-11.0 and 10.0-10.7. */
 #define SPREAD_BATCH 1024u
+/* Past the cache a piece is SPREAD_BATCH / n bytes, and no less than this. Every operand then
+ * streams from memory, and what a piece reads from all of them together is what counts: the
+ * 4- and 8-rank 64 and 32 MiB calls took 15.4-16.3 and 16.6-17.5 ms in pieces of 256 bytes,
+ * 16.7-17.9 and 17.9-18.9 in pieces of a KiB; the 2-rank 128 MiB one 14.5-15.6 in pieces of
+ * 512, 15.5-16.2 of a KiB and 15.2-17.1 of 256 (three alternating runs each). Smaller pieces
+ * cost more in calls than they gain: 128 bytes at 8 ranks took 16.4-18.5. The machine's own
+ * reduction, `coll_copy_bound -s -r`, steps alike. */
+#define SPREAD_PIECE_MIN 256u
+
+static size_t spread_piece(uint32_t n, bool stream)
+{
+    size_t piece = stream ? SPREAD_BATCH / n : SPREAD_BATCH;
+    return piece < SPREAD_PIECE_MIN ? SPREAD_PIECE_MIN : piece;
+}
 
 /* Peer q's end of a reduce-spread task: the address it wrote at `slot` (0: its part, 1: its
  * output) of its mailbox, `pub_off` past it, inside a live allocation of a device other than
@@ -201,28 +216,26 @@ struct spreading {
     const struct emu_dp_op *o;
 };
 
-/* Every KiB reduced from each rank's part in rank order, then stored into each output, mine
- * first and then the peers' from the next rank on, as the rounds of a spread call did. */
+/* Every piece (spread_piece) reduced from each rank's part in rank order, then stored into
+ * each output, mine first and then the peers' from the next rank on, as the rounds of a
+ * spread call did. */
 static void spread_bytes(void *ctx)
 {
     const struct spreading *sp = ctx;
     const struct emu_dp_op *o = sp->o;
     uint32_t n = o->spread_n, me = o->spread_me;
-    size_t es = o->len / o->count, per = SPREAD_BATCH / es;
     bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR;
+    size_t es = o->len / o->count, per = spread_piece(n, stream) / es;
     /* Past the cache the operands come from memory: the kernels for that (reduce.h). */
-    void (*into)(void *, const void *, const void *, uint64_t, int, int) =
-        stream ? emu_reduce_into_streamed : emu_reduce_into;
-    void (*more)(void *, const void *, uint64_t, int, int) =
-        stream ? emu_reduce_streamed : emu_reduce;
+    emu_reduce_kernel_fn fn = emu_reduce_kernel(o->dtype, o->op, stream);
     _Alignas(64) unsigned char acc[SPREAD_BATCH];
 
     for (uint64_t i = 0; i < o->count; i += per) {
         uint64_t k = o->count - i < per ? o->count - i : per;
         size_t at = i * es, bytes = k * es;
-        into(acc, sp->src[0] + at, sp->src[1] + at, k, o->dtype, o->op);
+        fn(acc, sp->src[0] + at, sp->src[1] + at, k);
         for (uint32_t q = 2; q < n; q++)
-            more(acc, sp->src[q] + at, k, o->dtype, o->op);
+            fn(acc, acc, sp->src[q] + at, k);
         for (uint32_t j = 0; j < n; j++) {
             unsigned char *d = sp->dst[(me + j) % n] + at;
             if (stream)
@@ -236,7 +249,7 @@ static void spread_bytes(void *ctx)
 }
 
 /* EMU_DPF_SPREAD: resolve every rank's part and output, then reduce and store. In place (my
- * part is my output, and so are the peers'), each KiB is read whole before it is written. */
+ * part is my output, and so are the peers'), each piece is read whole before it is written. */
 static enum emu_run_result spread(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
@@ -245,8 +258,9 @@ static enum emu_run_result spread(struct emu_task *t)
 
     if (o->len == 0) /* no channel: never deferred (seeded schedules defer channel moves) */
         return EMU_RUN_DONE;
-    /* The builder took a type of the reduction: a KiB holds whole elements of any of them. */
-    if (o->count == 0 || o->len / o->count > SPREAD_BATCH) {
+    /* The builder took a type of the reduction: a piece holds whole elements of any of them. */
+    if (o->count == 0 || o->len / o->count > SPREAD_PIECE_MIN ||
+        emu_reduce_kernel(o->dtype, o->op, false) == NULL) {
         snprintf(t->note, sizeof(t->note), "a reduce-spread of %llu bytes in %llu elements",
                  (unsigned long long)o->len, (unsigned long long)o->count);
         t->status = EMU_EINTERNAL;

@@ -275,16 +275,22 @@ const char *emu_reduce_isa_name(void)
     return kernels()->name;
 }
 
-/* Whether emu_reduce*() can compute the pair; logs the refusal (dst left unchanged). */
+/* Whether emu_reduce*() can compute the pair; logs the refusal (dst left unchanged; NULL:
+ * a kernel was asked for). */
 static bool computable(const void *dst, int data_type, int reduce_op)
 {
     if (data_type >= 0 && data_type < EMU_REDUCE_DTYPE_COUNT && reduce_op >= 0 &&
         reduce_op < EMU_REDUCE_OP_COUNT)
         return true;
-    EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
-                "unchanged",
-                data_type, emu_reduce_dtype_name(data_type), reduce_op,
-                emu_reduce_op_name(reduce_op), dst);
+    if (dst == NULL)
+        EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; no kernel",
+                    data_type, emu_reduce_dtype_name(data_type), reduce_op,
+                    emu_reduce_op_name(reduce_op));
+    else
+        EMU_LOG_ERR("reduce: data type %d (%s) / op %d (%s) cannot be computed; dst %p left "
+                    "unchanged",
+                    data_type, emu_reduce_dtype_name(data_type), reduce_op,
+                    emu_reduce_op_name(reduce_op), dst);
     return false;
 }
 
@@ -306,6 +312,13 @@ static const struct emu_reduce_kernels *streamed_kernels(void)
 {
     (void)kernels();
     return emu_load_acquire(&streamed);
+}
+
+emu_reduce_kernel_fn emu_reduce_kernel(int data_type, int reduce_op, bool streamed)
+{
+    if (!computable(NULL, data_type, reduce_op))
+        return NULL;
+    return (streamed ? streamed_kernels() : kernels())->fn[data_type][reduce_op];
 }
 
 void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_type, int reduce_op)

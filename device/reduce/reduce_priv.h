@@ -7,17 +7,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "reduce.h"
 #include "reduce_types.h"
-
-/* One kernel: dst[i] = op(a[i], b[i]) for i < count, `a` in the role of the destination
- * operand of emu_reduce() (its NaN wins a MAX/MIN, `b` wins a tie). Any of the three may be
- * the same buffer as another; partial overlaps are not allowed. */
-typedef void (*emu_reduce_fn)(void *dst, const void *a, const void *b, uint64_t count);
 
 /* A kernel set: one kernel per (data type, op); every entry non-NULL once filled. */
 struct emu_reduce_kernels {
     const char *name;
-    emu_reduce_fn fn[EMU_REDUCE_DTYPE_COUNT][EMU_REDUCE_OP_COUNT];
+    emu_reduce_kernel_fn fn[EMU_REDUCE_DTYPE_COUNT][EMU_REDUCE_OP_COUNT];
 };
 
 /* Fill every entry of `k` with the set's kernels; the x86 ones exist only on x86-64.
