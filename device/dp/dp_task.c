@@ -224,7 +224,10 @@ static void spread_bytes(void *ctx)
     const struct spreading *sp = ctx;
     const struct emu_dp_op *o = sp->o;
     uint32_t n = o->spread_n, me = o->spread_me;
-    bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR;
+    /* From 64 KiB unless the launch keeps its transfers cached or HCEMU_COPY_STREAM_KB=0
+     * says never: the rounds of a spread call are sized from that setting already. */
+    bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR &&
+                  emu_copy_stream_min() != SIZE_MAX;
     size_t es = o->len / o->count, per = spread_piece(n, stream) / es;
     /* Past the cache the operands come from memory: the kernels for that (reduce.h). */
     emu_reduce_kernel_fn fn = emu_reduce_kernel(o->dtype, o->op, stream);
