@@ -541,11 +541,11 @@ static int reduce_round(const struct run *g, uint64_t k)
                 TRY(eager_wait(g, p));
         return 0;
     }
-    /* A spread call: the round reduced and stored into every output in one task, a KiB at a
-     * time (coll_abi.h, spread). Past the cache the task reads memory while it writes it; in
+    /* A spread call: the round reduced and stored into every output in one task, a piece at
+     * a time (coll_abi.h, spread). Past the cache the task reads memory while it writes it; in
      * a cached call it saves the passes over my output and a task per peer: 8 ranks 1 MiB
      * 581-630 against 768-807 us, 256 KiB 250-262 against 302-318. With one peer the form
-     * below is one reduction into my output and one write, and the task's KiB buffer only
+     * below is one reduction into my output and one write, and the task's piece buffer only
      * adds a copy (2 ranks 1 MiB 68-92 against 55-62 us). */
     if (g->a->spread == HCOLL_SPREAD_STREAMED || (g->a->spread != 0 && g->n > 2))
         return hcemu_reduce_spread_published(

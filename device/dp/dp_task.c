@@ -116,12 +116,15 @@ static void reduce_into(const struct moving *m)
         emu_reduce_into(m->dst, a, b, m->o->count, m->o->dtype, m->o->op);
         return;
     }
+    /* The operands come from memory too: the kernels for that (reduce.h). */
+    emu_reduce_kernel_fn fn = emu_reduce_kernel(m->o->dtype, m->o->op, true);
     _Alignas(64) unsigned char results[STREAM_BATCH];
     uint64_t per = STREAM_BATCH / es;
+    if (fn == NULL)
+        return;
     for (uint64_t i = 0; i < m->o->count; i += per) {
         uint64_t n = m->o->count - i < per ? m->o->count - i : per;
-        emu_reduce_into(results, (const unsigned char *)a + i * es,
-                        (const unsigned char *)b + i * es, n, m->o->dtype, m->o->op);
+        fn(results, (const unsigned char *)a + i * es, (const unsigned char *)b + i * es, n);
         emu_copy_stream((unsigned char *)m->dst + i * es, results, n * es);
     }
 }
