@@ -118,10 +118,10 @@ static void reduce_into(const struct moving *m)
     }
     /* The operands come from memory too: the kernels for that (reduce.h). */
     emu_reduce_kernel_fn fn = emu_reduce_kernel(m->o->dtype, m->o->op, true);
+    if (fn == NULL) /* logged; the builder refuses such a pair first */
+        return;
     _Alignas(64) unsigned char results[STREAM_BATCH];
     uint64_t per = STREAM_BATCH / es;
-    if (fn == NULL)
-        return;
     for (uint64_t i = 0; i < m->o->count; i += per) {
         uint64_t n = m->o->count - i < per ? m->o->count - i : per;
         fn(results, (const unsigned char *)a + i * es, (const unsigned char *)b + i * es, n);
