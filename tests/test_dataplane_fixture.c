@@ -2,6 +2,7 @@
 #include "kernels/dp_fixture.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,9 @@ int dpf_setup(struct dpf *f, int ndev, const char *kernels_json, int keep_stderr
     return 0;
 }
 
+/* hcemu's own log lines shown before a failure (dpf_teardown). */
+#define HCEMU_LINES_SHOWN 20u
+
 void dpf_teardown(struct dpf *f)
 {
     for (int d = 0; d < f->ndev; d++) {
@@ -97,12 +101,30 @@ void dpf_teardown(struct dpf *f)
     (void)aclFinalize();
     emu_secure_dir_remove(f->job);
     if (f->saved_stderr >= 0) {
-        /* cmocka wrote its failure details into the captured stderr: show them. */
+        /* cmocka wrote its failure details into the captured stderr: show them, and before
+         * the first the last hcemu lines, which say why a task or a wait failed (the other
+         * tests' deliberate refusals are further up). */
         char *buf = log_since(f, 0);
-        for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n"))
-            if (strncmp(line, "[  ERROR", 8) == 0 || strncmp(line, "[   LINE", 8) == 0 ||
-                strstr(line, "ERROR:") != NULL)
+        const char *hcemu[HCEMU_LINES_SHOWN] = {NULL};
+        unsigned seen = 0;
+        bool failed = false;
+        for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+            bool failure = strncmp(line, "[  ERROR", 8) == 0 || strncmp(line, "[   LINE", 8) == 0 ||
+                           strstr(line, "ERROR:") != NULL;
+            if (failure && !failed) {
+                failed = true;
+                unsigned first = seen > HCEMU_LINES_SHOWN ? seen - HCEMU_LINES_SHOWN : 0;
+                if (seen > 0)
+                    dprintf(f->saved_stderr, "hcemu's last %u lines before the failure:\n",
+                            seen - first);
+                for (unsigned i = first; i < seen; i++)
+                    dprintf(f->saved_stderr, "%s\n", hcemu[i % HCEMU_LINES_SHOWN]);
+            }
+            if (failure)
                 dprintf(f->saved_stderr, "%s\n", line);
+            else if (!failed && strncmp(line, "[hcemu", 6) == 0)
+                hcemu[seen++ % HCEMU_LINES_SHOWN] = line;
+        }
         free(buf);
         dup2(f->saved_stderr, 2);
         close(f->saved_stderr);
