@@ -20,7 +20,9 @@
 # of both footprints, back to back, so that each run is judged against the machine's step of
 # the same minute, the rule's constant then being the spread of the larger size's runs where
 # that is more than CLIFF_US. It is marked CLIFF when every one of those runs breaks the rule,
-# "steep once" otherwise; the last line counts both.
+# "steep once" otherwise; the last line counts both. Each verdict also gives hcemu's time over
+# the copy's at both sizes (medians of the runs), which tells a step of the machine's (about
+# the same figure at both) from one of hcemu's own (the figure rising).
 # Against OpenMPI: a row from SLOW_FROM (64 KiB) whose time is over SLOW_RATIO (1.1) x
 # OpenMPI's in the sweep is timed again REPEAT times, each time hcemu's job (warmed as above)
 # and then OpenMPI's of that size alone with as many warm-up calls, command after command,
@@ -324,11 +326,18 @@ $big $big $(iters_for "$big")"
                 steps=$(awk 'function x(a, b) { return a > 0 ? sprintf("x%.2f", b / a) : "x-" }
                     { printf("%s%s/%s", NR > 1 ? " " : "", x($1, $2), x($3, $4)) }' "$TMP/again.txt")
                 med=$(awk '$1 > 0 { print $2 / $1 }' "$TMP/again.txt" | median)
+                # hcemu's time over the copy's at each size (medians): a row at the machine's
+                # pace at the larger size reads about 1 there, and a smaller figure before it
+                # is the smaller call gaining more than the copy did.
+                pace="hcemu/copy $(awk '$1 > 0 && $3 > 0 { print $1 / $3 }' "$TMP/again.txt" |
+                    median | awk '{ printf($1 > 0 ? "x%.2f" : "x-", $1) }') -> $(awk \
+                    '$2 > 0 && $4 > 0 { print $2 / $4 }' "$TMP/again.txt" | median |
+                    awk '{ printf($1 > 0 ? "x%.2f" : "x-", $1) }')"
                 rate="cores passing $(cores_rate) M tasks/s"
                 if [ "$broken" -eq "$REPEAT" ]; then
-                    verdict=" CLIFF (steps against the copy's: $steps, runs spread $slack us$(mpi_too "$med" "$m" "$prevm"); $rate)"
+                    verdict=" CLIFF (steps against the copy's: $steps, runs spread $slack us$(mpi_too "$med" "$m" "$prevm"); $pace; $rate)"
                 else
-                    verdict=" steep once ($broken of $REPEAT runs; steps against the copy's: $steps, runs spread $slack us; $rate)"
+                    verdict=" steep once ($broken of $REPEAT runs; steps against the copy's: $steps, runs spread $slack us; $pace; $rate)"
                 fi
             fi
             if [ -n "$m" ] && [ "$bytes" -ge "$slowfrom" ] &&
