@@ -80,15 +80,12 @@ void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_ty
 void emu_reduce_into_streamed(void *dst, const void *a, const void *b, uint64_t count,
                               int data_type, int reduce_op);
 
-/* One kernel of the set in use: fn(dst, a, b, count) computes dst[i] = op(a[i], b[i]) for
- * i < count, `a` in the role of emu_reduce()'s destination operand (its NaN wins a MAX/MIN,
- * `b` wins a tie). Any of the three may be the same buffer as another; partial overlaps are
- * not allowed. For a loop that reduces many small pieces of one (type, op), as a
- * reduce-spread task does: each call of emu_reduce*() validates its pair and loads the set
- * again, which at a few hundred bytes a piece costs as much as the arithmetic. `streamed`:
- * the kernels of emu_reduce_streamed(). NULL, logged, for a pair emu_reduce() cannot
- * compute. The caller keeps the set of the call should emu_reduce_select_isa() change it. */
-typedef void (*emu_reduce_kernel_fn)(void *dst, const void *a, const void *b, uint64_t count);
+/* One kernel of the set in use (emu_reduce_kernel_fn, reduce_types.h), for a loop that
+ * reduces many small pieces of one (type, op), as a reduce-spread task does: each call of
+ * emu_reduce*() validates its pair and loads the set again, which at a few hundred bytes a
+ * piece costs as much as the arithmetic. `streamed`: the kernels of emu_reduce_streamed().
+ * NULL, logged, for a pair emu_reduce() cannot compute. The caller keeps the set of the call
+ * should emu_reduce_select_isa() change it. */
 emu_reduce_kernel_fn emu_reduce_kernel(int data_type, int reduce_op, bool streamed);
 
 /* Force a kernel set: "generic", "sse2", "avx2", "avx512", or "auto" (the best the CPU has).

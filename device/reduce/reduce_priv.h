@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "reduce.h"
 #include "reduce_types.h"
 
 /* A kernel set: one kernel per (data type, op); every entry non-NULL once filled. */

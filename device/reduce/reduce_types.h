@@ -4,6 +4,14 @@
 #ifndef HCEMU_DEVICE_REDUCE_TYPES_H
 #define HCEMU_DEVICE_REDUCE_TYPES_H
 
+#include <stdint.h>
+
+/* One kernel: dst[i] = op(a[i], b[i]) for i < count, `a` in the role of the destination
+ * operand of emu_reduce() (its NaN wins a MAX/MIN, `b` wins a tie). Any of the three may be
+ * the same buffer as another; partial overlaps are not allowed. A kernel set has one per
+ * (data type, op) (reduce_priv.h); emu_reduce_kernel() hands one out (reduce.h). */
+typedef void (*emu_reduce_kernel_fn)(void *dst, const void *a, const void *b, uint64_t count);
+
 /* HcommDataType / HcclDataType values (docs/DATA_PLANE.md §3); the numbers are the
  * vendor's, so a value from a kernel is used as is. */
 enum emu_dtype {
