@@ -109,14 +109,14 @@ static void reduce(const struct job *j)
     for (size_t at = 0; at < j->len; at += piece) {
         size_t bytes = j->len - at < piece ? j->len - at : piece;
         const char *in = j->src + at;
-        if (bytes < piece)
-            sum_tail(acc, in, j->stride, j->ranks, bytes / sizeof(float));
-        else if (floats == 64)
+        if (bytes == piece && floats == 64)
             sum_piece_64(acc, in, j->stride, j->ranks);
-        else if (floats == 128)
+        else if (bytes == piece && floats == 128)
             sum_piece_128(acc, in, j->stride, j->ranks);
-        else
+        else if (bytes == piece && floats == 256)
             sum_piece_256(acc, in, j->stride, j->ranks);
+        else /* a tail, or the piece of a rank count that does not divide a KiB */
+            sum_tail(acc, in, j->stride, j->ranks, bytes / sizeof(float));
         for (size_t r = 0; r < j->ranks; r++) {
             if (j->stream)
                 emu_copy_stream_unfenced(j->dst + r * j->stride + at, acc, bytes);
