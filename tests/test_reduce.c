@@ -266,9 +266,9 @@ enum { OFF_NONE, OFF_ELEMENT, OFF_BYTE, OFF_COUNT };
 #define GUARD 64
 
 /* Where the result goes: emu_reduce(d, s) into d, or emu_reduce_into() with d and s as the
- * operands into a third buffer or into s; the next two, the same through the streamed set
- * (emu_reduce_streamed, emu_reduce_into_streamed); the last two, into a third buffer by the
- * kernel emu_reduce_kernel() returns, of the set in use and of the streamed set. */
+ * operands into a third buffer or into s; the next two, into d and into a third buffer by the
+ * streamed set's kernel (emu_reduce_kernel, `streamed`); the last, into a third buffer by the
+ * kernel of the set in use that emu_reduce_kernel() returns. */
 enum {
     INTO_D,
     INTO_THIRD,
@@ -276,7 +276,6 @@ enum {
     INTO_D_STREAMED,
     INTO_THIRD_STREAMED,
     INTO_THIRD_KERNEL,
-    INTO_THIRD_KERNEL_STREAMED,
 };
 
 static void check_one(const char *isa, int dt, int op, uint64_t count, int off_kind, int alias,
@@ -310,12 +309,9 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
     for (uint64_t i = 0; i < count; i++)
         nan_expected[i] = (char)ref_element(dt, op, orig + i * es, s + i * es, want + i * es);
 
-    bool streamed = into == INTO_D_STREAMED || into == INTO_THIRD_STREAMED ||
-                    into == INTO_THIRD_KERNEL_STREAMED;
-    bool looked_up = into == INTO_THIRD_KERNEL || into == INTO_THIRD_KERNEL_STREAMED;
-    into = into == INTO_D_STREAMED                    ? INTO_D
-           : into == INTO_THIRD_STREAMED || looked_up ? INTO_THIRD
-                                                      : into;
+    bool streamed = into == INTO_D_STREAMED || into == INTO_THIRD_STREAMED;
+    bool looked_up = streamed || into == INTO_THIRD_KERNEL;
+    into = into == INTO_D_STREAMED ? INTO_D : looked_up ? INTO_THIRD : into;
     unsigned char *res = into == INTO_D ? d : into == INTO_THIRD ? third + off : s;
     unsigned char *sorig = malloc(bytes + 1);
     assert_non_null(sorig);
@@ -325,12 +321,8 @@ static void check_one(const char *isa, int dt, int op, uint64_t count, int off_k
         assert_non_null(fn);
         if (count > 0)
             fn(res, d, s, count);
-    } else if (into == INTO_D && streamed)
-        emu_reduce_streamed(d, s, count, dt, op);
-    else if (into == INTO_D)
+    } else if (into == INTO_D)
         emu_reduce(d, s, count, dt, op);
-    else if (streamed)
-        emu_reduce_into_streamed(res, d, s, count, dt, op);
     else
         emu_reduce_into(res, d, s, count, dt, op);
     if (into == INTO_THIRD) { /* the operands are left alone, nothing past the result moves */
@@ -400,10 +392,12 @@ static void sweep(const char *isa)
     assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
 }
 
-/* The set for operands streamed from memory mixes the best sets by type where nothing was
- * forced (reduce.c, `streamed`): every entry of it against the reference, and a forced set
- * is the streamed set too. */
-static void streamed_kernels_match_the_reference(void **state)
+/* emu_reduce_kernel(): the kernel for one pair, looked up once by a loop of small pieces (the
+ * reduce-spread task), computes what emu_reduce_into() does. The streamed set mixes the best
+ * sets by type where nothing was forced (reduce.c, `streamed`): every entry of it against the
+ * reference, in place and into a third buffer, and a forced set is the streamed set too. No
+ * kernel for a pair that cannot be computed. */
+static void looked_up_kernels_match_the_reference(void **state)
 {
     (void)state;
     assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
@@ -412,26 +406,13 @@ static void streamed_kernels_match_the_reference(void **state)
             for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
                 check_one("auto", dt, op, counts[c], OFF_NONE, 0, INTO_D_STREAMED);
                 check_one("auto", dt, op, counts[c], OFF_BYTE, 0, INTO_THIRD_STREAMED);
+                check_one("auto", dt, op, counts[c], OFF_NONE, 0, INTO_THIRD_STREAMED);
+                check_one("auto", dt, op, counts[c], OFF_BYTE, 0, INTO_THIRD_KERNEL);
             }
     assert_int_equal(emu_reduce_select_isa("generic"), EMU_OK);
     check_one("generic", EMU_DTYPE_FP32, EMU_REDUCE_OP_SUM, 4097, OFF_ELEMENT, 0,
               INTO_THIRD_STREAMED);
     assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
-}
-
-/* emu_reduce_kernel(): the kernel for one pair, looked up once by a loop of small pieces (the
- * reduce-spread task), computes what emu_reduce_into() does, from either set; no kernel for
- * a pair that cannot be computed. */
-static void looked_up_kernels_match_the_reference(void **state)
-{
-    (void)state;
-    assert_int_equal(emu_reduce_select_isa("auto"), EMU_OK);
-    for (int dt = 0; dt < EMU_REDUCE_DTYPE_COUNT; dt++)
-        for (int op = 0; op < EMU_REDUCE_OP_COUNT; op++)
-            for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
-                check_one("auto", dt, op, counts[c], OFF_BYTE, 0, INTO_THIRD_KERNEL);
-                check_one("auto", dt, op, counts[c], OFF_NONE, 0, INTO_THIRD_KERNEL_STREAMED);
-            }
     assert_null(emu_reduce_kernel(EMU_REDUCE_DTYPE_COUNT, EMU_REDUCE_OP_SUM, false));
     assert_null(emu_reduce_kernel(EMU_DTYPE_FP32, -1, true));
 }
@@ -749,7 +730,6 @@ int main(void)
         cmocka_unit_test(sse2_kernels_match_the_reference),
         cmocka_unit_test(avx2_kernels_match_the_reference),
         cmocka_unit_test(avx512_kernels_match_the_reference),
-        cmocka_unit_test(streamed_kernels_match_the_reference),
         cmocka_unit_test(looked_up_kernels_match_the_reference),
     };
     return cmocka_run_group_tests_name("reduce", tests, NULL, NULL);

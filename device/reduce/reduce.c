@@ -110,7 +110,7 @@ static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
 /* The set in use. Written by fill_sets() (under fill_once) and emu_reduce_select_isa(). */
 static _Atomic(const struct emu_reduce_kernels *) active;
 
-/* The set for operands that stream from memory (emu_reduce_streamed), written with `active`.
+/* The set for operands that stream from memory (emu_reduce_kernel), written with `active`.
  * Where the best set is AVX-512 and nobody forced it, fp32 takes the AVX2 kernels there: in
  * the reduce-spread task past the cache, which reads its operands from memory on every core at
  * once, they were 7-9 % faster (2 ranks, 64 MiB allreduce: 6.7-7.0 ms against 7.3-7.5; 128
@@ -319,17 +319,4 @@ emu_reduce_kernel_fn emu_reduce_kernel(int data_type, int reduce_op, bool stream
     if (!computable(NULL, data_type, reduce_op))
         return NULL;
     return (streamed ? streamed_kernels() : kernels())->fn[data_type][reduce_op];
-}
-
-void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_type, int reduce_op)
-{
-    if (computable(dst, data_type, reduce_op) && count > 0)
-        streamed_kernels()->fn[data_type][reduce_op](dst, dst, src, count);
-}
-
-void emu_reduce_into_streamed(void *dst, const void *a, const void *b, uint64_t count,
-                              int data_type, int reduce_op)
-{
-    if (computable(dst, data_type, reduce_op) && count > 0)
-        streamed_kernels()->fn[data_type][reduce_op](dst, a, b, count);
 }

@@ -73,19 +73,14 @@ void emu_reduce(void *dst, const void *src, uint64_t count, int data_type, int r
 void emu_reduce_into(void *dst, const void *a, const void *b, uint64_t count, int data_type,
                      int reduce_op);
 
-/* emu_reduce() and emu_reduce_into() for operands that stream from memory, as a task's
- * inputs past the cache do: the same bytes, from the kernels that run fastest there, which
- * need not be those that run fastest on cached data (reduce.c, `streamed`). */
-void emu_reduce_streamed(void *dst, const void *src, uint64_t count, int data_type, int reduce_op);
-void emu_reduce_into_streamed(void *dst, const void *a, const void *b, uint64_t count,
-                              int data_type, int reduce_op);
-
 /* One kernel of the set in use (emu_reduce_kernel_fn, reduce_types.h), for a loop that
  * reduces many small pieces of one (type, op), as a reduce-spread task does: each call of
  * emu_reduce*() validates its pair and loads the set again, which at a few hundred bytes a
- * piece costs as much as the arithmetic. `streamed`: the kernels of emu_reduce_streamed().
- * NULL, logged, for a pair emu_reduce() cannot compute. The caller keeps the set of the call
- * should emu_reduce_select_isa() change it. */
+ * piece costs as much as the arithmetic. `streamed`: the kernel for operands that stream from
+ * memory, as a task's inputs past the cache do: the same bytes, from the kernels that run
+ * fastest there, which need not be those that run fastest on cached data (reduce.c,
+ * `streamed`). NULL, logged, for a pair emu_reduce() cannot compute. The caller keeps the set
+ * of the call should emu_reduce_select_isa() change it. */
 emu_reduce_kernel_fn emu_reduce_kernel(int data_type, int reduce_op, bool streamed);
 
 /* Force a kernel set: "generic", "sse2", "avx2", "avx512", or "auto" (the best the CPU has).
