@@ -217,6 +217,8 @@ struct spreading {
     const unsigned char *src[EMU_DP_SPREAD_MAX];
     unsigned char *dst[EMU_DP_SPREAD_MAX];
     const struct emu_dp_op *o;
+    bool stream;             /* non-temporal stores, the streamed set's kernel */
+    emu_reduce_kernel_fn fn; /* the reduction, looked up once */
 };
 
 /* Every piece (spread_piece) reduced from each rank's part in rank order, then stored into
@@ -227,13 +229,9 @@ static void spread_bytes(void *ctx)
     const struct spreading *sp = ctx;
     const struct emu_dp_op *o = sp->o;
     uint32_t n = o->spread_n, me = o->spread_me;
-    /* From 64 KiB unless the launch keeps its transfers cached or HCEMU_COPY_STREAM_KB=0
-     * says never: the rounds of a spread call are sized from that setting already. */
-    bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR &&
-                  emu_copy_stream_min() != SIZE_MAX;
+    bool stream = sp->stream;
+    emu_reduce_kernel_fn fn = sp->fn;
     size_t es = o->len / o->count, per = spread_piece(n, stream) / es;
-    /* Past the cache the operands come from memory: the kernels for that (reduce.h). */
-    emu_reduce_kernel_fn fn = emu_reduce_kernel(o->dtype, o->op, stream);
     _Alignas(64) unsigned char acc[SPREAD_BATCH];
 
     for (uint64_t i = 0; i < o->count; i += per) {
@@ -259,14 +257,20 @@ static void spread_bytes(void *ctx)
 static enum emu_run_result spread(struct emu_task *t)
 {
     struct emu_dp_op *o = emu_dp_op_of(t);
-    struct spreading sp = {.o = o};
+    /* Streamed from 64 KiB unless the launch keeps its transfers cached or
+     * HCEMU_COPY_STREAM_KB=0 says never: the rounds of a spread call are sized from that
+     * setting already. Past the cache the operands come from memory: the kernels for that
+     * (reduce.h). */
+    bool stream = o->copy_mode != EMU_COPY_CACHED && o->len >= EMU_COPY_STREAM_FLOOR &&
+                  emu_copy_stream_min() != SIZE_MAX;
+    struct spreading sp = {.o = o, .stream = stream};
     uint32_t n = o->spread_n, me = o->spread_me;
 
     if (o->len == 0) /* no channel: never deferred (seeded schedules defer channel moves) */
         return EMU_RUN_DONE;
     /* The builder took a type of the reduction: a piece holds whole elements of any of them. */
     if (o->count == 0 || o->len / o->count > SPREAD_PIECE_MIN ||
-        emu_reduce_kernel(o->dtype, o->op, false) == NULL) {
+        (sp.fn = emu_reduce_kernel(o->dtype, o->op, stream)) == NULL) {
         snprintf(t->note, sizeof(t->note), "a reduce-spread of %llu bytes in %llu elements",
                  (unsigned long long)o->len, (unsigned long long)o->count);
         t->status = EMU_EINTERNAL;
