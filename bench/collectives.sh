@@ -148,6 +148,13 @@ steep() {
         }'
 }
 
+# over_copy H C: "xR", the median over the re-timed runs (again.txt) of hcemu's time in
+# column H over the copy's in column C; "x-" when no run has both.
+over_copy() {
+    awk -v h="$1" -v c="$2" '$h > 0 && $c > 0 { print $h / $c }' "$TMP/again.txt" | median |
+        awk '{ printf($1 > 0 ? "x%.2f" : "x-", $1) }'
+}
+
 # copy_pair TOOL PREV_BYTES BYTES: "PREV_US US", the machine's copy of the two sizes'
 # footprints timed now. The VM's memory rate moves by half within minutes (the 8-rank 16 MiB
 # allgather took 2.9-4.9 ms in three rounds, the copy of its footprint 3.0-4.8 ms beside it),
@@ -329,10 +336,7 @@ $big $big $(iters_for "$big")"
                 # hcemu's time over the copy's at each size (medians): a row at the machine's
                 # pace at the larger size reads about 1 there, and a smaller figure before it
                 # is the smaller call gaining more than the copy did.
-                pace="hcemu/copy $(awk '$1 > 0 && $3 > 0 { print $1 / $3 }' "$TMP/again.txt" |
-                    median | awk '{ printf($1 > 0 ? "x%.2f" : "x-", $1) }') -> $(awk \
-                    '$2 > 0 && $4 > 0 { print $2 / $4 }' "$TMP/again.txt" | median |
-                    awk '{ printf($1 > 0 ? "x%.2f" : "x-", $1) }')"
+                pace="hcemu/copy $(over_copy 1 3) -> $(over_copy 2 4)"
                 rate="cores passing $(cores_rate) M tasks/s"
                 if [ "$broken" -eq "$REPEAT" ]; then
                     verdict=" CLIFF (steps against the copy's: $steps, runs spread $slack us$(mpi_too "$med" "$m" "$prevm"); $pace; $rate)"
